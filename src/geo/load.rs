@@ -1,0 +1,168 @@
+//! Loading DB-IP releases from a data directory: finding the newest country
+//! and ASN files, reading them plain or gzipped, and assembling a [`GeoDb`].
+//!
+//! A kind of file that the directory lacks comes from the embedded snapshot, so
+//! an operator may refresh only one table.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use super::csv;
+use super::ranges::RangeTable;
+use super::{AsnTables, CountryTables, GeoDb, GeoError, SourceInfo};
+
+/// The release files found in a data directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DataFiles {
+    pub country: Option<PathBuf>,
+    pub asn: Option<PathBuf>,
+}
+
+/// Finds the newest `dbip-country*.csv[.gz]` and `dbip-asn*.csv[.gz]` (or
+/// `asn*.csv[.gz]`) in `dir`. Newest means greatest name, which for DB-IP's
+/// `...-YYYY-MM...` names is the latest month.
+pub fn find(dir: &Path) -> Result<DataFiles, GeoError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| file_error(dir, &format!("cannot read directory: {e}")))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".csv") || n.ends_with(".csv.gz"))
+        .collect();
+    names.sort();
+    let newest = |prefixes: &[&str]| {
+        names
+            .iter()
+            .rev()
+            .find(|n| prefixes.iter().any(|p| n.starts_with(p)))
+            .map(|n| dir.join(n))
+    };
+    Ok(DataFiles {
+        country: newest(&["dbip-country"]),
+        asn: newest(&["dbip-asn", "asn"]),
+    })
+}
+
+/// Loads the newest release in `dir`, falling back to `embedded` for a missing kind.
+/// Fails if the directory holds neither kind.
+pub fn load_dir(dir: &Path, lenient: bool, embedded: &GeoDb) -> Result<GeoDb, GeoError> {
+    let files = find(dir)?;
+    if files.country.is_none() && files.asn.is_none() {
+        return Err(file_error(dir, "no dbip-country*.csv[.gz] or dbip-asn*.csv[.gz] file"));
+    }
+    let mut release = embedded.release().clone();
+    let country = match &files.country {
+        Some(path) => {
+            let (tables, info) = load_country(path, lenient)?;
+            release.country = info;
+            tables
+        }
+        None => embedded.country_tables().clone(),
+    };
+    let asn = match &files.asn {
+        Some(path) => {
+            let (tables, info) = load_asn(path, lenient)?;
+            release.asn = info;
+            tables
+        }
+        None => embedded.asn_tables().clone(),
+    };
+    GeoDb::new(country, asn, release)
+}
+
+/// Reads one country file.
+pub fn load_country(path: &Path, lenient: bool) -> Result<(CountryTables, SourceInfo), GeoError> {
+    let label = path.display().to_string();
+    let a = csv::read_country(open(path)?, &label, lenient)?;
+    let tables = CountryTables {
+        v4: table(&label, a.v4)?,
+        v6: table(&label, a.v6)?,
+    };
+    Ok((tables, source_info(path, a.stats)))
+}
+
+/// Reads one ASN file.
+pub fn load_asn(path: &Path, lenient: bool) -> Result<(AsnTables, SourceInfo), GeoError> {
+    let label = path.display().to_string();
+    let a = csv::read_asn(open(path)?, &label, lenient)?;
+    let tables = AsnTables {
+        v4: table(&label, a.v4)?,
+        v6: table(&label, a.v6)?,
+        networks: a.networks,
+    };
+    Ok((tables, source_info(path, a.stats)))
+}
+
+fn table<K: super::ranges::Key, V: super::ranges::Value>(
+    label: &str,
+    (starts, values): (Vec<K>, Vec<V>),
+) -> Result<RangeTable<K, V>, GeoError> {
+    RangeTable::new(Cow::Owned(starts), Cow::Owned(values))
+        .map_err(|e| GeoError::File { path: label.to_owned(), reason: format!("inconsistent table: {e:?}") })
+}
+
+/// Opens a file for reading lines, decompressing it if it starts with the gzip magic.
+pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, GeoError> {
+    let mut file = File::open(path).map_err(|e| file_error(path, &format!("cannot open: {e}")))?;
+    let mut magic = [0u8; 2];
+    let n = file.read(&mut magic).map_err(|e| file_error(path, &format!("cannot read: {e}")))?;
+    let head = std::io::Cursor::new(magic[..n].to_vec());
+    let reader = head.chain(file);
+    Ok(if magic == [0x1f, 0x8b] {
+        Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(reader)))
+    } else {
+        Box::new(BufReader::with_capacity(1 << 16, reader))
+    })
+}
+
+fn source_info(path: &Path, stats: csv::CsvStats) -> SourceInfo {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    SourceInfo {
+        file: path.display().to_string(),
+        source: "DB-IP file".into(),
+        date: release_date(&name).or_else(|| modified_date(path)).unwrap_or_default(),
+        rows: stats.rows,
+        trimmed: stats.trimmed,
+        skipped: stats.skipped,
+        notes: stats.notes,
+    }
+}
+
+/// The `YYYY-MM` (or `YYYY-MM-DD`) in a DB-IP file name.
+pub fn release_date(name: &str) -> Option<String> {
+    let b = name.as_bytes();
+    (0..b.len()).find_map(|i| {
+        let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|s| s.iter().all(u8::is_ascii_digit));
+        if digits(i..i + 4) && b.get(i + 4) == Some(&b'-') && digits(i + 5..i + 7) {
+            let day = b.get(i + 7) == Some(&b'-') && digits(i + 8..i + 10);
+            let end = if day { i + 10 } else { i + 7 };
+            Some(name[i..end].to_owned())
+        } else {
+            None
+        }
+    })
+}
+
+fn modified_date(path: &Path) -> Option<String> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let date: chrono::DateTime<chrono::Utc> = modified.into();
+    Some(date.format("%Y-%m-%d").to_string())
+}
+
+fn file_error(path: &Path, reason: &str) -> GeoError {
+    GeoError::File { path: path.display().to_string(), reason: reason.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_release_dates_in_names() {
+        assert_eq!(release_date("dbip-country-lite-2026-11.csv.gz").as_deref(), Some("2026-11"));
+        assert_eq!(release_date("asn-2026-06-17.csv").as_deref(), Some("2026-06-17"));
+        assert_eq!(release_date("asn.csv"), None);
+    }
+}

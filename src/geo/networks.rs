@@ -1,0 +1,142 @@
+//! Autonomous systems and their operators, interned: each distinct
+//! (AS number, organisation) pair is stored once, organisation names live in
+//! one byte arena. ASN range tables point here by id (id 0 means "no data").
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// The interned (ASN, organisation) pairs.
+#[derive(Debug, Clone)]
+pub struct Networks {
+    /// AS number of pair `id - 1`.
+    asns: Cow<'static, [u32]>,
+    /// Organisation of pair `id - 1` is `arena[offsets[2i]..offsets[2i + 1]]`.
+    offsets: Cow<'static, [u32]>,
+    arena: Cow<'static, [u8]>,
+}
+
+/// Why stored network arrays are inconsistent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworksError(pub &'static str);
+
+impl Networks {
+    /// Checks the arrays: one offset pair per ASN, every slice in the arena and valid UTF-8.
+    pub fn new(
+        asns: Cow<'static, [u32]>,
+        offsets: Cow<'static, [u32]>,
+        arena: Cow<'static, [u8]>,
+    ) -> Result<Self, NetworksError> {
+        if offsets.len() != asns.len() * 2 {
+            return Err(NetworksError("offset count does not match AS count"));
+        }
+        for pair in offsets.chunks_exact(2) {
+            let (a, b) = (pair[0] as usize, pair[1] as usize);
+            let bytes = arena
+                .get(a..b)
+                .ok_or(NetworksError("organisation outside the arena"))?;
+            std::str::from_utf8(bytes).map_err(|_| NetworksError("organisation is not UTF-8"))?;
+        }
+        Ok(Networks {
+            asns,
+            offsets,
+            arena,
+        })
+    }
+
+    /// The (ASN, organisation) pair with this id; `None` for id 0 or an unknown id.
+    pub fn get(&self, id: u32) -> Option<(u32, &str)> {
+        let i = (id as usize).checked_sub(1)?;
+        let asn = *self.asns.get(i)?;
+        let (a, b) = (self.offsets[2 * i] as usize, self.offsets[2 * i + 1] as usize);
+        // Checked in `new`; an empty name reads as "no organisation".
+        let org = std::str::from_utf8(&self.arena[a..b]).unwrap_or_default();
+        Some((asn, org))
+    }
+
+    /// Number of distinct pairs.
+    pub fn len(&self) -> usize {
+        self.asns.len()
+    }
+
+    /// True when no pair is stored.
+    pub fn is_empty(&self) -> bool {
+        self.asns.is_empty()
+    }
+
+    /// The raw arrays, for the snapshot writer.
+    pub fn parts(&self) -> (&[u32], &[u32], &[u8]) {
+        (&self.asns, &self.offsets, &self.arena)
+    }
+}
+
+/// Interns pairs while a file is read.
+#[derive(Debug, Default)]
+pub struct NetworksBuilder {
+    asns: Vec<u32>,
+    offsets: Vec<u32>,
+    arena: Vec<u8>,
+    ids: HashMap<(u32, String), u32>,
+    names: HashMap<String, (u32, u32)>,
+}
+
+impl NetworksBuilder {
+    /// The id of the pair, adding it if new. Ids start at 1.
+    pub fn intern(&mut self, asn: u32, organization: &str) -> u32 {
+        if let Some(id) = self.ids.get(&(asn, organization.to_owned())) {
+            return *id;
+        }
+        let (a, b) = match self.names.get(organization) {
+            Some(span) => *span,
+            None => {
+                let a = self.arena.len() as u32;
+                self.arena.extend_from_slice(organization.as_bytes());
+                let span = (a, self.arena.len() as u32);
+                self.names.insert(organization.to_owned(), span);
+                span
+            }
+        };
+        self.asns.push(asn);
+        self.offsets.extend([a, b]);
+        let id = self.asns.len() as u32;
+        self.ids.insert((asn, organization.to_owned()), id);
+        id
+    }
+
+    /// The finished store.
+    pub fn finish(self) -> Networks {
+        Networks {
+            asns: self.asns.into(),
+            offsets: self.offsets.into(),
+            arena: self.arena.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interns_pairs_and_names() {
+        let mut b = NetworksBuilder::default();
+        assert_eq!(b.intern(15169, "Google LLC"), 1);
+        assert_eq!(b.intern(13335, "Cloudflare, Inc."), 2);
+        assert_eq!(b.intern(15169, "Google LLC"), 1);
+        assert_eq!(b.intern(36040, "Google LLC"), 3);
+        let n = b.finish();
+        assert_eq!(n.len(), 3);
+        assert_eq!(n.get(1), Some((15169, "Google LLC")));
+        assert_eq!(n.get(3), Some((36040, "Google LLC")));
+        assert_eq!(n.get(0), None);
+        assert_eq!(n.get(4), None);
+        assert_eq!(n.parts().2, b"Google LLCCloudflare, Inc.");
+    }
+
+    #[test]
+    fn refuses_inconsistent_arrays() {
+        let bad = Networks::new(vec![1].into(), vec![0, 9].into(), b"abc".to_vec().into());
+        assert!(bad.is_err());
+        let bad = Networks::new(vec![1].into(), vec![0].into(), b"abc".to_vec().into());
+        assert!(bad.is_err());
+    }
+}

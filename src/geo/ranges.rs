@@ -1,0 +1,374 @@
+//! Compact range tables: sorted range starts with a parallel array of payload ids.
+//!
+//! A table covers its whole address space: gaps between source rows become
+//! explicit entries whose payload is zero ("no data"), so a lookup is "the last
+//! start <= address". A directory indexed by the top bits of the address
+//! narrows the search to a few entries, so a lookup touches one or two cache
+//! lines instead of walking a binary search over the whole table.
+//!
+//! The arrays are `Cow<'static, _>`: the embedded snapshot is used in place,
+//! tables loaded from files own their vectors.
+
+use std::borrow::Cow;
+use std::fmt::Debug;
+
+use super::rows::RowError;
+
+/// An address of one family as an unsigned integer (`u32` for IPv4, `u128` for IPv6).
+pub trait Key: Copy + Ord + Debug + Default + bytemuck::Pod + Send + Sync + 'static {
+    /// Bits in the address.
+    const BITS: u32;
+    /// The last address of the family.
+    const MAX: Self;
+    /// The address plus one, `None` past the end.
+    fn succ(self) -> Option<Self>;
+    /// The address minus one (callers never ask below zero).
+    fn pred(self) -> Self;
+    /// The top `bits` bits, as a directory slot.
+    fn top(self, bits: u32) -> usize;
+    /// The first address whose top `bits` bits are `slot`.
+    fn from_top(slot: usize, bits: u32) -> Self;
+}
+
+impl Key for u32 {
+    const BITS: u32 = 32;
+    const MAX: Self = u32::MAX;
+    fn succ(self) -> Option<Self> {
+        self.checked_add(1)
+    }
+    fn pred(self) -> Self {
+        self.saturating_sub(1)
+    }
+    fn top(self, bits: u32) -> usize {
+        (self >> (32 - bits)) as usize
+    }
+    fn from_top(slot: usize, bits: u32) -> Self {
+        (slot as u32) << (32 - bits)
+    }
+}
+
+impl Key for u128 {
+    const BITS: u32 = 128;
+    const MAX: Self = u128::MAX;
+    fn succ(self) -> Option<Self> {
+        self.checked_add(1)
+    }
+    fn pred(self) -> Self {
+        self.saturating_sub(1)
+    }
+    fn top(self, bits: u32) -> usize {
+        (self >> (128 - bits)) as usize
+    }
+    fn from_top(slot: usize, bits: u32) -> Self {
+        (slot as u128) << (128 - bits)
+    }
+}
+
+/// Bits of the address used to index the directory (2^16 slots, 256 KiB).
+const DIR_BITS: u32 = 16;
+
+/// A payload id: zero means "no data".
+pub trait Value: Copy + Default + PartialEq + Debug + bytemuck::Pod + Send + Sync + 'static {}
+impl Value for u16 {}
+impl Value for u32 {}
+
+/// The entry of a table that holds an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry<K, V> {
+    pub start: K,
+    pub end: K,
+    pub value: V,
+}
+
+/// Sorted range starts and their payload ids, with a directory over the top bits.
+#[derive(Debug, Clone)]
+pub struct RangeTable<K: Key, V: Value> {
+    starts: Cow<'static, [K]>,
+    values: Cow<'static, [V]>,
+    /// `dir[s]` is the index of the entry holding the first address of slot `s`;
+    /// `dir[2^DIR_BITS]` is the last index.
+    dir: Box<[u32]>,
+}
+
+/// Why a pair of arrays cannot form a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableError {
+    Empty,
+    LengthMismatch,
+    NotFromZero,
+    NotStrictlySorted(usize),
+    TooLarge,
+}
+
+impl<K: Key, V: Value> RangeTable<K, V> {
+    /// Checks the arrays (non-empty, first start zero, strictly increasing) and builds the directory.
+    pub fn new(starts: Cow<'static, [K]>, values: Cow<'static, [V]>) -> Result<Self, TableError> {
+        if starts.is_empty() {
+            return Err(TableError::Empty);
+        }
+        if starts.len() != values.len() {
+            return Err(TableError::LengthMismatch);
+        }
+        if u32::try_from(starts.len()).is_err() {
+            return Err(TableError::TooLarge);
+        }
+        if starts[0] != K::default() {
+            return Err(TableError::NotFromZero);
+        }
+        if let Some(i) = starts.windows(2).position(|w| w[0] >= w[1]) {
+            return Err(TableError::NotStrictlySorted(i + 1));
+        }
+        let dir = build_directory(&starts);
+        Ok(RangeTable { starts, values, dir })
+    }
+
+    /// Number of entries, gaps included.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Always false: a table covers its whole family.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// The range starts.
+    pub fn starts(&self) -> &[K] {
+        &self.starts
+    }
+
+    /// The payload ids, parallel to [`RangeTable::starts`].
+    pub fn values(&self) -> &[V] {
+        &self.values
+    }
+
+    /// Index of the entry holding `key`.
+    #[inline]
+    pub fn index_of(&self, key: K) -> usize {
+        let slot = key.top(DIR_BITS);
+        let lo = self.dir[slot] as usize;
+        let hi = self.dir[slot + 1] as usize;
+        // The answer lies in lo..=hi; count the starts after lo that are <= key.
+        lo + self.starts[lo + 1..=hi].partition_point(|s| *s <= key)
+    }
+
+    /// The entry holding `key`, with its inclusive end.
+    #[inline]
+    pub fn entry(&self, key: K) -> Entry<K, V> {
+        let i = self.index_of(key);
+        self.entry_at(i)
+    }
+
+    /// The entry at index `i`.
+    pub fn entry_at(&self, i: usize) -> Entry<K, V> {
+        let end = match self.starts.get(i + 1) {
+            Some(next) => next.pred(),
+            None => K::MAX,
+        };
+        Entry {
+            start: self.starts[i],
+            end,
+            value: self.values[i],
+        }
+    }
+
+    /// Payload id of the entry holding `key` (zero: no data).
+    #[inline]
+    pub fn value(&self, key: K) -> V {
+        self.values[self.index_of(key)]
+    }
+}
+
+fn build_directory<K: Key>(starts: &[K]) -> Box<[u32]> {
+    let slots = 1usize << DIR_BITS;
+    let mut dir = Vec::with_capacity(slots + 1);
+    let mut i = 0usize;
+    for slot in 0..slots {
+        let first = K::from_top(slot, DIR_BITS);
+        while i + 1 < starts.len() && starts[i + 1] <= first {
+            i += 1;
+        }
+        dir.push(i as u32);
+    }
+    dir.push((starts.len() - 1) as u32);
+    dir.into_boxed_slice()
+}
+
+/// What [`TableBuilder::push`] did with a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pushed {
+    /// The row was added as it is.
+    Added,
+    /// The row overlapped the one before; its start was moved past the previous end.
+    Trimmed,
+    /// The row lay wholly inside rows already added and was dropped.
+    Dropped,
+}
+
+/// Builds the arrays of a table from sorted, inclusive source ranges.
+#[derive(Debug)]
+pub struct TableBuilder<K: Key, V: Value> {
+    starts: Vec<K>,
+    values: Vec<V>,
+    /// The first address not yet covered; `None` once the family is full.
+    next: Option<K>,
+    last_start: Option<K>,
+}
+
+impl<K: Key, V: Value> Default for TableBuilder<K, V> {
+    fn default() -> Self {
+        TableBuilder {
+            starts: Vec::new(),
+            values: Vec::new(),
+            next: Some(K::default()),
+            last_start: None,
+        }
+    }
+}
+
+impl<K: Key, V: Value> TableBuilder<K, V> {
+    /// Adds the inclusive range `start..=end` (callers check `start <= end`).
+    ///
+    /// Rows must come sorted by start. A row that starts before the previous row
+    /// ended is an error in strict mode; in lenient mode the earlier row wins and
+    /// the later one is trimmed (or dropped if nothing of it is left).
+    pub fn push(&mut self, start: K, end: K, value: V, lenient: bool) -> Result<Pushed, RowError> {
+        if self.last_start.is_some_and(|last| start < last) {
+            return Err(RowError::Unsorted);
+        }
+        let Some(next) = self.next else {
+            return self.overlap(lenient, Pushed::Dropped);
+        };
+        let mut outcome = Pushed::Added;
+        let mut start = start;
+        if start < next {
+            if end < next {
+                return self.overlap(lenient, Pushed::Dropped);
+            }
+            self.overlap(lenient, Pushed::Trimmed)?;
+            start = next;
+            outcome = Pushed::Trimmed;
+        }
+        if start > next {
+            self.starts.push(next);
+            self.values.push(V::default());
+        }
+        self.starts.push(start);
+        self.values.push(value);
+        self.last_start = Some(start);
+        self.next = end.succ();
+        Ok(outcome)
+    }
+
+    fn overlap(&self, lenient: bool, outcome: Pushed) -> Result<Pushed, RowError> {
+        if lenient { Ok(outcome) } else { Err(RowError::Overlap) }
+    }
+
+    /// Number of source rows added so far (gaps excluded).
+    pub fn rows(&self) -> usize {
+        self.values.iter().filter(|v| **v != V::default()).count()
+    }
+
+    /// Closes the trailing gap and returns the arrays.
+    pub fn finish(mut self) -> (Vec<K>, Vec<V>) {
+        if let Some(next) = self.next {
+            self.starts.push(next);
+            self.values.push(V::default());
+        }
+        (self.starts, self.values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(rows: &[(u32, u32, u16)]) -> RangeTable<u32, u16> {
+        let mut b = TableBuilder::default();
+        for &(s, e, v) in rows {
+            b.push(s, e, v, false).unwrap();
+        }
+        let (s, v) = b.finish();
+        RangeTable::new(s.into(), v.into()).unwrap()
+    }
+
+    #[test]
+    fn gaps_become_empty_entries() {
+        let t = table(&[(10, 19, 1), (20, 29, 2), (40, 49, 3)]);
+        assert_eq!(t.starts(), [0, 10, 20, 30, 40, 50]);
+        assert_eq!(t.values(), [0, 1, 2, 0, 3, 0]);
+        assert_eq!(t.entry(0), Entry { start: 0, end: 9, value: 0 });
+        assert_eq!(t.entry(15), Entry { start: 10, end: 19, value: 1 });
+        assert_eq!(t.entry(35).value, 0);
+        assert_eq!(t.entry(49), Entry { start: 40, end: 49, value: 3 });
+        assert_eq!(t.entry(u32::MAX), Entry { start: 50, end: u32::MAX, value: 0 });
+    }
+
+    #[test]
+    fn covers_the_whole_space() {
+        let t = table(&[(0, u32::MAX, 7)]);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t.value(0), 7);
+        assert_eq!(t.value(u32::MAX), 7);
+        let empty = table(&[]);
+        assert_eq!(empty.entry(12345), Entry { start: 0, end: u32::MAX, value: 0 });
+    }
+
+    #[test]
+    fn directory_agrees_with_binary_search() {
+        let mut starts: Vec<u32> = (0..5000u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) & 0xffff_ff00)
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let rows: Vec<_> = starts
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, s + 0x7f, (i % 200 + 1) as u16))
+            .collect();
+        let t = table(&rows);
+        for probe in (0..200_000u32).map(|i| i.wrapping_mul(2_246_822_519)) {
+            let expect = t.starts().partition_point(|s| *s <= probe) - 1;
+            assert_eq!(t.index_of(probe), expect, "probe {probe}");
+        }
+    }
+
+    #[test]
+    fn strict_mode_refuses_overlap_and_disorder() {
+        let mut b = TableBuilder::<u32, u16>::default();
+        b.push(10, 20, 1, false).unwrap();
+        assert_eq!(b.push(15, 30, 2, false), Err(RowError::Overlap));
+        assert_eq!(b.push(5, 8, 2, false), Err(RowError::Unsorted));
+    }
+
+    #[test]
+    fn lenient_mode_keeps_the_earlier_row() {
+        let mut b = TableBuilder::<u32, u16>::default();
+        b.push(10, 20, 1, true).unwrap();
+        assert_eq!(b.push(15, 30, 2, true), Ok(Pushed::Trimmed));
+        assert_eq!(b.push(16, 25, 3, true), Ok(Pushed::Dropped));
+        let (s, v) = b.finish();
+        assert_eq!(s, [0, 10, 21, 31]);
+        assert_eq!(v, [0, 1, 2, 0]);
+    }
+
+    #[test]
+    fn refuses_malformed_arrays() {
+        let t = RangeTable::<u32, u16>::new(vec![0, 5, 5].into(), vec![0, 1, 2].into());
+        assert_eq!(t.unwrap_err(), TableError::NotStrictlySorted(2));
+        let t = RangeTable::<u32, u16>::new(vec![1].into(), vec![0].into());
+        assert_eq!(t.unwrap_err(), TableError::NotFromZero);
+    }
+
+    #[test]
+    fn works_for_ipv6_keys() {
+        let mut b = TableBuilder::<u128, u16>::default();
+        let s = 0x2001_0db8u128 << 96;
+        b.push(s, s + (1 << 96) - 1, 9, false).unwrap();
+        let (st, v) = b.finish();
+        let t = RangeTable::new(st.into(), v.into()).unwrap();
+        assert_eq!(t.value(s + 12345), 9);
+        assert_eq!(t.value(s - 1), 0);
+        assert_eq!(t.entry(u128::MAX).end, u128::MAX);
+    }
+}

@@ -1,0 +1,244 @@
+//! Rows of the DB-IP CSV files: `start,end,country` and `start,end,asn,"organisation"`.
+//!
+//! This module only splits and parses one line at a time; it knows nothing of
+//! tables or files. It depends on `std` alone because the build script compiles
+//! it too, to turn the embedded CSV into a snapshot at build time.
+
+use std::fmt;
+use std::net::IpAddr;
+
+/// Why a line of a data file was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowError {
+    /// The line does not have the number of comma-separated fields expected.
+    FieldCount { expected: usize, found: usize },
+    /// A quoted field is not closed, or a quote appears in the middle of a field.
+    BadQuoting,
+    /// The start or end column is not an IP address.
+    BadAddress(String),
+    /// Start and end are of different address families.
+    MixedFamilies,
+    /// The range ends before it starts.
+    Reversed,
+    /// The country code is not two upper-case ASCII letters.
+    BadCountry(String),
+    /// The AS number is not an integer between 0 and 4294967295.
+    BadAsn(String),
+    /// The row starts before the previous row ended.
+    Overlap,
+    /// The row starts before the previous row started.
+    Unsorted,
+}
+
+impl fmt::Display for RowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RowError::FieldCount { expected, found } => {
+                write!(f, "expected {expected} fields, found {found}")
+            }
+            RowError::BadQuoting => f.write_str("unbalanced or misplaced double quote"),
+            RowError::BadAddress(s) => write!(f, "{s:?} is not an IP address"),
+            RowError::MixedFamilies => f.write_str("start and end are of different address families"),
+            RowError::Reversed => f.write_str("range end is before its start"),
+            RowError::BadCountry(s) => write!(f, "{s:?} is not a two-letter country code"),
+            RowError::BadAsn(s) => write!(f, "{s:?} is not an AS number"),
+            RowError::Overlap => f.write_str("range overlaps the previous row"),
+            RowError::Unsorted => f.write_str("row is not sorted after the previous row"),
+        }
+    }
+}
+
+/// An inclusive address range as the CSV states it, with family checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    V4(u32, u32),
+    V6(u128, u128),
+}
+
+/// One row of a country file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountryRow {
+    pub span: Span,
+    /// Two upper-case ASCII letters packed big-endian (`b'D' << 8 | b'E'`).
+    pub code: u16,
+}
+
+/// One row of an ASN file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsnRow {
+    pub span: Span,
+    pub asn: u32,
+    pub organization: String,
+}
+
+/// Parses `start,end,CC` (extra trailing fields, as in DB-IP's city files, are refused).
+pub fn parse_country(line: &str) -> Result<CountryRow, RowError> {
+    let fields = split_csv(line)?;
+    expect_fields(&fields, 3)?;
+    let span = parse_span(&fields[0], &fields[1])?;
+    Ok(CountryRow {
+        span,
+        code: pack_country(&fields[2])?,
+    })
+}
+
+/// Parses `start,end,asn,organisation` (the organisation may be quoted).
+pub fn parse_asn(line: &str) -> Result<AsnRow, RowError> {
+    let fields = split_csv(line)?;
+    expect_fields(&fields, 4)?;
+    let span = parse_span(&fields[0], &fields[1])?;
+    let asn = fields[2]
+        .parse::<u32>()
+        .map_err(|_| RowError::BadAsn(fields[2].clone()))?;
+    Ok(AsnRow {
+        span,
+        asn,
+        organization: fields[3].clone(),
+    })
+}
+
+/// Packs a two-letter country code, refusing anything but `[A-Z]{2}`.
+pub fn pack_country(code: &str) -> Result<u16, RowError> {
+    match code.as_bytes() {
+        [a, b] if a.is_ascii_uppercase() && b.is_ascii_uppercase() => {
+            Ok(u16::from(*a) << 8 | u16::from(*b))
+        }
+        _ => Err(RowError::BadCountry(code.to_owned())),
+    }
+}
+
+fn expect_fields(fields: &[String], expected: usize) -> Result<(), RowError> {
+    if fields.len() == expected {
+        Ok(())
+    } else {
+        Err(RowError::FieldCount {
+            expected,
+            found: fields.len(),
+        })
+    }
+}
+
+fn parse_span(start: &str, end: &str) -> Result<Span, RowError> {
+    let s = parse_ip(start)?;
+    let e = parse_ip(end)?;
+    let span = match (s, e) {
+        (IpAddr::V4(s), IpAddr::V4(e)) => Span::V4(s.into(), e.into()),
+        (IpAddr::V6(s), IpAddr::V6(e)) => Span::V6(s.into(), e.into()),
+        _ => return Err(RowError::MixedFamilies),
+    };
+    let reversed = match span {
+        Span::V4(s, e) => s > e,
+        Span::V6(s, e) => s > e,
+    };
+    if reversed { Err(RowError::Reversed) } else { Ok(span) }
+}
+
+fn parse_ip(text: &str) -> Result<IpAddr, RowError> {
+    text.parse()
+        .map_err(|_| RowError::BadAddress(text.to_owned()))
+}
+
+/// Splits one CSV line (RFC 4180 quoting: `"a ""b"""` is `a "b"`).
+pub fn split_csv(line: &str) -> Result<Vec<String>, RowError> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let mut fields = Vec::with_capacity(4);
+    let mut chars = line.chars().peekable();
+    loop {
+        let mut field = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            loop {
+                match chars.next() {
+                    Some('"') if chars.peek() == Some(&'"') => {
+                        chars.next();
+                        field.push('"');
+                    }
+                    Some('"') => break,
+                    Some(c) => field.push(c),
+                    None => return Err(RowError::BadQuoting),
+                }
+            }
+            match chars.next() {
+                None => {
+                    fields.push(field);
+                    return Ok(fields);
+                }
+                Some(',') => fields.push(field),
+                Some(_) => return Err(RowError::BadQuoting),
+            }
+        } else {
+            loop {
+                match chars.next() {
+                    None => {
+                        fields.push(field);
+                        return Ok(fields);
+                    }
+                    Some(',') => break,
+                    Some('"') => return Err(RowError::BadQuoting),
+                    Some(c) => field.push(c),
+                }
+            }
+            fields.push(field);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_quoted_fields() {
+        let f = split_csv(r#"2.26.200.0,2.26.215.255,201907,"LLC ""SPUTNIK""""#).unwrap();
+        assert_eq!(f, ["2.26.200.0", "2.26.215.255", "201907", "LLC \"SPUTNIK\""]);
+        let f = split_csv(r#"1.0.0.0,1.0.0.255,13335,"Cloudflare, Inc.""#).unwrap();
+        assert_eq!(f[3], "Cloudflare, Inc.");
+        assert_eq!(split_csv("a,,b\r").unwrap(), ["a", "", "b"]);
+    }
+
+    #[test]
+    fn refuses_bad_quoting() {
+        assert_eq!(split_csv(r#"a,"b"#), Err(RowError::BadQuoting));
+        assert_eq!(split_csv(r#"a,"b"c"#), Err(RowError::BadQuoting));
+        assert_eq!(split_csv(r#"a,b"c"#), Err(RowError::BadQuoting));
+    }
+
+    #[test]
+    fn parses_country_rows() {
+        let r = parse_country("1.0.0.0,1.0.0.255,AU").unwrap();
+        assert_eq!(r.span, Span::V4(0x0100_0000, 0x0100_00ff));
+        assert_eq!(r.code, u16::from(b'A') << 8 | u16::from(b'U'));
+        let r = parse_country("2001:200::,2001:200:ffff:ffff:ffff:ffff:ffff:ffff,JP").unwrap();
+        assert!(matches!(r.span, Span::V6(_, _)));
+    }
+
+    #[test]
+    fn refuses_bad_country_rows() {
+        assert_eq!(parse_country("1.0.0.9,1.0.0.0,AU"), Err(RowError::Reversed));
+        assert_eq!(parse_country("1.0.0.0,::1,AU"), Err(RowError::MixedFamilies));
+        assert_eq!(parse_country("1.0.0.0,1.0.0.1,au"), Err(RowError::BadCountry("au".into())));
+        assert_eq!(parse_country("1.0.0.0,1.0.0.1,AUS"), Err(RowError::BadCountry("AUS".into())));
+        assert_eq!(
+            parse_country("1.0.0,1.0.0.1,AU"),
+            Err(RowError::BadAddress("1.0.0".into()))
+        );
+        assert_eq!(
+            parse_country("1.0.0.0,1.0.0.1"),
+            Err(RowError::FieldCount { expected: 3, found: 2 })
+        );
+    }
+
+    #[test]
+    fn parses_and_refuses_asn_rows() {
+        let r = parse_asn("1.0.4.0,1.0.7.255,38803,Gtelecom Pty Ltd").unwrap();
+        assert_eq!((r.asn, r.organization.as_str()), (38803, "Gtelecom Pty Ltd"));
+        assert_eq!(
+            parse_asn("1.0.4.0,1.0.7.255,AS38803,x"),
+            Err(RowError::BadAsn("AS38803".into()))
+        );
+        assert_eq!(
+            parse_asn("1.0.4.0,1.0.7.255,4294967296,x"),
+            Err(RowError::BadAsn("4294967296".into()))
+        );
+    }
+}

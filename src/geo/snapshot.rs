@@ -1,0 +1,174 @@
+//! The binary snapshot of the embedded data: the arrays of every table, laid
+//! out little-endian and 16-byte aligned so that the running binary uses them
+//! in place, without parsing or copying.
+//!
+//! The build script writes it from the committed CSV files; the library reads
+//! it back at start. Layout: the magic `IPLKSNP1`, the section count (u64),
+//! then each section as its byte length (u64), element size (u64) and bytes,
+//! padded to 16 bytes. Sections come in the fixed order of [`Parts`].
+
+use std::borrow::Cow;
+
+const MAGIC: &[u8; 8] = b"IPLKSNP1";
+const SECTIONS: usize = 12;
+const ALIGN: usize = 16;
+
+/// The arrays of every table plus a free-text metadata block.
+#[derive(Debug, Clone)]
+pub struct Parts<'a> {
+    pub country_v4: (Cow<'a, [u32]>, Cow<'a, [u16]>),
+    pub country_v6: (Cow<'a, [u128]>, Cow<'a, [u16]>),
+    pub asn_v4: (Cow<'a, [u32]>, Cow<'a, [u32]>),
+    pub asn_v6: (Cow<'a, [u128]>, Cow<'a, [u32]>),
+    pub networks: (Cow<'a, [u32]>, Cow<'a, [u32]>, Cow<'a, [u8]>),
+    /// `key=value` lines describing the sources.
+    pub meta: Cow<'a, str>,
+}
+
+/// Why snapshot bytes could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("corrupt data snapshot: {0}")]
+pub struct SnapshotError(pub &'static str);
+
+/// Serialises the parts.
+pub fn encode(parts: &Parts<'_>) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(SECTIONS as u64).to_le_bytes());
+    section(&mut out, &parts.country_v4.0);
+    section(&mut out, &parts.country_v4.1);
+    section(&mut out, &parts.country_v6.0);
+    section(&mut out, &parts.country_v6.1);
+    section(&mut out, &parts.asn_v4.0);
+    section(&mut out, &parts.asn_v4.1);
+    section(&mut out, &parts.asn_v6.0);
+    section(&mut out, &parts.asn_v6.1);
+    section(&mut out, &parts.networks.0);
+    section(&mut out, &parts.networks.1);
+    section(&mut out, &parts.networks.2);
+    section(&mut out, parts.meta.as_bytes());
+    out
+}
+
+fn section<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
+    let size = std::mem::size_of::<T>();
+    out.extend_from_slice(&((items.len() * size) as u64).to_le_bytes());
+    out.extend_from_slice(&(size as u64).to_le_bytes());
+    for item in items {
+        let mut bytes = bytemuck::bytes_of(item).to_vec();
+        if cfg!(target_endian = "big") {
+            bytes.reverse();
+        }
+        out.extend_from_slice(&bytes);
+    }
+    pad(out);
+}
+
+fn pad(out: &mut Vec<u8>) {
+    while out.len() % ALIGN != 0 {
+        out.push(0);
+    }
+}
+
+/// Reads the parts back, borrowing from `bytes` where alignment and
+/// endianness allow (always, for the embedded snapshot on little-endian machines).
+pub fn decode(bytes: &'static [u8]) -> Result<Parts<'static>, SnapshotError> {
+    let mut r = Reader { bytes, pos: 0 };
+    if r.take(8)? != MAGIC {
+        return Err(SnapshotError("bad magic"));
+    }
+    if r.u64()? != SECTIONS as u64 {
+        return Err(SnapshotError("unexpected section count"));
+    }
+    Ok(Parts {
+        country_v4: (r.array()?, r.array()?),
+        country_v6: (r.array()?, r.array()?),
+        asn_v4: (r.array()?, r.array()?),
+        asn_v6: (r.array()?, r.array()?),
+        networks: (r.array()?, r.array()?, r.array()?),
+        meta: match r.array::<u8>()? {
+            Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).map_err(|_| SnapshotError("metadata is not UTF-8"))?),
+            Cow::Owned(b) => Cow::Owned(String::from_utf8(b).map_err(|_| SnapshotError("metadata is not UTF-8"))?),
+        },
+    })
+}
+
+struct Reader {
+    bytes: &'static [u8],
+    pos: usize,
+}
+
+impl Reader {
+    fn take(&mut self, n: usize) -> Result<&'static [u8], SnapshotError> {
+        let end = self.pos.checked_add(n).ok_or(SnapshotError("length overflow"))?;
+        let slice = self.bytes.get(self.pos..end).ok_or(SnapshotError("truncated"))?;
+        self.pos = end;
+        Ok(slice)
+    }
+
+    fn u64(&mut self) -> Result<u64, SnapshotError> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    fn array<T: bytemuck::Pod>(&mut self) -> Result<Cow<'static, [T]>, SnapshotError> {
+        let len = usize::try_from(self.u64()?).map_err(|_| SnapshotError("length overflow"))?;
+        let size = self.u64()?;
+        if size != std::mem::size_of::<T>() as u64 || len % std::mem::size_of::<T>() != 0 {
+            return Err(SnapshotError("element size mismatch"));
+        }
+        let raw = self.take(len)?;
+        self.pos = self.pos.next_multiple_of(ALIGN);
+        if cfg!(target_endian = "little") {
+            if let Ok(items) = bytemuck::try_cast_slice::<u8, T>(raw) {
+                return Ok(Cow::Borrowed(items));
+            }
+        }
+        Ok(Cow::Owned(
+            raw.chunks_exact(std::mem::size_of::<T>())
+                .map(|chunk| {
+                    let mut c = chunk.to_vec();
+                    if cfg!(target_endian = "big") {
+                        c.reverse();
+                    }
+                    bytemuck::pod_read_unaligned(&c)
+                })
+                .collect(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Parts<'static> {
+        Parts {
+            country_v4: (vec![0, 16].into(), vec![0, 1].into()),
+            country_v6: (vec![0, 1 << 100].into(), vec![0, 2].into()),
+            asn_v4: (vec![0].into(), vec![0].into()),
+            asn_v6: (vec![0].into(), vec![0].into()),
+            networks: (vec![15169].into(), vec![0, 3].into(), b"abc".to_vec().into()),
+            meta: "country.version=x\n".into(),
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let bytes: &'static [u8] = encode(&sample()).leak();
+        let back = decode(bytes).unwrap();
+        assert_eq!(back.country_v6.0.as_ref(), [0, 1u128 << 100]);
+        assert_eq!(back.networks.2.as_ref(), b"abc");
+        assert_eq!(back.meta, "country.version=x\n");
+    }
+
+    #[test]
+    fn refuses_truncated_or_foreign_bytes() {
+        let bytes = encode(&sample());
+        let cut: &'static [u8] = bytes[..bytes.len() - 40].to_vec().leak();
+        assert_eq!(decode(cut).unwrap_err(), SnapshotError("truncated"));
+        assert_eq!(decode(b"NOTASNAPSHOT0000").unwrap_err(), SnapshotError("bad magic"));
+    }
+}

@@ -1,0 +1,174 @@
+//! IANA special-purpose address blocks: which addresses are not globally
+//! reachable, and the registry block that holds them.
+//!
+//! Sources: the IANA IPv4 and IPv6 Special-Purpose Address Registries
+//! (RFC 6890 and its updates, as published in 2026), plus the multicast
+//! blocks (224.0.0.0/4, ff00::/8) and the deprecated IPv6 site-local block,
+//! which are not globally reachable unicast either. Blocks the registries mark
+//! globally reachable (AS112, AMT, PCP/TURN anycast, ...) are listed too, so the
+//! most specific entry decides: 192.0.0.9 is public inside the non-public 192.0.0.0/24.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use ipnet::{IpNet, Ipv4Net, Ipv6Net};
+
+/// A registry block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpecialBlock {
+    pub net: IpNet,
+    /// The registry's name for the block.
+    pub name: &'static str,
+    /// Whether the registry marks it globally reachable.
+    pub global: bool,
+}
+
+const V4: &[(u32, u8, &str, bool)] = &[
+    (0x0000_0000, 8, "This network", false),
+    (0x0a00_0000, 8, "Private-Use", false),
+    (0x6440_0000, 10, "Shared Address Space", false),
+    (0x7f00_0000, 8, "Loopback", false),
+    (0xa9fe_0000, 16, "Link Local", false),
+    (0xac10_0000, 12, "Private-Use", false),
+    (0xc000_0000, 24, "IETF Protocol Assignments", false),
+    (0xc000_0000, 29, "IPv4 Service Continuity Prefix", false),
+    (0xc000_0008, 32, "IPv4 dummy address", false),
+    (0xc000_0009, 32, "Port Control Protocol Anycast", true),
+    (0xc000_000a, 32, "Traversal Using Relays around NAT Anycast", true),
+    (0xc000_00aa, 32, "NAT64/DNS64 Discovery", false),
+    (0xc000_00ab, 32, "NAT64/DNS64 Discovery", false),
+    (0xc000_0200, 24, "Documentation (TEST-NET-1)", false),
+    (0xc01f_c400, 24, "AS112-v4", true),
+    (0xc034_c100, 24, "AMT", true),
+    (0xc0a8_0000, 16, "Private-Use", false),
+    (0xc0af_3000, 24, "Direct Delegation AS112 Service", true),
+    (0xc612_0000, 15, "Benchmarking", false),
+    (0xc633_6400, 24, "Documentation (TEST-NET-2)", false),
+    (0xcb00_7100, 24, "Documentation (TEST-NET-3)", false),
+    (0xe000_0000, 4, "Multicast", false),
+    (0xf000_0000, 4, "Reserved", false),
+    (0xffff_ffff, 32, "Limited Broadcast", false),
+];
+
+const V6: &[(u128, u8, &str, bool)] = &[
+    (0, 128, "Unspecified Address", false),
+    (1, 128, "Loopback Address", false),
+    (0xffff_0000_0000, 96, "IPv4-mapped Address", false),
+    (0x0064_ff9b << 96, 96, "IPv4-IPv6 Translation", true),
+    (0x0064_ff9b_0001 << 80, 48, "Local-Use IPv4/IPv6 Translation", false),
+    (0x0100 << 112, 64, "Discard-Only Address Block", false),
+    (0x0100_0000_0000_0001 << 64, 64, "Dummy IPv6 Prefix", false),
+    (0x2001 << 112, 23, "IETF Protocol Assignments", false),
+    (0x2001_0001_0000_0000_0000_0000_0000_0001, 128, "Port Control Protocol Anycast", true),
+    (0x2001_0001_0000_0000_0000_0000_0000_0002, 128, "Traversal Using Relays around NAT Anycast", true),
+    (0x2001_0001_0000_0000_0000_0000_0000_0003, 128, "DNS-SD Service Registration Protocol Anycast", true),
+    (0x2001_0002 << 96, 48, "Benchmarking", false),
+    (0x2001_0003 << 96, 32, "AMT", true),
+    (0x2001_0004_0112 << 80, 48, "AS112-v6", true),
+    (0x2001_0020 << 96, 28, "ORCHIDv2", true),
+    (0x2001_0030 << 96, 28, "Drone Remote ID Protocol Entity Tags", true),
+    (0x2001_0db8 << 96, 32, "Documentation", false),
+    (0x2620_004f_8000 << 80, 48, "Direct Delegation AS112 Service", true),
+    (0x3fff << 112, 20, "Documentation", false),
+    (0x5f00 << 112, 16, "Segment Routing (SRv6) SIDs", false),
+    (0xfc00 << 112, 7, "Unique-Local", false),
+    (0xfe80 << 112, 10, "Link-Local Unicast", false),
+    (0xfec0 << 112, 10, "Site-Local (deprecated)", false),
+    (0xff00 << 112, 8, "Multicast", false),
+];
+
+/// The most specific special-purpose block holding `ip`, if any.
+pub fn block(ip: IpAddr) -> Option<SpecialBlock> {
+    match ip {
+        IpAddr::V4(a) => v4_block(a),
+        IpAddr::V6(a) => v6_block(a),
+    }
+}
+
+fn v4_block(addr: Ipv4Addr) -> Option<SpecialBlock> {
+    let a = u32::from(addr);
+    V4.iter()
+        .filter(|(base, len, _, _)| a & mask32(*len) == *base)
+        .max_by_key(|(_, len, _, _)| *len)
+        .and_then(|&(base, len, name, global)| {
+            let net = Ipv4Net::new(Ipv4Addr::from(base), len).ok()?;
+            Some(SpecialBlock { net: net.into(), name, global })
+        })
+}
+
+fn v6_block(addr: Ipv6Addr) -> Option<SpecialBlock> {
+    let a = u128::from(addr);
+    V6.iter()
+        .filter(|(base, len, _, _)| a & mask128(*len) == *base)
+        .max_by_key(|(_, len, _, _)| *len)
+        .and_then(|&(base, len, name, global)| {
+            let net = Ipv6Net::new(Ipv6Addr::from(base), len).ok()?;
+            Some(SpecialBlock { net: net.into(), name, global })
+        })
+}
+
+fn mask32(len: u8) -> u32 {
+    u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0)
+}
+
+fn mask128(len: u8) -> u128 {
+    u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0)
+}
+
+/// Whether `ip` is globally reachable (outside every non-global block).
+pub fn is_public(ip: IpAddr) -> bool {
+    block(ip).is_none_or(|b| b.global)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn every_listed_base_is_aligned() {
+        for (base, len, name, _) in V4 {
+            assert_eq!(base & mask32(*len), *base, "{name}");
+        }
+        for (base, len, name, _) in V6 {
+            assert_eq!(base & mask128(*len), *base, "{name}");
+        }
+    }
+
+    #[test]
+    fn private_blocks_are_not_public() {
+        for s in [
+            "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "127.0.0.1", "0.0.0.0",
+            "169.254.1.1", "100.64.0.1", "100.127.255.255", "192.0.2.1", "198.51.100.7",
+            "203.0.113.9", "198.18.0.1", "198.19.255.255", "224.0.0.1", "239.255.255.255",
+            "240.0.0.1", "255.255.255.255", "192.0.0.8", "::1", "::", "fe80::1", "fc00::1",
+            "fd12:3456::1", "2001:db8::1", "ff02::1", "3fff::1", "100::1", "2001:2::1",
+            "64:ff9b:1::1", "fec0::1", "5f00::1",
+        ] {
+            assert!(!is_public(ip(s)), "{s}");
+        }
+    }
+
+    #[test]
+    fn public_addresses_and_global_special_blocks_are_public() {
+        for s in [
+            "8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "192.0.0.9", "192.31.196.1",
+            "2606:4700:4700::1111", "2001:4860:4860::8888", "64:ff9b::808:808", "2001:1::1",
+            "2001:4:112::1", "2001:20::1",
+        ] {
+            assert!(is_public(ip(s)), "{s}");
+        }
+    }
+
+    #[test]
+    fn most_specific_block_wins() {
+        assert_eq!(block(ip("10.9.8.7")).unwrap().net.to_string(), "10.0.0.0/8");
+        assert_eq!(block(ip("192.0.0.9")).unwrap().net.to_string(), "192.0.0.9/32");
+        assert_eq!(block(ip("192.0.0.77")).unwrap().net.to_string(), "192.0.0.0/24");
+        assert_eq!(block(ip("2001:db8::1")).unwrap().net.to_string(), "2001:db8::/32");
+        assert_eq!(block(ip("fd00::1")).unwrap().net.to_string(), "fc00::/7");
+        assert!(block(ip("8.8.8.8")).is_none());
+    }
+}

@@ -1,0 +1,145 @@
+//! From an address to an [`IpInfo`]: the current database, the special-purpose
+//! registry and the clock (for `local_time`) put together.
+//!
+//! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
+//! release while readers keep the one they started with, never locking.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+use chrono::{DateTime, Utc};
+
+use crate::address;
+use crate::geo::{self, Answer, GeoDb};
+use crate::model::{IpInfo, Location, Network};
+
+/// The lookup service: the current database.
+#[derive(Debug)]
+pub struct Lookup {
+    db: ArcSwap<GeoDb>,
+}
+
+impl Lookup {
+    /// A service answering from `db`.
+    pub fn new(db: GeoDb) -> Self {
+        Lookup {
+            db: ArcSwap::from_pointee(db),
+        }
+    }
+
+    /// The database answering now.
+    pub fn db(&self) -> Arc<GeoDb> {
+        self.db.load_full()
+    }
+
+    /// Replaces the database; lookups in flight finish on the old one.
+    pub fn replace(&self, db: GeoDb) {
+        self.db.store(Arc::new(db));
+    }
+
+    /// Everything the data says about `ip`, at the time `now`.
+    pub fn info(&self, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
+        describe(&self.db.load(), ip, now)
+    }
+}
+
+/// Builds the answer for `ip` from one database.
+pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
+    let ip = address::canonical(ip);
+    let mut info = IpInfo {
+        ip: ip.to_string(),
+        version: Some(address::version(ip).to_owned()),
+        is_public: Some(true),
+        location: Location::default(),
+        network: Network::default(),
+    };
+    if let Some(block) = geo::special::block(ip).filter(|b| !b.global) {
+        info.is_public = Some(false);
+        info.network.range = Some(block.net.to_string());
+        return info;
+    }
+    let answer = db.lookup(ip);
+    info.location = location(&answer, now);
+    info.network = network(ip, &answer);
+    info
+}
+
+fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
+    let Some(c) = answer.country else {
+        return Location::default();
+    };
+    Location {
+        country_code: Some(c.code.clone()),
+        country: Some(c.name.clone()),
+        country_bn: c.name_bn.clone(),
+        flag: Some(c.flag()),
+        continent: c.continent.clone(),
+        city: None,
+        latitude: c.latitude,
+        longitude: c.longitude,
+        accuracy: Some("country".to_owned()),
+        time_zone: c.time_zone.map(|tz| tz.name().to_owned()),
+        local_time: c
+            .time_zone
+            .map(|tz| now.with_timezone(&tz).to_rfc3339_opts(chrono::SecondsFormat::Secs, false)),
+        currency: c.currency.clone(),
+        calling_code: c.calling_code.clone(),
+    }
+}
+
+/// The network part: ASN and organisation, and the range of the ASN row
+/// (or of the country row when the ASN table has no data for the address).
+fn network(ip: IpAddr, answer: &Answer<'_>) -> Network {
+    let source = match (answer.network, answer.country) {
+        (Some(_), _) => Some(answer.asn_range),
+        (None, Some(_)) => Some(answer.country_range),
+        (None, None) => None,
+    };
+    Network {
+        asn: answer.network.map(|(asn, _)| asn),
+        organization: answer
+            .network
+            .map(|(_, org)| org.to_owned())
+            .filter(|o| !o.is_empty()),
+        range: source
+            .and_then(|(start, end)| geo::largest_block(ip, start, end))
+            .map(|net| net.to_string()),
+        reverse_dns: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(s: &str) -> IpInfo {
+        let db = GeoDb::embedded().unwrap();
+        describe(&db, s.parse().unwrap(), Utc::now())
+    }
+
+    #[test]
+    fn private_addresses_get_their_registry_block() {
+        let i = info("10.1.2.3");
+        assert_eq!(i.is_public, Some(false));
+        assert_eq!(i.network.range.as_deref(), Some("10.0.0.0/8"));
+        assert_eq!(i.location, Location::default());
+    }
+
+    #[test]
+    fn mapped_addresses_are_reported_as_ipv4() {
+        let i = info("::ffff:1.0.0.1");
+        assert_eq!(i.ip, "1.0.0.1");
+        assert_eq!(i.version.as_deref(), Some("IPv4"));
+        assert_eq!(i.network.asn, Some(13335));
+    }
+
+    #[test]
+    fn local_time_carries_the_zone_offset() {
+        let db = GeoDb::embedded().unwrap();
+        let now = DateTime::parse_from_rfc3339("2026-01-15T12:00:00Z").unwrap().to_utc();
+        let i = describe(&db, "1.0.0.1".parse().unwrap(), now);
+        assert_eq!(i.location.time_zone.as_deref(), Some("Australia/Sydney"));
+        assert_eq!(i.location.local_time.as_deref(), Some("2026-01-15T23:00:00+11:00"));
+    }
+}

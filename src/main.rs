@@ -1,0 +1,152 @@
+//! The `iplookup` binary: parses the command line and environment, then
+//! serves HTTP or answers one-shot lookups. All the work is in the library.
+
+use std::io::{BufRead, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use ipnet::IpNet;
+
+use iplookup::{ServeConfig, address, lookup, server};
+
+/// Self-hosted IP address lookup: country, ASN, operator and range for any
+/// IPv4 or IPv6 address, from an embedded DB-IP Lite snapshot (CC BY 4.0).
+///
+/// With no subcommand, `iplookup` serves HTTP (same as `iplookup serve`).
+#[derive(Debug, Parser)]
+#[command(version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the HTTP API and pages (the default).
+    Serve(ServeArgs),
+    /// Look addresses up and print the API's JSON, one object per line.
+    ///
+    /// With no ADDR, reads one address per line from standard input.
+    Lookup(LookupArgs),
+}
+
+#[derive(Debug, Args)]
+struct DataArgs {
+    /// Directory holding newer DB-IP files (dbip-country-lite-YYYY-MM.csv[.gz],
+    /// dbip-asn-lite-YYYY-MM.csv[.gz]) to use instead of the embedded data.
+    /// A kind of file the directory lacks comes from the embedded data.
+    #[arg(long, env = "IPLOOKUP_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Skip unreadable rows and trim overlapping ranges instead of refusing the file.
+    #[arg(long, env = "IPLOOKUP_SKIP_BAD_ROWS")]
+    skip_bad_rows: bool,
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Address and port to listen on.
+    #[arg(long, env = "IPLOOKUP_LISTEN", default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
+    listen: SocketAddr,
+    /// CIDR block of a reverse proxy whose Forwarded / X-Forwarded-For /
+    /// X-Real-IP headers are believed (repeatable; comma-separated in the
+    /// environment variable). Headers from other peers are ignored.
+    #[arg(long = "trusted-proxy", env = "IPLOOKUP_TRUSTED_PROXIES", value_delimiter = ',', value_name = "CIDR")]
+    trusted_proxies: Vec<IpNet>,
+    /// Seconds to let requests in flight finish after SIGTERM or Ctrl-C.
+    #[arg(long, env = "IPLOOKUP_DRAIN_SECONDS", default_value_t = 10, value_name = "SECONDS")]
+    drain_seconds: u64,
+    /// Log format.
+    #[arg(long, env = "IPLOOKUP_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    log_format: String,
+    #[command(flatten)]
+    data: DataArgs,
+}
+
+#[derive(Debug, Args)]
+struct LookupArgs {
+    /// Addresses to look up (IPv4 dotted or IPv6 colon-hex).
+    #[arg(value_name = "ADDR")]
+    addresses: Vec<String>,
+    #[command(flatten)]
+    data: DataArgs,
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Lookup(args)) => run_lookup(args),
+        Some(Command::Serve(args)) => run_serve(args),
+        None => run_serve(cli.serve),
+    }
+}
+
+fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
+    init_logging(&args.log_format);
+    let config = ServeConfig {
+        listen: args.listen,
+        trusted_proxies: args.trusted_proxies,
+        data_dir: args.data.data_dir,
+        skip_bad_rows: args.data.skip_bad_rows,
+        drain: Duration::from_secs(args.drain_seconds),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(server::serve(config))?;
+    Ok(())
+}
+
+fn run_lookup(args: LookupArgs) -> anyhow::Result<()> {
+    let db = server::load_database(args.data.data_dir.as_deref(), args.data.skip_bad_rows)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut failed = false;
+    let mut answer = |text: &str, out: &mut dyn Write| -> anyhow::Result<()> {
+        match address::parse(text.trim()) {
+            Ok(ip) => {
+                let info = lookup::describe(&db, ip, chrono::Utc::now());
+                writeln!(out, "{}", serde_json::to_string(&info)?)?;
+            }
+            Err(e) => {
+                failed = true;
+                let body = iplookup::model::Error::new("invalid_ip", e.to_string());
+                writeln!(out, "{}", serde_json::to_string(&body)?)?;
+            }
+        }
+        Ok(())
+    };
+    if args.addresses.is_empty() {
+        for line in std::io::stdin().lock().lines() {
+            let line = line.context("cannot read standard input")?;
+            if !line.trim().is_empty() {
+                answer(&line, &mut out)?;
+            }
+        }
+    } else {
+        for a in &args.addresses {
+            answer(a, &mut out)?;
+        }
+    }
+    out.flush()?;
+    if failed {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+fn init_logging(format: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("IPLOOKUP_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    if format == "json" {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}

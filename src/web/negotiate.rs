@@ -1,0 +1,242 @@
+//! Choosing the format of a response: `?format=` first, then the `Accept`
+//! header (q-values and wildcards), then the route's default, which for pages
+//! depends on whether the caller is a command-line client or a browser.
+
+use std::fmt;
+
+/// The four renderings of every page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    Json,
+    Text,
+    Markdown,
+    Html,
+}
+
+impl Format {
+    /// All formats, in the order the server prefers them on a tie.
+    pub const ALL: [Format; 4] = [Format::Json, Format::Html, Format::Text, Format::Markdown];
+
+    /// The `Content-Type` this format is sent with.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Json => "application/json",
+            Format::Text => "text/plain; charset=utf-8",
+            Format::Markdown => "text/markdown; charset=utf-8",
+            Format::Html => "text/html; charset=utf-8",
+        }
+    }
+
+    /// The media type without parameters.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Format::Json => "application/json",
+            Format::Text => "text/plain",
+            Format::Markdown => "text/markdown",
+            Format::Html => "text/html",
+        }
+    }
+
+    /// The `?format=` value naming this format.
+    pub fn query_name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Text => "text",
+            Format::Markdown => "md",
+            Format::Html => "html",
+        }
+    }
+
+    /// Parses a `?format=` value (`json`, `text`/`txt`/`plain`, `md`/`markdown`, `html`).
+    pub fn from_query(value: &str) -> Option<Format> {
+        match value.to_ascii_lowercase().as_str() {
+            "json" => Some(Format::Json),
+            "text" | "txt" | "plain" => Some(Format::Text),
+            "md" | "markdown" => Some(Format::Markdown),
+            "html" => Some(Format::Html),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.query_name())
+    }
+}
+
+/// Why no format could be chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// `?format=` names no format (400).
+    BadFormat(String),
+    /// Nothing in `Accept` is offered (406).
+    NotAcceptable,
+}
+
+/// Picks the format: `query` (the `format` parameter), then `accept`, then `default`.
+pub fn choose(query: Option<&str>, accept: Option<&str>, default: Format) -> Result<Format, Refusal> {
+    if let Some(q) = query {
+        return Format::from_query(q).ok_or_else(|| Refusal::BadFormat(q.chars().take(40).collect()));
+    }
+    let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
+        return Ok(default);
+    };
+    let ranges = parse_accept(accept);
+    let mut best: Option<(u16, bool, Format)> = None;
+    for format in Format::ALL {
+        let q = quality(&ranges, format.media_type());
+        if q == 0 {
+            continue;
+        }
+        let candidate = (q, format == default, format);
+        if best.is_none_or(|(bq, bd, _)| (q, format == default) > (bq, bd)) {
+            best = Some(candidate);
+        }
+    }
+    best.map(|(_, _, f)| f).ok_or(Refusal::NotAcceptable)
+}
+
+/// One media range of an `Accept` header, with its quality in thousandths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct MediaRange {
+    kind: String,
+    subtype: String,
+    q: u16,
+}
+
+fn parse_accept(header: &str) -> Vec<MediaRange> {
+    header
+        .split(',')
+        .filter_map(|item| {
+            let mut parts = item.split(';');
+            let (kind, subtype) = parts.next()?.trim().split_once('/')?;
+            let mut q = 1000;
+            for param in parts {
+                if let Some((k, v)) = param.split_once('=') {
+                    if k.trim().eq_ignore_ascii_case("q") {
+                        q = parse_q(v.trim())?;
+                    }
+                }
+            }
+            Some(MediaRange {
+                kind: kind.trim().to_ascii_lowercase(),
+                subtype: subtype.trim().to_ascii_lowercase(),
+                q,
+            })
+        })
+        .collect()
+}
+
+/// A q-value (`0`, `0.5`, `1.000`) in thousandths; invalid values drop the range.
+fn parse_q(v: &str) -> Option<u16> {
+    let value: f64 = v.parse().ok()?;
+    if !(0.0..=1.0).contains(&value) || v.len() > 5 {
+        return None;
+    }
+    Some((value * 1000.0).round() as u16)
+}
+
+/// The quality the most specific matching range gives `media` (0 if none matches).
+fn quality(ranges: &[MediaRange], media: &str) -> u16 {
+    let (kind, subtype) = media.split_once('/').unwrap_or((media, ""));
+    ranges
+        .iter()
+        .filter_map(|r| {
+            let specificity = match (r.kind.as_str(), r.subtype.as_str()) {
+                (k, s) if k == kind && s == subtype => 3,
+                (k, "*") if k == kind => 2,
+                ("*", "*") => 1,
+                _ => return None,
+            };
+            Some((specificity, r.q))
+        })
+        .max_by_key(|(specificity, _)| *specificity)
+        .map_or(0, |(_, q)| q)
+}
+
+/// Whether a `User-Agent` belongs to a command-line client or a script rather than a browser.
+pub fn is_command_line(user_agent: Option<&str>) -> bool {
+    let Some(ua) = user_agent else { return true };
+    let ua = ua.to_ascii_lowercase();
+    const TOOLS: &[&str] = &[
+        "curl/", "wget/", "httpie/", "xh/", "powershell", "go-http-client", "ddclient", "mikrotik",
+        "fetch", "libfetch", "aria2", "python-requests", "python-urllib", "python-httpx", "aiohttp",
+        "okhttp", "java/", "libwww-perl", "lwp::", "node-fetch", "undici", "axios", "reqwest",
+        "ruby", "http.rb", "guzzle", "winhttp", "busybox", "openbsd ftp",
+    ];
+    if TOOLS.iter().any(|t| ua.contains(t)) {
+        return true;
+    }
+    // Anything that does not look like a browser is treated as a program.
+    !ua.starts_with("mozilla/") && !ua.starts_with("opera/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_parameter_wins() {
+        assert_eq!(choose(Some("md"), Some("application/json"), Format::Html), Ok(Format::Markdown));
+        assert_eq!(choose(Some("TEXT"), None, Format::Json), Ok(Format::Text));
+        assert_eq!(choose(Some("xml"), None, Format::Json), Err(Refusal::BadFormat("xml".into())));
+    }
+
+    #[test]
+    fn accept_with_q_values_and_wildcards() {
+        let pick = |a| choose(None, Some(a), Format::Html);
+        assert_eq!(pick("text/html;q=0.9, text/markdown"), Ok(Format::Markdown));
+        assert_eq!(pick("application/*"), Ok(Format::Json));
+        assert_eq!(pick("*/*"), Ok(Format::Html));
+        assert_eq!(choose(None, Some("*/*"), Format::Json), Ok(Format::Json));
+        assert_eq!(pick("text/*;q=0.5, application/json;q=0.4"), Ok(Format::Html));
+        assert_eq!(pick("text/plain, */*;q=0.1"), Ok(Format::Text));
+        assert_eq!(pick("TEXT/MARKDOWN"), Ok(Format::Markdown));
+        assert_eq!(pick("text/html;q=0, */*"), Ok(Format::Json));
+        assert_eq!(
+            pick("text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,*/*;q=0.8"),
+            Ok(Format::Html)
+        );
+    }
+
+    #[test]
+    fn unsatisfiable_accept_is_refused() {
+        assert_eq!(choose(None, Some("image/png"), Format::Html), Err(Refusal::NotAcceptable));
+        assert_eq!(choose(None, Some("*/*;q=0"), Format::Html), Err(Refusal::NotAcceptable));
+        assert_eq!(choose(None, Some("garbage"), Format::Html), Err(Refusal::NotAcceptable));
+    }
+
+    #[test]
+    fn empty_accept_gives_the_default() {
+        assert_eq!(choose(None, Some(""), Format::Text), Ok(Format::Text));
+        assert_eq!(choose(None, None, Format::Json), Ok(Format::Json));
+    }
+
+    #[test]
+    fn command_line_clients_are_recognised() {
+        for ua in [
+            "curl/8.14.1",
+            "Wget/1.25.0",
+            "HTTPie/3.2.4",
+            "xh/0.24.1",
+            "Mozilla/5.0 (Windows NT 10.0; Microsoft Windows 10.0.26100; en-US) PowerShell/7.5.1",
+            "Mozilla/5.0 (Windows NT; Windows NT 10.0; en-US) WindowsPowerShell/5.1.26100.4061",
+            "Go-http-client/1.1",
+            "ddclient/3.11.2",
+            "Mikrotik/7.x Fetch",
+            "fetch libfetch/2.0",
+            "python-requests/2.32.3",
+        ] {
+            assert!(is_command_line(Some(ua)), "{ua}");
+        }
+        assert!(is_command_line(None));
+        for ua in [
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36",
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Mobile/15E148 Safari/604.1",
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:145.0) Gecko/20100101 Firefox/145.0",
+        ] {
+            assert!(!is_command_line(Some(ua)), "{ua}");
+        }
+    }
+}

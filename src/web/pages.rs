@@ -1,0 +1,160 @@
+//! The handlers: the root, address pages, the two API endpoints, health, and
+//! the 404/405 answers. Each builds a [`Page`] and hands it to [`respond`].
+
+use std::net::SocketAddr;
+
+use axum::extract::rejection::PathRejection;
+use axum::extract::{ConnectInfo, OriginalUri, Path, State};
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Redirect, Response};
+use chrono::Utc;
+
+use super::AppState;
+use super::client::client_addr;
+use super::negotiate::Format;
+use super::render::{ErrorPage, Health, HealthData, HealthSource, LookupKind, LookupPage, Page};
+use super::respond::{Caching, Reply, Wants, bad_request, error, respond};
+use crate::address;
+use crate::geo::SourceInfo;
+use crate::model;
+
+/// `GET /`: the caller (bare address for command-line clients), or a redirect
+/// from the lookup form (`/?ip=...`) to the address page.
+pub async fn root(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    wants: Wants,
+) -> Response {
+    if let Some(ip) = wants.ip.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        return match address::parse(ip) {
+            Ok(ip) => Redirect::to(&format!("/{ip}")).into_response(),
+            Err(e) => error(invalid_ip(e), &wants, wants.page_default()),
+        };
+    }
+    let ip = client_addr(peer, &headers, &state.proxies);
+    let info = state.lookup.info(ip, Utc::now());
+    let page = Page::Lookup(LookupPage { info, kind: LookupKind::Root });
+    let reply = Reply { default: wants.page_default(), caching: Caching::PerCaller, etag: None, cors: false };
+    respond(page, &wants, &reply)
+}
+
+/// `GET /{ip}`: the address page.
+pub async fn address_page(State(state): State<AppState>, raw: Result<Path<String>, PathRejection>, wants: Wants) -> Response {
+    let text = match raw {
+        Ok(Path(text)) => text,
+        Err(_) => return error(bad_request("invalid_ip", "the address is not valid UTF-8".into()), &wants, wants.page_default()),
+    };
+    if !looks_like_address(&text) {
+        return not_found_page(&wants, wants.page_default());
+    }
+    lookup_reply(&state, &text, LookupKind::Address, &wants, wants.page_default())
+}
+
+/// `GET /api/v1/me`: the caller's answer.
+pub async fn api_me(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    wants: Wants,
+) -> Response {
+    let ip = client_addr(peer, &headers, &state.proxies);
+    let info = state.lookup.info(ip, Utc::now());
+    let page = Page::Lookup(LookupPage { info, kind: LookupKind::ApiMe });
+    respond(page, &wants, &Reply { default: Format::Json, caching: Caching::PerCaller, etag: None, cors: true })
+}
+
+/// `GET /api/v1/ip/{ip}`: one address.
+pub async fn api_ip(State(state): State<AppState>, raw: Result<Path<String>, PathRejection>, wants: Wants) -> Response {
+    match raw {
+        Ok(Path(text)) => lookup_reply(&state, &text, LookupKind::ApiIp, &wants, Format::Json),
+        Err(_) => error(bad_request("invalid_ip", "the address is not valid UTF-8".into()), &wants, Format::Json),
+    }
+}
+
+/// `GET /api/v1/ip/`: the address is missing.
+pub async fn api_ip_missing(wants: Wants) -> Response {
+    error(bad_request("invalid_ip", "missing address: use /api/v1/ip/{ip}".into()), &wants, Format::Json)
+}
+
+fn lookup_reply(state: &AppState, text: &str, kind: LookupKind, wants: &Wants, default: Format) -> Response {
+    match address::parse(text) {
+        Ok(ip) => {
+            let db = state.lookup.db();
+            let info = crate::lookup::describe(&db, ip, Utc::now());
+            let page = Page::Lookup(LookupPage { info, kind });
+            let etag = Some(db.release().tag());
+            let cors = kind == LookupKind::ApiIp;
+            respond(page, wants, &Reply { default, caching: Caching::Shared, etag, cors })
+        }
+        Err(e) => error(invalid_ip(e), wants, default),
+    }
+}
+
+fn invalid_ip(e: address::AddressError) -> ErrorPage {
+    bad_request("invalid_ip", e.to_string())
+}
+
+/// Whether a path segment is an attempt at an address (so a bad one is a 400,
+/// not a 404): only hex digits, dots, colons and the characters people add by mistake.
+fn looks_like_address(segment: &str) -> bool {
+    !segment.is_empty()
+        && segment.chars().any(|c| c == '.' || c == ':')
+        && segment.chars().all(|c| c.is_ascii_hexdigit() || ".:%[]/ xX".contains(c) || c.is_ascii_alphanumeric() && segment.contains(':'))
+}
+
+/// `GET /healthz`: 200 with the loaded releases.
+pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
+    let db = state.lookup.db();
+    let source = |s: &SourceInfo| HealthSource {
+        source: s.source.clone(),
+        file: s.file.clone(),
+        release_date: s.date.clone(),
+        rows: s.rows,
+        trimmed_rows: s.trimmed,
+        skipped_rows: s.skipped,
+    };
+    let health = Health {
+        status: "ok",
+        data: HealthData { country: source(&db.release().country), asn: source(&db.release().asn) },
+    };
+    respond(Page::Health(health), &wants, &Reply { default: Format::Json, caching: Caching::PerCaller, etag: None, cors: true })
+}
+
+/// Any unknown path: 404 in the wanted format (JSON under `/api/`).
+pub async fn not_found(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
+    not_found_page(&wants, default_for(&uri, &wants))
+}
+
+fn not_found_page(wants: &Wants, default: Format) -> Response {
+    let page = ErrorPage { status: StatusCode::NOT_FOUND, body: model::Error::new("not_found", "no such page: see /docs for the API") };
+    error(page, wants, default)
+}
+
+/// A known path asked with a method it does not take: 405 (axum adds `Allow`).
+pub async fn method_not_allowed(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
+    let page = ErrorPage {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        body: model::Error::new("method_not_allowed", "this path answers GET and HEAD only"),
+    };
+    error(page, &wants, default_for(&uri, &wants))
+}
+
+fn default_for(uri: &Uri, wants: &Wants) -> Format {
+    if uri.path().starts_with("/api/") { Format::Json } else { wants.page_default() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn address_attempts_are_told_from_other_paths() {
+        for s in ["1.2.3.4", "1.2.3", "2001:db8::1", "fe80::1%eth0", "[::1]", "999.1.1.1", "::ffff:1.2.3.4"] {
+            assert!(looks_like_address(s), "{s}");
+        }
+        for s in ["favicon.ico", "robots.txt", "docs", "index.html", "", "wp-login.php"] {
+            assert!(!looks_like_address(s), "{s}");
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! HTML: a small, fast page that works without JavaScript and reads well on a
+//! phone: the address, its country (with the Bangla name), network and local
+//! time, a world map with the country highlighted and the centroid marked, a
+//! lookup form, links to the other forms, and the DB-IP attribution.
+//!
+//! No external resources: styles are inline and the map is embedded.
+
+use std::fmt::Write;
+
+use super::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
+use crate::model::IpInfo;
+
+/// The world map (Natural Earth, equirectangular, viewBox 0 0 1000 500).
+const WORLD_SVG: &str = include_str!("../../../assets/world.svg");
+
+pub(super) const STYLE: &str = r#"
+:root{color-scheme:light dark;--bg:#f6f7f9;--fg:#15181d;--muted:#5b6470;--card:#fff;--line:#dfe3e8;--accent:#0b63ce;--land:#cfd6de;--hit:#e4572e}
+@media (prefers-color-scheme:dark){:root{--bg:#0f1216;--fg:#e8ebef;--muted:#9aa4b1;--card:#171b21;--line:#2a3038;--accent:#6aa9ff;--land:#39424d;--hit:#ff7a50}}
+*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans Bengali",sans-serif;background:var(--bg);color:var(--fg)}
+main{max-width:960px;margin:0 auto;padding:1.25rem}a{color:var(--accent)}
+header{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem 1rem;justify-content:space-between}
+h1{font-size:clamp(1.5rem,5vw,2.4rem);margin:.2rem 0;word-break:break-all;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.lead{font-size:1.25rem;margin:.25rem 0 1rem}.flag{font-size:1.6rem;vertical-align:-.15rem}.muted{color:var(--muted)}
+form{display:flex;gap:.5rem;margin:1rem 0}input{flex:1;min-width:0;font:inherit;padding:.55rem .7rem;border:1px solid var(--line);border-radius:.5rem;background:var(--card);color:var(--fg)}
+button{font:inherit;padding:.55rem 1rem;border:0;border-radius:.5rem;background:var(--accent);color:#fff;cursor:pointer}
+.map{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.5rem;margin:1rem 0}
+.map svg{display:block;width:100%;height:auto}.map path{fill:var(--land);stroke:var(--card);stroke-width:.3}
+.map path.hit{fill:var(--hit)}.map .pin{fill:var(--hit);stroke:var(--card);stroke-width:1.5}
+dl{display:grid;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));gap:.75rem;margin:1rem 0;padding:0}
+dl div{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.6rem .8rem}
+dt{font-size:.8rem;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}dd{margin:0;word-break:break-word}
+footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3rem 0}
+"#;
+
+pub fn page(page: &Page) -> String {
+    match page {
+        Page::Lookup(p) => lookup(&p.info, p.kind),
+        Page::Health(h) => {
+            let body = format!(
+                "<h1>Health: {}</h1><dl>{}{}{}{}</dl>",
+                esc(h.status),
+                cell("Country release", &h.data.country.release_date),
+                cell("Country rows", &h.data.country.rows.to_string()),
+                cell("ASN release", &h.data.asn.release_date),
+                cell("ASN rows", &h.data.asn.rows.to_string()),
+            );
+            document("Health", &body, "/healthz")
+        }
+        Page::Error(e) => {
+            let body = format!(
+                "<h1>{} {}</h1><p class=\"lead\">{}</p>{}",
+                e.status.as_u16(),
+                esc(e.status.canonical_reason().unwrap_or("Error")),
+                esc(e.body.message.as_deref().unwrap_or(&e.body.error)),
+                lookup_form(""),
+            );
+            document("Error", &body, "/")
+        }
+    }
+}
+
+fn lookup(info: &IpInfo, kind: LookupKind) -> String {
+    let l = &info.location;
+    let (page_path, api_path) = links(info);
+    let self_path = if kind == LookupKind::Root { "/".to_owned() } else { page_path.clone() };
+    let heading = if matches!(kind, LookupKind::Root | LookupKind::ApiMe) { "Your IP address" } else { "IP address" };
+    let mut body = String::new();
+    let _ = write!(body, "<header><div><p class=\"muted\">{heading}</p><h1 id=\"ip\">{}</h1></div></header>", esc(&info.ip));
+    let place = match (&l.country, &l.country_bn) {
+        (Some(name), Some(bn)) => format!(
+            "<span class=\"flag\" aria-hidden=\"true\">{}</span> <span id=\"country\">{}</span> <span class=\"muted\" lang=\"bn\" id=\"country-bn\">{}</span>",
+            esc(l.flag.as_deref().unwrap_or("")),
+            esc(name),
+            esc(bn)
+        ),
+        (Some(name), None) => format!("<span id=\"country\">{}</span>", esc(name)),
+        _ if info.is_public == Some(false) => "Private or special-purpose address: no location".to_owned(),
+        _ => "No location data for this address".to_owned(),
+    };
+    let _ = write!(body, "<p class=\"lead\">{place}</p>");
+    body.push_str(&lookup_form(if kind == LookupKind::Address { &info.ip } else { "" }));
+    body.push_str(&map(info));
+    body.push_str("<dl>");
+    for (key, value) in info_rows(info) {
+        if key == "ip" || value.is_empty() {
+            continue;
+        }
+        body.push_str(&cell(&label(key), &value));
+    }
+    body.push_str("</dl>");
+    let sep = if self_path.contains('?') { '&' } else { '?' };
+    let _ = write!(
+        body,
+        "<p>This page as <a href=\"{api}\">JSON</a> · <a href=\"{p}{sep}format=md\">Markdown</a> · <a href=\"{p}{sep}format=text\">text</a>. <a href=\"/docs\">API documentation</a></p>",
+        api = esc(&api_path),
+        p = esc(&self_path),
+    );
+    document(&info.ip, &body, &self_path)
+}
+
+fn lookup_form(value: &str) -> String {
+    format!(
+        "<form action=\"/\" method=\"get\" role=\"search\"><input name=\"ip\" value=\"{}\" placeholder=\"Look up an IPv4 or IPv6 address\" aria-label=\"IP address\" autocomplete=\"off\" spellcheck=\"false\" required><button type=\"submit\">Look up</button></form>",
+        esc(value)
+    )
+}
+
+/// The world map with the country's path marked `hit` and a pin on the centroid.
+fn map(info: &IpInfo) -> String {
+    let l = &info.location;
+    let (Some(lat), Some(lon)) = (l.latitude, l.longitude) else {
+        return String::new();
+    };
+    let mut svg = WORLD_SVG.trim().to_owned();
+    if let Some(code) = &l.country_code {
+        let needle = format!("id=\"{code}\"");
+        svg = svg.replacen(&needle, &format!("{needle} class=\"hit\""), 1);
+    }
+    let (x, y) = ((lon + 180.0) * 1000.0 / 360.0, (90.0 - lat) * 500.0 / 180.0);
+    let pin = format!("<circle class=\"pin\" id=\"pin\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"6\"><title>centroid {lat}, {lon}</title></circle></svg>");
+    if let Some(end) = svg.rfind("</svg>") {
+        svg.replace_range(end.., &pin);
+    }
+    let name = l.country.as_deref().unwrap_or("");
+    format!("<figure class=\"map\" aria-label=\"World map with {} highlighted\">{svg}</figure>", esc(name))
+}
+
+fn cell(label: &str, value: &str) -> String {
+    format!("<div><dt>{}</dt><dd>{}</dd></div>", esc(label), esc(value))
+}
+
+fn label(key: &str) -> String {
+    match key {
+        "asn" => "ASN".to_owned(),
+        "country_bn" => "Country (Bangla)".to_owned(),
+        "is_public" => "Public".to_owned(),
+        "reverse_dns" => "Reverse DNS".to_owned(),
+        other => {
+            let s = other.replace('_', " ");
+            let mut c = s.chars();
+            c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+        }
+    }
+}
+
+fn document(title: &str, body: &str, canonical: &str) -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}?format=md\"><style>{STYLE}</style></head><body><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\">{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · ASN data also from RouteViews and NRO (CC BY 4.0) · Coordinates are country centroids, not street addresses.</p><p><a href=\"/docs\">API</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
+        t = esc(title),
+        c = esc(canonical),
+    )
+}
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,76 @@
+//! Markdown: a heading, a table of the fields, links to the other forms and
+//! the docs, and the DB-IP attribution line.
+
+use std::fmt::Write;
+
+use super::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
+
+pub fn page(page: &Page) -> String {
+    match page {
+        Page::Lookup(p) => {
+            let (page_path, api_path) = links(&p.info);
+            let title = match p.kind {
+                LookupKind::Root | LookupKind::ApiMe => format!("Your IP address: {}", p.info.ip),
+                _ => format!("IP address {}", p.info.ip),
+            };
+            let mut out = format!("# {title}\n\n");
+            table(&mut out, &info_rows(&p.info));
+            let _ = writeln!(
+                out,
+                "\nOther forms: [JSON]({api_path}) · [text]({page_path}?format=text) · [HTML]({page_path}?format=html) · [Markdown]({page_path}?format=md)\n"
+            );
+            let _ = writeln!(out, "API: `GET /api/v1/ip/{{ip}}`, `GET /api/v1/me` · [API docs](/docs) · [OpenAPI](/api/v1/openapi.json)\n");
+            attribution(&mut out);
+            out
+        }
+        Page::Health(h) => {
+            let mut out = format!("# Health: {}\n\n", h.status);
+            table(
+                &mut out,
+                &[
+                    ("country release", h.data.country.release_date.clone()),
+                    ("country rows", h.data.country.rows.to_string()),
+                    ("asn release", h.data.asn.release_date.clone()),
+                    ("asn rows", h.data.asn.rows.to_string()),
+                ],
+            );
+            out
+        }
+        Page::Error(e) => {
+            let mut out = format!("# Error: {}\n\n", e.body.error);
+            if let Some(m) = &e.body.message {
+                let _ = writeln!(out, "{}\n", escape(m));
+            }
+            let _ = writeln!(out, "See the [API docs](/docs).");
+            out
+        }
+    }
+}
+
+fn table(out: &mut String, rows: &[(&str, String)]) {
+    out.push_str("| Field | Value |\n|---|---|\n");
+    for (key, value) in rows {
+        let _ = writeln!(out, "| {key} | {} |", escape(value));
+    }
+}
+
+/// The licence's attribution line.
+pub fn attribution(out: &mut String) {
+    let _ = writeln!(out, "[{ATTRIBUTION_TEXT}]({ATTRIBUTION_URL})");
+}
+
+/// Escapes characters that would break a table cell or start markup.
+pub fn escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '|' | '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}

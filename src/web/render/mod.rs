@@ -1,0 +1,152 @@
+//! Every page is one value rendered four ways: JSON, plain text, Markdown and
+//! HTML. Handlers build a [`Page`]; only this module turns it into bytes.
+
+mod html;
+mod markdown;
+mod text;
+
+use axum::http::StatusCode;
+use serde::Serialize;
+
+use super::negotiate::Format;
+use crate::model::{self, IpInfo};
+
+/// The DB-IP attribution its licence asks for, as a link.
+pub const ATTRIBUTION_TEXT: &str = "IP Geolocation by DB-IP";
+/// Where the attribution links to.
+pub const ATTRIBUTION_URL: &str = "https://db-ip.com";
+
+/// A page of the service, before rendering.
+#[derive(Debug, Clone)]
+pub enum Page {
+    Lookup(LookupPage),
+    Health(Health),
+    Error(ErrorPage),
+}
+
+/// The answer for one address.
+#[derive(Debug, Clone)]
+pub struct LookupPage {
+    pub info: IpInfo,
+    pub kind: LookupKind,
+}
+
+/// Which route asked, which decides the text form and the links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LookupKind {
+    /// `/`: the caller; its text form is the bare address.
+    Root,
+    /// `/{ip}`: an address page.
+    Address,
+    /// `/api/v1/me`: the caller, through the API.
+    ApiMe,
+    /// `/api/v1/ip/{ip}`.
+    ApiIp,
+}
+
+/// An error, with its status.
+#[derive(Debug, Clone)]
+pub struct ErrorPage {
+    pub status: StatusCode,
+    pub body: model::Error,
+}
+
+/// What `/healthz` reports: the loaded releases.
+#[derive(Debug, Clone, Serialize)]
+pub struct Health {
+    pub status: &'static str,
+    pub data: HealthData,
+}
+
+/// The two tables of the loaded release.
+#[derive(Debug, Clone, Serialize)]
+pub struct HealthData {
+    pub country: HealthSource,
+    pub asn: HealthSource,
+}
+
+/// One table of the loaded release.
+#[derive(Debug, Clone, Serialize)]
+pub struct HealthSource {
+    pub source: String,
+    pub file: String,
+    pub release_date: String,
+    pub rows: u64,
+    pub trimmed_rows: u64,
+    pub skipped_rows: u64,
+}
+
+impl Page {
+    /// The body of the page in `format`.
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Json => self.json(),
+            Format::Text => text::page(self),
+            Format::Markdown => markdown::page(self),
+            Format::Html => html::page(self),
+        }
+    }
+
+    fn json(&self) -> String {
+        let value = match self {
+            Page::Lookup(p) => serde_json::to_string_pretty(&p.info),
+            Page::Health(h) => serde_json::to_string_pretty(h),
+            Page::Error(e) => serde_json::to_string_pretty(&e.body),
+        };
+        // These types hold only strings, numbers and options: serialising cannot fail.
+        let mut body = value.unwrap_or_default();
+        body.push('\n');
+        body
+    }
+}
+
+/// The fields of an answer as (label, value) rows, in the order of the spec;
+/// unknown values are empty.
+pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
+    let s = |v: &Option<String>| v.clone().unwrap_or_default();
+    let n = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let l = &info.location;
+    let net = &info.network;
+    vec![
+        ("ip", info.ip.clone()),
+        ("version", s(&info.version)),
+        ("is_public", info.is_public.map(|b| b.to_string()).unwrap_or_default()),
+        ("country_code", s(&l.country_code)),
+        ("country", s(&l.country)),
+        ("country_bn", s(&l.country_bn)),
+        ("flag", s(&l.flag)),
+        ("continent", s(&l.continent)),
+        ("city", s(&l.city)),
+        ("latitude", n(l.latitude)),
+        ("longitude", n(l.longitude)),
+        ("accuracy", s(&l.accuracy)),
+        ("time_zone", s(&l.time_zone)),
+        ("local_time", s(&l.local_time)),
+        ("currency", s(&l.currency)),
+        ("calling_code", s(&l.calling_code)),
+        ("asn", net.asn.map(|a| a.to_string()).unwrap_or_default()),
+        ("organization", s(&net.organization)),
+        ("range", s(&net.range)),
+        ("reverse_dns", s(&net.reverse_dns)),
+    ]
+}
+
+/// The `Content-Security-Policy` of HTML pages: nothing external, the inline
+/// style allowed by its hash, forms only to this origin.
+pub fn csp() -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CSP.get_or_init(|| {
+        let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(html::STYLE.as_bytes()));
+        format!(
+            "default-src 'none'; style-src 'sha256-{hash}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        )
+    })
+    .clone()
+}
+
+/// The path of the address page and the API answer for an address.
+pub fn links(info: &IpInfo) -> (String, String) {
+    (format!("/{}", info.ip), format!("/api/v1/ip/{}", info.ip))
+}

@@ -1,0 +1,188 @@
+//! Turning a [`Page`] into an HTTP response: the negotiated format, the
+//! headers every public page needs (`Vary`, CORS, caching, CSP, `ETag`) and
+//! the 304/400/406 answers of negotiation itself.
+
+use axum::extract::{FromRequestParts, Query};
+use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::{StatusCode, request::Parts};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use super::negotiate::{self, Format, Refusal};
+use super::render::{ErrorPage, Page};
+use crate::model;
+
+/// What the request says about the wanted format.
+#[derive(Debug, Clone, Default)]
+pub struct Wants {
+    /// The `format` query parameter, if given.
+    pub format: Option<String>,
+    /// The `ip` query parameter (the lookup form), if given.
+    pub ip: Option<String>,
+    pub accept: Option<String>,
+    pub user_agent: Option<String>,
+    pub if_none_match: Option<String>,
+    /// The query string could not be read.
+    pub bad_query: bool,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct PageQuery {
+    format: Option<String>,
+    ip: Option<String>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Wants {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let query = Query::<PageQuery>::from_request_parts(parts, state).await;
+        let header = |name: header::HeaderName| {
+            let values: Vec<&str> = parts.headers.get_all(name).iter().filter_map(|v| v.to_str().ok()).collect();
+            (!values.is_empty()).then(|| values.join(", "))
+        };
+        let (q, bad_query) = match query {
+            Ok(Query(q)) => (q, false),
+            Err(_) => (PageQuery::default(), true),
+        };
+        Ok(Wants {
+            format: q.format,
+            ip: q.ip,
+            accept: header(header::ACCEPT),
+            user_agent: parts.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(str::to_owned),
+            if_none_match: header(header::IF_NONE_MATCH),
+            bad_query,
+        })
+    }
+}
+
+impl Wants {
+    /// Whether the caller looks like a command-line client.
+    pub fn is_command_line(&self) -> bool {
+        negotiate::is_command_line(self.user_agent.as_deref())
+    }
+
+    /// The default format of a page route: text for programs, HTML for browsers.
+    pub fn page_default(&self) -> Format {
+        if self.is_command_line() { Format::Text } else { Format::Html }
+    }
+}
+
+/// How long a response may be kept by caches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caching {
+    /// Depends on who asks (`/`, `/api/v1/me`): never stored.
+    PerCaller,
+    /// Same answer for everyone until the data changes: kept briefly.
+    Shared,
+    /// Static documents.
+    Document,
+}
+
+/// Options of one response.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub default: Format,
+    pub caching: Caching,
+    /// Tag of the data the page was built from; becomes a weak `ETag`.
+    pub etag: Option<String>,
+    /// Send `Access-Control-Allow-Origin: *` whatever the format.
+    pub cors: bool,
+}
+
+/// Renders `page` in the format the request wants, with every header.
+pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
+    if wants.bad_query {
+        return refusal(bad_request("bad_query", "the query string could not be read".into()), wants, reply.default);
+    }
+    let format = match negotiate::choose(wants.format.as_deref(), wants.accept.as_deref(), reply.default) {
+        Ok(f) => f,
+        Err(Refusal::BadFormat(v)) => {
+            let msg = format!("unknown format {v:?}: use json, text, md or html");
+            return refusal(bad_request("bad_format", msg), wants, reply.default);
+        }
+        Err(Refusal::NotAcceptable) => return not_acceptable(),
+    };
+    let status = match &page {
+        Page::Error(e) => e.status,
+        _ => StatusCode::OK,
+    };
+    let etag = reply.etag.as_ref().filter(|_| status == StatusCode::OK).map(|t| format!("W/\"{t}-{format}\""));
+    let mut headers = HeaderMap::new();
+    insert(&mut headers, header::CONTENT_TYPE, format.content_type());
+    insert(&mut headers, header::VARY, "Accept, User-Agent");
+    if reply.cors || format == Format::Json {
+        insert(&mut headers, header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+    }
+    let cache = match (status.is_success(), reply.caching) {
+        (false, _) | (_, Caching::PerCaller) => "no-store",
+        (true, Caching::Shared) => "public, max-age=300",
+        (true, Caching::Document) => "public, max-age=3600",
+    };
+    insert(&mut headers, header::CACHE_CONTROL, cache);
+    if format == Format::Html {
+        insert(&mut headers, header::CONTENT_SECURITY_POLICY, &super::render::csp());
+    }
+    if let Some(tag) = &etag {
+        insert(&mut headers, header::ETAG, tag);
+        if wants.if_none_match.as_deref().is_some_and(|inm| matches_etag(inm, tag)) {
+            return (StatusCode::NOT_MODIFIED, headers).into_response();
+        }
+    }
+    (status, headers, page.render(format)).into_response()
+}
+
+/// An error page answered in the format the request wants (or its route default).
+pub fn error(page: ErrorPage, wants: &Wants, default: Format) -> Response {
+    refusal(page, wants, default)
+}
+
+fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
+    // A bad `?format=` must not decide the format of its own error.
+    let without_query = Wants { format: None, bad_query: false, ..wants.clone() };
+    let reply = Reply { default, caching: Caching::PerCaller, etag: None, cors: true };
+    respond(Page::Error(page), &without_query, &reply)
+}
+
+/// A 400 error page.
+pub fn bad_request(code: &str, message: String) -> ErrorPage {
+    ErrorPage { status: StatusCode::BAD_REQUEST, body: model::Error::new(code, message) }
+}
+
+fn not_acceptable() -> Response {
+    let offered: Vec<&str> = Format::ALL.iter().map(|f| f.media_type()).collect();
+    let body = model::Error::new("not_acceptable", format!("no offered format matches Accept; offered: {}", offered.join(", ")));
+    let mut headers = HeaderMap::new();
+    insert(&mut headers, header::CONTENT_TYPE, Format::Json.content_type());
+    insert(&mut headers, header::VARY, "Accept, User-Agent");
+    insert(&mut headers, header::CACHE_CONTROL, "no-store");
+    insert(&mut headers, header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+    let json = serde_json::to_string_pretty(&body).unwrap_or_default() + "\n";
+    (StatusCode::NOT_ACCEPTABLE, headers, json).into_response()
+}
+
+fn insert(headers: &mut HeaderMap, name: header::HeaderName, value: &str) {
+    if let Ok(v) = HeaderValue::from_str(value) {
+        headers.insert(name, v);
+    }
+}
+
+/// `If-None-Match` matching with weak comparison (RFC 9110 section 13.1.2).
+fn matches_etag(if_none_match: &str, tag: &str) -> bool {
+    let strip = |t: &str| t.trim().trim_start_matches("W/").to_owned();
+    let tag = strip(tag);
+    if_none_match.split(',').any(|t| t.trim() == "*" || strip(t) == tag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weak_etags_match() {
+        assert!(matches_etag("W/\"a-json\"", "W/\"a-json\""));
+        assert!(matches_etag("\"x\", \"a-json\"", "W/\"a-json\""));
+        assert!(matches_etag("*", "W/\"a-json\""));
+        assert!(!matches_etag("W/\"b-json\"", "W/\"a-json\""));
+    }
+}
