@@ -58,20 +58,45 @@ mod tests {
     #[test]
     fn accepts_canonical_and_long_forms() {
         assert_eq!(parse("8.8.8.8").unwrap().to_string(), "8.8.8.8");
-        assert_eq!(parse("2001:DB8:0:0:0:0:0:1").unwrap().to_string(), "2001:db8::1");
+        assert_eq!(
+            parse("2001:DB8:0:0:0:0:0:1").unwrap().to_string(),
+            "2001:db8::1"
+        );
         assert_eq!(parse("::ffff:1.2.3.4").unwrap().to_string(), "1.2.3.4");
         assert_eq!(parse("::ffff:102:304").unwrap().to_string(), "1.2.3.4");
         assert_eq!(parse("::").unwrap().to_string(), "::");
-        assert_eq!(parse("64:ff9b::1.2.3.4").unwrap().to_string(), "64:ff9b::102:304");
+        assert_eq!(
+            parse("64:ff9b::1.2.3.4").unwrap().to_string(),
+            "64:ff9b::102:304"
+        );
     }
 
     #[test]
     fn refuses_loose_forms() {
         for bad in [
-            "", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1.2.3.04", "0x1.2.3.4", "0177.0.0.1", "256.1.1.1",
-            " 1.2.3.4", "1.2.3.4 ", "1.2.3.4\n", "fe80::1%eth0", "[::1]", "1.2.3.4:80", "::1::",
-            "12345::", "1:2:3:4:5:6:7:8:9", "localhost", "1.2.3.-1", "+1.2.3.4", "1e3.0.0.1",
-            "::ffff:01.2.3.4", "１.２.３.４",
+            "",
+            "1.2.3",
+            "1.2.3.4.5",
+            "01.2.3.4",
+            "1.2.3.04",
+            "0x1.2.3.4",
+            "0177.0.0.1",
+            "256.1.1.1",
+            " 1.2.3.4",
+            "1.2.3.4 ",
+            "1.2.3.4\n",
+            "fe80::1%eth0",
+            "[::1]",
+            "1.2.3.4:80",
+            "::1::",
+            "12345::",
+            "1:2:3:4:5:6:7:8:9",
+            "localhost",
+            "1.2.3.-1",
+            "+1.2.3.4",
+            "1e3.0.0.1",
+            "::ffff:01.2.3.4",
+            "１.２.３.４",
         ] {
             assert!(parse(bad).is_err(), "{bad:?} was accepted");
         }
@@ -80,6 +105,9 @@ mod tests {
     #[test]
     fn error_names_the_input() {
         let e = parse("1.2.3").unwrap_err();
-        assert_eq!(e.to_string(), "\"1.2.3\" is not a valid IPv4 or IPv6 address");
+        assert_eq!(
+            e.to_string(),
+            "\"1.2.3\" is not a valid IPv4 or IPv6 address"
+        );
     }
 }

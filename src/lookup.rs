@@ -80,9 +80,10 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
         longitude: c.longitude,
         accuracy: Some("country".to_owned()),
         time_zone: c.time_zone.map(|tz| tz.name().to_owned()),
-        local_time: c
-            .time_zone
-            .map(|tz| now.with_timezone(&tz).to_rfc3339_opts(chrono::SecondsFormat::Secs, false)),
+        local_time: c.time_zone.map(|tz| {
+            now.with_timezone(&tz)
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+        }),
         currency: c.currency.clone(),
         calling_code: c.calling_code.clone(),
     }
@@ -137,9 +138,14 @@ mod tests {
     #[test]
     fn local_time_carries_the_zone_offset() {
         let db = GeoDb::embedded().unwrap();
-        let now = DateTime::parse_from_rfc3339("2026-01-15T12:00:00Z").unwrap().to_utc();
+        let now = DateTime::parse_from_rfc3339("2026-01-15T12:00:00Z")
+            .unwrap()
+            .to_utc();
         let i = describe(&db, "1.0.0.1".parse().unwrap(), now);
         assert_eq!(i.location.time_zone.as_deref(), Some("Australia/Sydney"));
-        assert_eq!(i.location.local_time.as_deref(), Some("2026-01-15T23:00:00+11:00"));
+        assert_eq!(
+            i.location.local_time.as_deref(),
+            Some("2026-01-15T23:00:00+11:00")
+        );
     }
 }

@@ -50,15 +50,30 @@ struct DataArgs {
 #[derive(Debug, Args)]
 struct ServeArgs {
     /// Address and port to listen on.
-    #[arg(long, env = "IPLOOKUP_LISTEN", default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
+    #[arg(
+        long,
+        env = "IPLOOKUP_LISTEN",
+        default_value = "127.0.0.1:8080",
+        value_name = "ADDR:PORT"
+    )]
     listen: SocketAddr,
     /// CIDR block of a reverse proxy whose Forwarded / X-Forwarded-For /
     /// X-Real-IP headers are believed (repeatable; comma-separated in the
     /// environment variable). Headers from other peers are ignored.
-    #[arg(long = "trusted-proxy", env = "IPLOOKUP_TRUSTED_PROXIES", value_delimiter = ',', value_name = "CIDR")]
+    #[arg(
+        long = "trusted-proxy",
+        env = "IPLOOKUP_TRUSTED_PROXIES",
+        value_delimiter = ',',
+        value_name = "CIDR"
+    )]
     trusted_proxies: Vec<IpNet>,
     /// Seconds to let requests in flight finish after SIGTERM or Ctrl-C.
-    #[arg(long, env = "IPLOOKUP_DRAIN_SECONDS", default_value_t = 10, value_name = "SECONDS")]
+    #[arg(
+        long,
+        env = "IPLOOKUP_DRAIN_SECONDS",
+        default_value_t = 10,
+        value_name = "SECONDS"
+    )]
     drain_seconds: u64,
     /// Log format.
     #[arg(long, env = "IPLOOKUP_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
@@ -143,7 +158,9 @@ fn run_lookup(args: LookupArgs) -> anyhow::Result<()> {
 fn init_logging(format: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("IPLOOKUP_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     if format == "json" {
         builder.json().init();
     } else {

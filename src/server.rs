@@ -38,7 +38,10 @@ pub enum ServeError {
 
 /// Loads the database the configuration asks for: the data directory's
 /// release if one is given, else the embedded one.
-pub fn load_database(data_dir: Option<&std::path::Path>, skip_bad_rows: bool) -> Result<GeoDb, GeoError> {
+pub fn load_database(
+    data_dir: Option<&std::path::Path>,
+    skip_bad_rows: bool,
+) -> Result<GeoDb, GeoError> {
     let embedded = GeoDb::embedded()?;
     match data_dir {
         Some(dir) => geo::load::load_dir(dir, skip_bad_rows, &embedded),

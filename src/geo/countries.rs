@@ -66,24 +66,40 @@ impl CountryTable {
     /// The table compiled into the binary, parsed on first use.
     pub fn embedded() -> Result<&'static CountryTable, CountryTableError> {
         static TABLE: OnceLock<Result<CountryTable, CountryTableError>> = OnceLock::new();
-        TABLE.get_or_init(|| CountryTable::parse(EMBEDDED)).as_ref().map_err(Clone::clone)
+        TABLE
+            .get_or_init(|| CountryTable::parse(EMBEDDED))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// Parses the TSV text (header line, then one row per country).
     pub fn parse(text: &str) -> Result<CountryTable, CountryTableError> {
         let mut lines = text.lines().enumerate();
-        let header: Vec<&str> = lines.next().map(|(_, h)| h.split('\t').collect()).unwrap_or_default();
+        let header: Vec<&str> = lines
+            .next()
+            .map(|(_, h)| h.split('\t').collect())
+            .unwrap_or_default();
         if header != COLUMNS {
-            return Err(CountryTableError { line: 1, reason: format!("header must be {}", COLUMNS.join(",")) });
+            return Err(CountryTableError {
+                line: 1,
+                reason: format!("header must be {}", COLUMNS.join(",")),
+            });
         }
-        let mut table = CountryTable { slots: vec![None; 26 * 26], count: 0 };
+        let mut table = CountryTable {
+            slots: vec![None; 26 * 26],
+            count: 0,
+        };
         for (i, line) in lines {
             if line.is_empty() {
                 continue;
             }
-            let err = |reason: String| CountryTableError { line: i + 1, reason };
+            let err = |reason: String| CountryTableError {
+                line: i + 1,
+                reason,
+            };
             let country = parse_row(line).map_err(err)?;
-            let slot = slot(&country.code).ok_or_else(|| err(format!("bad code {:?}", country.code)))?;
+            let slot =
+                slot(&country.code).ok_or_else(|| err(format!("bad code {:?}", country.code)))?;
             if table.slots[slot].replace(country).is_some() {
                 return Err(err("duplicate code".into()));
             }
@@ -132,11 +148,17 @@ fn slot(code: &str) -> Option<usize> {
 fn parse_row(line: &str) -> Result<Country, String> {
     let cells: Vec<&str> = line.split('\t').collect();
     if cells.len() != COLUMNS.len() {
-        return Err(format!("expected {} cells, found {}", COLUMNS.len(), cells.len()));
+        return Err(format!(
+            "expected {} cells, found {}",
+            COLUMNS.len(),
+            cells.len()
+        ));
     }
     let text = |i: usize| Some(cells[i].to_owned()).filter(|s| !s.is_empty());
     let number = |i: usize| -> Result<Option<f64>, String> {
-        text(i).map(|s| s.parse::<f64>().map_err(|_| format!("bad number {s:?}"))).transpose()
+        text(i)
+            .map(|s| s.parse::<f64>().map_err(|_| format!("bad number {s:?}")))
+            .transpose()
     };
     let time_zone = text(6)
         .map(|s| Tz::from_str(&s).map_err(|_| format!("unknown time zone {s:?}")))
@@ -166,11 +188,25 @@ mod tests {
             assert!(c.name_bn.is_some(), "{} has no Bangla name", c.code);
             assert!(c.continent.is_some(), "{} has no continent", c.code);
             assert!(c.time_zone.is_some(), "{} has no time zone", c.code);
-            assert!(c.calling_code.as_deref().is_some_and(|s| s.starts_with('+')), "{}", c.code);
+            assert!(
+                c.calling_code
+                    .as_deref()
+                    .is_some_and(|s| s.starts_with('+')),
+                "{}",
+                c.code
+            );
             let (lat, lon) = (c.latitude.unwrap(), c.longitude.unwrap());
-            assert!((-90.0..=90.0).contains(&lat) && (-180.0..=180.0).contains(&lon), "{}", c.code);
+            assert!(
+                (-90.0..=90.0).contains(&lat) && (-180.0..=180.0).contains(&lon),
+                "{}",
+                c.code
+            );
             if c.code != "AQ" {
-                assert!(c.currency.as_deref().is_some_and(|s| s.len() == 3), "{}", c.code);
+                assert!(
+                    c.currency.as_deref().is_some_and(|s| s.len() == 3),
+                    "{}",
+                    c.code
+                );
             }
         }
     }
@@ -185,7 +221,10 @@ mod tests {
         assert_eq!(bd.currency.as_deref(), Some("BDT"));
         assert_eq!(bd.time_zone, Some(Tz::Asia__Dhaka));
         assert_eq!(bd.flag(), "🇧🇩");
-        assert_eq!(t.get_packed(u16::from(b'B') << 8 | u16::from(b'D')), Some(bd));
+        assert_eq!(
+            t.get_packed(u16::from(b'B') << 8 | u16::from(b'D')),
+            Some(bd)
+        );
     }
 
     #[test]
@@ -195,6 +234,11 @@ mod tests {
         let dup = format!("{head}\nXX\tA\t\t\t\t\t\t\t\nXX\tB\t\t\t\t\t\t\t\n");
         assert_eq!(CountryTable::parse(&dup).unwrap_err().line, 3);
         let tz = format!("{head}\nXX\tA\t\t\t\t\tMars/Base\t\t\n");
-        assert!(CountryTable::parse(&tz).unwrap_err().reason.contains("Mars/Base"));
+        assert!(
+            CountryTable::parse(&tz)
+                .unwrap_err()
+                .reason
+                .contains("Mars/Base")
+        );
     }
 }

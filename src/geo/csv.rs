@@ -64,7 +64,11 @@ pub struct AsnArrays {
 }
 
 /// Reads a country file (`start,end,CC`).
-pub fn read_country(input: impl BufRead, file: &str, lenient: bool) -> Result<CountryArrays, CsvError> {
+pub fn read_country(
+    input: impl BufRead,
+    file: &str,
+    lenient: bool,
+) -> Result<CountryArrays, CsvError> {
     let mut v4 = TableBuilder::<u32, u16>::default();
     let mut v6 = TableBuilder::<u128, u16>::default();
     let stats = read_rows(input, file, lenient, |line| {
@@ -131,7 +135,10 @@ fn read_rows(
             Ok(Pushed::Added) => stats.rows += 1,
             Ok(outcome) => {
                 let (what, counter) = match outcome {
-                    Pushed::Trimmed => ("overlaps the previous row; earlier row kept, start moved", &mut stats.trimmed),
+                    Pushed::Trimmed => (
+                        "overlaps the previous row; earlier row kept, start moved",
+                        &mut stats.trimmed,
+                    ),
                     _ => ("lies inside earlier rows; dropped", &mut stats.skipped),
                 };
                 *counter += 1;
@@ -191,7 +198,10 @@ mod tests {
         assert_eq!(err.to_string(), "c.csv:2: range overlaps the previous row");
         let unsorted = "1.0.1.0,1.0.1.255,AU\n1.0.0.0,1.0.0.9,CN\n";
         let err = read_country(unsorted.as_bytes(), "c.csv", false).unwrap_err();
-        assert_eq!(err.to_string(), "c.csv:2: row is not sorted after the previous row");
+        assert_eq!(
+            err.to_string(),
+            "c.csv:2: row is not sorted after the previous row"
+        );
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub struct DataFiles {
 /// `asn*.csv[.gz]`) in `dir`. Newest means greatest name, which for DB-IP's
 /// `...-YYYY-MM...` names is the latest month.
 pub fn find(dir: &Path) -> Result<DataFiles, GeoError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| file_error(dir, &format!("cannot read directory: {e}")))?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| file_error(dir, &format!("cannot read directory: {e}")))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
@@ -50,7 +51,10 @@ pub fn find(dir: &Path) -> Result<DataFiles, GeoError> {
 pub fn load_dir(dir: &Path, lenient: bool, embedded: &GeoDb) -> Result<GeoDb, GeoError> {
     let files = find(dir)?;
     if files.country.is_none() && files.asn.is_none() {
-        return Err(file_error(dir, "no dbip-country*.csv[.gz] or dbip-asn*.csv[.gz] file"));
+        return Err(file_error(
+            dir,
+            "no dbip-country*.csv[.gz] or dbip-asn*.csv[.gz] file",
+        ));
     }
     let mut release = embedded.release().clone();
     let country = match &files.country {
@@ -99,30 +103,42 @@ fn table<K: super::ranges::Key, V: super::ranges::Value>(
     label: &str,
     (starts, values): (Vec<K>, Vec<V>),
 ) -> Result<RangeTable<K, V>, GeoError> {
-    RangeTable::new(Cow::Owned(starts), Cow::Owned(values))
-        .map_err(|e| GeoError::File { path: label.to_owned(), reason: format!("inconsistent table: {e:?}") })
+    RangeTable::new(Cow::Owned(starts), Cow::Owned(values)).map_err(|e| GeoError::File {
+        path: label.to_owned(),
+        reason: format!("inconsistent table: {e:?}"),
+    })
 }
 
 /// Opens a file for reading lines, decompressing it if it starts with the gzip magic.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, GeoError> {
     let mut file = File::open(path).map_err(|e| file_error(path, &format!("cannot open: {e}")))?;
     let mut magic = [0u8; 2];
-    let n = file.read(&mut magic).map_err(|e| file_error(path, &format!("cannot read: {e}")))?;
+    let n = file
+        .read(&mut magic)
+        .map_err(|e| file_error(path, &format!("cannot read: {e}")))?;
     let head = std::io::Cursor::new(magic[..n].to_vec());
     let reader = head.chain(file);
     Ok(if magic == [0x1f, 0x8b] {
-        Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(reader)))
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::read::MultiGzDecoder::new(reader),
+        ))
     } else {
         Box::new(BufReader::with_capacity(1 << 16, reader))
     })
 }
 
 fn source_info(path: &Path, stats: csv::CsvStats) -> SourceInfo {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     SourceInfo {
         file: path.display().to_string(),
         source: "DB-IP file".into(),
-        date: release_date(&name).or_else(|| modified_date(path)).unwrap_or_default(),
+        date: release_date(&name)
+            .or_else(|| modified_date(path))
+            .unwrap_or_default(),
         rows: stats.rows,
         trimmed: stats.trimmed,
         skipped: stats.skipped,
@@ -134,7 +150,8 @@ fn source_info(path: &Path, stats: csv::CsvStats) -> SourceInfo {
 pub fn release_date(name: &str) -> Option<String> {
     let b = name.as_bytes();
     (0..b.len()).find_map(|i| {
-        let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|s| s.iter().all(u8::is_ascii_digit));
+        let digits =
+            |r: std::ops::Range<usize>| b.get(r).is_some_and(|s| s.iter().all(u8::is_ascii_digit));
         if digits(i..i + 4) && b.get(i + 4) == Some(&b'-') && digits(i + 5..i + 7) {
             let day = b.get(i + 7) == Some(&b'-') && digits(i + 8..i + 10);
             let end = if day { i + 10 } else { i + 7 };
@@ -152,7 +169,10 @@ fn modified_date(path: &Path) -> Option<String> {
 }
 
 fn file_error(path: &Path, reason: &str) -> GeoError {
-    GeoError::File { path: path.display().to_string(), reason: reason.to_owned() }
+    GeoError::File {
+        path: path.display().to_string(),
+        reason: reason.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -161,8 +181,14 @@ mod tests {
 
     #[test]
     fn finds_release_dates_in_names() {
-        assert_eq!(release_date("dbip-country-lite-2026-11.csv.gz").as_deref(), Some("2026-11"));
-        assert_eq!(release_date("asn-2026-06-17.csv").as_deref(), Some("2026-06-17"));
+        assert_eq!(
+            release_date("dbip-country-lite-2026-11.csv.gz").as_deref(),
+            Some("2026-11")
+        );
+        assert_eq!(
+            release_date("asn-2026-06-17.csv").as_deref(),
+            Some("2026-06-17")
+        );
         assert_eq!(release_date("asn.csv"), None);
     }
 }

@@ -25,7 +25,8 @@ use ranges::{Entry, RangeTable, TableError};
 /// The snapshot written by `build.rs`, aligned so its arrays can be used in place.
 #[repr(C, align(16))]
 struct Aligned<T: ?Sized>(T);
-static EMBEDDED: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/snapshot.bin")));
+static EMBEDDED: &Aligned<[u8]> =
+    &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/snapshot.bin")));
 
 /// Why a database could not be assembled.
 #[derive(Debug, thiserror::Error)]
@@ -71,8 +72,12 @@ impl Release {
     fn from_meta(meta: &str) -> Release {
         let mut release = Release::default();
         for line in meta.lines() {
-            let Some((key, value)) = line.split_once('=') else { continue };
-            let Some((table, field)) = key.split_once('.') else { continue };
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let Some((table, field)) = key.split_once('.') else {
+                continue;
+            };
             let info = match table {
                 "country" => &mut release.country,
                 "asn" => &mut release.asn,
@@ -147,11 +152,16 @@ impl GeoDb {
     }
 
     /// Assembles a database from snapshot arrays.
-    pub fn from_parts(parts: snapshot::Parts<'static>, release: Release) -> Result<GeoDb, GeoError> {
+    pub fn from_parts(
+        parts: snapshot::Parts<'static>,
+        release: Release,
+    ) -> Result<GeoDb, GeoError> {
         let table = |name| move |e| GeoError::Table(name, e);
         let country = CountryTables {
-            v4: RangeTable::new(parts.country_v4.0, parts.country_v4.1).map_err(table("country IPv4"))?,
-            v6: RangeTable::new(parts.country_v6.0, parts.country_v6.1).map_err(table("country IPv6"))?,
+            v4: RangeTable::new(parts.country_v4.0, parts.country_v4.1)
+                .map_err(table("country IPv4"))?,
+            v6: RangeTable::new(parts.country_v6.0, parts.country_v6.1)
+                .map_err(table("country IPv6"))?,
         };
         let (asns, offsets, arena) = parts.networks;
         let asn = AsnTables {
@@ -163,9 +173,19 @@ impl GeoDb {
     }
 
     /// Assembles a database from tables, checking every id points somewhere.
-    pub fn new(country: CountryTables, asn: AsnTables, release: Release) -> Result<GeoDb, GeoError> {
+    pub fn new(
+        country: CountryTables,
+        asn: AsnTables,
+        release: Release,
+    ) -> Result<GeoDb, GeoError> {
         let max = asn.networks.len() as u32;
-        if asn.v4.values().iter().chain(asn.v6.values()).any(|id| *id > max) {
+        if asn
+            .v4
+            .values()
+            .iter()
+            .chain(asn.v6.values())
+            .any(|id| *id > max)
+        {
             return Err(GeoError::Networks(NetworksError("network id out of range")));
         }
         Ok(GeoDb {
@@ -275,14 +295,34 @@ mod tests {
     #[test]
     fn largest_block_fits_inside_the_range() {
         let b = |a, s, e| largest_block(ip(a), ip(s), ip(e)).map(|n| n.to_string());
-        assert_eq!(b("8.8.8.8", "8.8.8.0", "8.8.8.255").as_deref(), Some("8.8.8.0/24"));
-        assert_eq!(b("1.0.1.5", "1.0.1.0", "1.0.3.255").as_deref(), Some("1.0.1.0/24"));
-        assert_eq!(b("1.0.2.5", "1.0.1.0", "1.0.3.255").as_deref(), Some("1.0.2.0/23"));
-        assert_eq!(b("0.1.2.3", "0.0.0.0", "255.255.255.255").as_deref(), Some("0.0.0.0/0"));
-        assert_eq!(b("1.2.3.4", "1.2.3.4", "1.2.3.4").as_deref(), Some("1.2.3.4/32"));
+        assert_eq!(
+            b("8.8.8.8", "8.8.8.0", "8.8.8.255").as_deref(),
+            Some("8.8.8.0/24")
+        );
+        assert_eq!(
+            b("1.0.1.5", "1.0.1.0", "1.0.3.255").as_deref(),
+            Some("1.0.1.0/24")
+        );
+        assert_eq!(
+            b("1.0.2.5", "1.0.1.0", "1.0.3.255").as_deref(),
+            Some("1.0.2.0/23")
+        );
+        assert_eq!(
+            b("0.1.2.3", "0.0.0.0", "255.255.255.255").as_deref(),
+            Some("0.0.0.0/0")
+        );
+        assert_eq!(
+            b("1.2.3.4", "1.2.3.4", "1.2.3.4").as_deref(),
+            Some("1.2.3.4/32")
+        );
         assert_eq!(b("1.2.3.4", "1.2.3.5", "1.2.3.9"), None);
         assert_eq!(
-            b("2001:db8::1", "2001:db8::", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff").as_deref(),
+            b(
+                "2001:db8::1",
+                "2001:db8::",
+                "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"
+            )
+            .as_deref(),
             Some("2001:db8::/32")
         );
     }

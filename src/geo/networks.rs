@@ -47,7 +47,10 @@ impl Networks {
     pub fn get(&self, id: u32) -> Option<(u32, &str)> {
         let i = (id as usize).checked_sub(1)?;
         let asn = *self.asns.get(i)?;
-        let (a, b) = (self.offsets[2 * i] as usize, self.offsets[2 * i + 1] as usize);
+        let (a, b) = (
+            self.offsets[2 * i] as usize,
+            self.offsets[2 * i + 1] as usize,
+        );
         // Checked in `new`; an empty name reads as "no organisation".
         let org = std::str::from_utf8(&self.arena[a..b]).unwrap_or_default();
         Some((asn, org))

@@ -68,7 +68,10 @@ impl Key for u128 {
 const DIR_BITS: u32 = 16;
 
 /// A payload id: zero means "no data".
-pub trait Value: Copy + Default + PartialEq + Debug + bytemuck::Pod + Send + Sync + 'static {}
+pub trait Value:
+    Copy + Default + PartialEq + Debug + bytemuck::Pod + Send + Sync + 'static
+{
+}
 impl Value for u16 {}
 impl Value for u32 {}
 
@@ -119,7 +122,11 @@ impl<K: Key, V: Value> RangeTable<K, V> {
             return Err(TableError::NotStrictlySorted(i + 1));
         }
         let dir = build_directory(&starts);
-        Ok(RangeTable { starts, values, dir })
+        Ok(RangeTable {
+            starts,
+            values,
+            dir,
+        })
     }
 
     /// Number of entries, gaps included.
@@ -261,7 +268,11 @@ impl<K: Key, V: Value> TableBuilder<K, V> {
     }
 
     fn overlap(&self, lenient: bool, outcome: Pushed) -> Result<Pushed, RowError> {
-        if lenient { Ok(outcome) } else { Err(RowError::Overlap) }
+        if lenient {
+            Ok(outcome)
+        } else {
+            Err(RowError::Overlap)
+        }
     }
 
     /// Number of source rows added so far (gaps excluded).
@@ -297,11 +308,39 @@ mod tests {
         let t = table(&[(10, 19, 1), (20, 29, 2), (40, 49, 3)]);
         assert_eq!(t.starts(), [0, 10, 20, 30, 40, 50]);
         assert_eq!(t.values(), [0, 1, 2, 0, 3, 0]);
-        assert_eq!(t.entry(0), Entry { start: 0, end: 9, value: 0 });
-        assert_eq!(t.entry(15), Entry { start: 10, end: 19, value: 1 });
+        assert_eq!(
+            t.entry(0),
+            Entry {
+                start: 0,
+                end: 9,
+                value: 0
+            }
+        );
+        assert_eq!(
+            t.entry(15),
+            Entry {
+                start: 10,
+                end: 19,
+                value: 1
+            }
+        );
         assert_eq!(t.entry(35).value, 0);
-        assert_eq!(t.entry(49), Entry { start: 40, end: 49, value: 3 });
-        assert_eq!(t.entry(u32::MAX), Entry { start: 50, end: u32::MAX, value: 0 });
+        assert_eq!(
+            t.entry(49),
+            Entry {
+                start: 40,
+                end: 49,
+                value: 3
+            }
+        );
+        assert_eq!(
+            t.entry(u32::MAX),
+            Entry {
+                start: 50,
+                end: u32::MAX,
+                value: 0
+            }
+        );
     }
 
     #[test]
@@ -311,7 +350,14 @@ mod tests {
         assert_eq!(t.value(0), 7);
         assert_eq!(t.value(u32::MAX), 7);
         let empty = table(&[]);
-        assert_eq!(empty.entry(12345), Entry { start: 0, end: u32::MAX, value: 0 });
+        assert_eq!(
+            empty.entry(12345),
+            Entry {
+                start: 0,
+                end: u32::MAX,
+                value: 0
+            }
+        );
     }
 
     #[test]

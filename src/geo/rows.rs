@@ -38,7 +38,9 @@ impl fmt::Display for RowError {
             }
             RowError::BadQuoting => f.write_str("unbalanced or misplaced double quote"),
             RowError::BadAddress(s) => write!(f, "{s:?} is not an IP address"),
-            RowError::MixedFamilies => f.write_str("start and end are of different address families"),
+            RowError::MixedFamilies => {
+                f.write_str("start and end are of different address families")
+            }
             RowError::Reversed => f.write_str("range end is before its start"),
             RowError::BadCountry(s) => write!(f, "{s:?} is not a two-letter country code"),
             RowError::BadAsn(s) => write!(f, "{s:?} is not an AS number"),
@@ -130,7 +132,11 @@ fn parse_span(start: &str, end: &str) -> Result<Span, RowError> {
         Span::V4(s, e) => s > e,
         Span::V6(s, e) => s > e,
     };
-    if reversed { Err(RowError::Reversed) } else { Ok(span) }
+    if reversed {
+        Err(RowError::Reversed)
+    } else {
+        Ok(span)
+    }
 }
 
 fn parse_ip(text: &str) -> Result<IpAddr, RowError> {
@@ -190,7 +196,10 @@ mod tests {
     #[test]
     fn splits_quoted_fields() {
         let f = split_csv(r#"2.26.200.0,2.26.215.255,201907,"LLC ""SPUTNIK""""#).unwrap();
-        assert_eq!(f, ["2.26.200.0", "2.26.215.255", "201907", "LLC \"SPUTNIK\""]);
+        assert_eq!(
+            f,
+            ["2.26.200.0", "2.26.215.255", "201907", "LLC \"SPUTNIK\""]
+        );
         let f = split_csv(r#"1.0.0.0,1.0.0.255,13335,"Cloudflare, Inc.""#).unwrap();
         assert_eq!(f[3], "Cloudflare, Inc.");
         assert_eq!(split_csv("a,,b\r").unwrap(), ["a", "", "b"]);
@@ -215,23 +224,38 @@ mod tests {
     #[test]
     fn refuses_bad_country_rows() {
         assert_eq!(parse_country("1.0.0.9,1.0.0.0,AU"), Err(RowError::Reversed));
-        assert_eq!(parse_country("1.0.0.0,::1,AU"), Err(RowError::MixedFamilies));
-        assert_eq!(parse_country("1.0.0.0,1.0.0.1,au"), Err(RowError::BadCountry("au".into())));
-        assert_eq!(parse_country("1.0.0.0,1.0.0.1,AUS"), Err(RowError::BadCountry("AUS".into())));
+        assert_eq!(
+            parse_country("1.0.0.0,::1,AU"),
+            Err(RowError::MixedFamilies)
+        );
+        assert_eq!(
+            parse_country("1.0.0.0,1.0.0.1,au"),
+            Err(RowError::BadCountry("au".into()))
+        );
+        assert_eq!(
+            parse_country("1.0.0.0,1.0.0.1,AUS"),
+            Err(RowError::BadCountry("AUS".into()))
+        );
         assert_eq!(
             parse_country("1.0.0,1.0.0.1,AU"),
             Err(RowError::BadAddress("1.0.0".into()))
         );
         assert_eq!(
             parse_country("1.0.0.0,1.0.0.1"),
-            Err(RowError::FieldCount { expected: 3, found: 2 })
+            Err(RowError::FieldCount {
+                expected: 3,
+                found: 2
+            })
         );
     }
 
     #[test]
     fn parses_and_refuses_asn_rows() {
         let r = parse_asn("1.0.4.0,1.0.7.255,38803,Gtelecom Pty Ltd").unwrap();
-        assert_eq!((r.asn, r.organization.as_str()), (38803, "Gtelecom Pty Ltd"));
+        assert_eq!(
+            (r.asn, r.organization.as_str()),
+            (38803, "Gtelecom Pty Ltd")
+        );
         assert_eq!(
             parse_asn("1.0.4.0,1.0.7.255,AS38803,x"),
             Err(RowError::BadAsn("AS38803".into()))

@@ -13,6 +13,9 @@ const MAGIC: &[u8; 8] = b"IPLKSNP1";
 const SECTIONS: usize = 12;
 const ALIGN: usize = 16;
 
+/// The arrays of the network store: AS numbers, organisation offsets, name arena.
+pub type NetworkArrays<'a> = (Cow<'a, [u32]>, Cow<'a, [u32]>, Cow<'a, [u8]>);
+
 /// The arrays of every table plus a free-text metadata block.
 #[derive(Debug, Clone)]
 pub struct Parts<'a> {
@@ -20,7 +23,7 @@ pub struct Parts<'a> {
     pub country_v6: (Cow<'a, [u128]>, Cow<'a, [u16]>),
     pub asn_v4: (Cow<'a, [u32]>, Cow<'a, [u32]>),
     pub asn_v6: (Cow<'a, [u128]>, Cow<'a, [u32]>),
-    pub networks: (Cow<'a, [u32]>, Cow<'a, [u32]>, Cow<'a, [u8]>),
+    pub networks: NetworkArrays<'a>,
     /// `key=value` lines describing the sources.
     pub meta: Cow<'a, str>,
 }
@@ -52,7 +55,7 @@ pub fn encode(parts: &Parts<'_>) -> Vec<u8> {
 
 fn section<T: bytemuck::Pod>(out: &mut Vec<u8>, items: &[T]) {
     let size = std::mem::size_of::<T>();
-    out.extend_from_slice(&((items.len() * size) as u64).to_le_bytes());
+    out.extend_from_slice(&(std::mem::size_of_val(items) as u64).to_le_bytes());
     out.extend_from_slice(&(size as u64).to_le_bytes());
     for item in items {
         let mut bytes = bytemuck::bytes_of(item).to_vec();
@@ -87,8 +90,12 @@ pub fn decode(bytes: &'static [u8]) -> Result<Parts<'static>, SnapshotError> {
         asn_v6: (r.array()?, r.array()?),
         networks: (r.array()?, r.array()?, r.array()?),
         meta: match r.array::<u8>()? {
-            Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).map_err(|_| SnapshotError("metadata is not UTF-8"))?),
-            Cow::Owned(b) => Cow::Owned(String::from_utf8(b).map_err(|_| SnapshotError("metadata is not UTF-8"))?),
+            Cow::Borrowed(b) => Cow::Borrowed(
+                std::str::from_utf8(b).map_err(|_| SnapshotError("metadata is not UTF-8"))?,
+            ),
+            Cow::Owned(b) => Cow::Owned(
+                String::from_utf8(b).map_err(|_| SnapshotError("metadata is not UTF-8"))?,
+            ),
         },
     })
 }
@@ -100,8 +107,14 @@ struct Reader {
 
 impl Reader {
     fn take(&mut self, n: usize) -> Result<&'static [u8], SnapshotError> {
-        let end = self.pos.checked_add(n).ok_or(SnapshotError("length overflow"))?;
-        let slice = self.bytes.get(self.pos..end).ok_or(SnapshotError("truncated"))?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .ok_or(SnapshotError("length overflow"))?;
+        let slice = self
+            .bytes
+            .get(self.pos..end)
+            .ok_or(SnapshotError("truncated"))?;
         self.pos = end;
         Ok(slice)
     }
@@ -150,7 +163,11 @@ mod tests {
             country_v6: (vec![0, 1 << 100].into(), vec![0, 2].into()),
             asn_v4: (vec![0].into(), vec![0].into()),
             asn_v6: (vec![0].into(), vec![0].into()),
-            networks: (vec![15169].into(), vec![0, 3].into(), b"abc".to_vec().into()),
+            networks: (
+                vec![15169].into(),
+                vec![0, 3].into(),
+                b"abc".to_vec().into(),
+            ),
             meta: "country.version=x\n".into(),
         }
     }
@@ -169,6 +186,9 @@ mod tests {
         let bytes = encode(&sample());
         let cut: &'static [u8] = bytes[..bytes.len() - 40].to_vec().leak();
         assert_eq!(decode(cut).unwrap_err(), SnapshotError("truncated"));
-        assert_eq!(decode(b"NOTASNAPSHOT0000").unwrap_err(), SnapshotError("bad magic"));
+        assert_eq!(
+            decode(b"NOTASNAPSHOT0000").unwrap_err(),
+            SnapshotError("bad magic")
+        );
     }
 }

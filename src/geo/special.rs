@@ -33,7 +33,12 @@ const V4: &[(u32, u8, &str, bool)] = &[
     (0xc000_0000, 29, "IPv4 Service Continuity Prefix", false),
     (0xc000_0008, 32, "IPv4 dummy address", false),
     (0xc000_0009, 32, "Port Control Protocol Anycast", true),
-    (0xc000_000a, 32, "Traversal Using Relays around NAT Anycast", true),
+    (
+        0xc000_000a,
+        32,
+        "Traversal Using Relays around NAT Anycast",
+        true,
+    ),
     (0xc000_00aa, 32, "NAT64/DNS64 Discovery", false),
     (0xc000_00ab, 32, "NAT64/DNS64 Discovery", false),
     (0xc000_0200, 24, "Documentation (TEST-NET-1)", false),
@@ -54,20 +59,50 @@ const V6: &[(u128, u8, &str, bool)] = &[
     (1, 128, "Loopback Address", false),
     (0xffff_0000_0000, 96, "IPv4-mapped Address", false),
     (0x0064_ff9b << 96, 96, "IPv4-IPv6 Translation", true),
-    (0x0064_ff9b_0001 << 80, 48, "Local-Use IPv4/IPv6 Translation", false),
+    (
+        0x0064_ff9b_0001 << 80,
+        48,
+        "Local-Use IPv4/IPv6 Translation",
+        false,
+    ),
     (0x0100 << 112, 64, "Discard-Only Address Block", false),
     (0x0100_0000_0000_0001 << 64, 64, "Dummy IPv6 Prefix", false),
     (0x2001 << 112, 23, "IETF Protocol Assignments", false),
-    (0x2001_0001_0000_0000_0000_0000_0000_0001, 128, "Port Control Protocol Anycast", true),
-    (0x2001_0001_0000_0000_0000_0000_0000_0002, 128, "Traversal Using Relays around NAT Anycast", true),
-    (0x2001_0001_0000_0000_0000_0000_0000_0003, 128, "DNS-SD Service Registration Protocol Anycast", true),
+    (
+        0x2001_0001_0000_0000_0000_0000_0000_0001,
+        128,
+        "Port Control Protocol Anycast",
+        true,
+    ),
+    (
+        0x2001_0001_0000_0000_0000_0000_0000_0002,
+        128,
+        "Traversal Using Relays around NAT Anycast",
+        true,
+    ),
+    (
+        0x2001_0001_0000_0000_0000_0000_0000_0003,
+        128,
+        "DNS-SD Service Registration Protocol Anycast",
+        true,
+    ),
     (0x2001_0002 << 96, 48, "Benchmarking", false),
     (0x2001_0003 << 96, 32, "AMT", true),
     (0x2001_0004_0112 << 80, 48, "AS112-v6", true),
     (0x2001_0020 << 96, 28, "ORCHIDv2", true),
-    (0x2001_0030 << 96, 28, "Drone Remote ID Protocol Entity Tags", true),
+    (
+        0x2001_0030 << 96,
+        28,
+        "Drone Remote ID Protocol Entity Tags",
+        true,
+    ),
     (0x2001_0db8 << 96, 32, "Documentation", false),
-    (0x2620_004f_8000 << 80, 48, "Direct Delegation AS112 Service", true),
+    (
+        0x2620_004f_8000 << 80,
+        48,
+        "Direct Delegation AS112 Service",
+        true,
+    ),
     (0x3fff << 112, 20, "Documentation", false),
     (0x5f00 << 112, 16, "Segment Routing (SRv6) SIDs", false),
     (0xfc00 << 112, 7, "Unique-Local", false),
@@ -91,7 +126,11 @@ fn v4_block(addr: Ipv4Addr) -> Option<SpecialBlock> {
         .max_by_key(|(_, len, _, _)| *len)
         .and_then(|&(base, len, name, global)| {
             let net = Ipv4Net::new(Ipv4Addr::from(base), len).ok()?;
-            Some(SpecialBlock { net: net.into(), name, global })
+            Some(SpecialBlock {
+                net: net.into(),
+                name,
+                global,
+            })
         })
 }
 
@@ -102,7 +141,11 @@ fn v6_block(addr: Ipv6Addr) -> Option<SpecialBlock> {
         .max_by_key(|(_, len, _, _)| *len)
         .and_then(|&(base, len, name, global)| {
             let net = Ipv6Net::new(Ipv6Addr::from(base), len).ok()?;
-            Some(SpecialBlock { net: net.into(), name, global })
+            Some(SpecialBlock {
+                net: net.into(),
+                name,
+                global,
+            })
         })
 }
 
@@ -140,12 +183,38 @@ mod tests {
     #[test]
     fn private_blocks_are_not_public() {
         for s in [
-            "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "127.0.0.1", "0.0.0.0",
-            "169.254.1.1", "100.64.0.1", "100.127.255.255", "192.0.2.1", "198.51.100.7",
-            "203.0.113.9", "198.18.0.1", "198.19.255.255", "224.0.0.1", "239.255.255.255",
-            "240.0.0.1", "255.255.255.255", "192.0.0.8", "::1", "::", "fe80::1", "fc00::1",
-            "fd12:3456::1", "2001:db8::1", "ff02::1", "3fff::1", "100::1", "2001:2::1",
-            "64:ff9b:1::1", "fec0::1", "5f00::1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "127.0.0.1",
+            "0.0.0.0",
+            "169.254.1.1",
+            "100.64.0.1",
+            "100.127.255.255",
+            "192.0.2.1",
+            "198.51.100.7",
+            "203.0.113.9",
+            "198.18.0.1",
+            "198.19.255.255",
+            "224.0.0.1",
+            "239.255.255.255",
+            "240.0.0.1",
+            "255.255.255.255",
+            "192.0.0.8",
+            "::1",
+            "::",
+            "fe80::1",
+            "fc00::1",
+            "fd12:3456::1",
+            "2001:db8::1",
+            "ff02::1",
+            "3fff::1",
+            "100::1",
+            "2001:2::1",
+            "64:ff9b:1::1",
+            "fec0::1",
+            "5f00::1",
         ] {
             assert!(!is_public(ip(s)), "{s}");
         }
@@ -154,9 +223,18 @@ mod tests {
     #[test]
     fn public_addresses_and_global_special_blocks_are_public() {
         for s in [
-            "8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "192.0.0.9", "192.31.196.1",
-            "2606:4700:4700::1111", "2001:4860:4860::8888", "64:ff9b::808:808", "2001:1::1",
-            "2001:4:112::1", "2001:20::1",
+            "8.8.8.8",
+            "1.1.1.1",
+            "172.32.0.1",
+            "100.128.0.1",
+            "192.0.0.9",
+            "192.31.196.1",
+            "2606:4700:4700::1111",
+            "2001:4860:4860::8888",
+            "64:ff9b::808:808",
+            "2001:1::1",
+            "2001:4:112::1",
+            "2001:20::1",
         ] {
             assert!(is_public(ip(s)), "{s}");
         }
@@ -165,9 +243,18 @@ mod tests {
     #[test]
     fn most_specific_block_wins() {
         assert_eq!(block(ip("10.9.8.7")).unwrap().net.to_string(), "10.0.0.0/8");
-        assert_eq!(block(ip("192.0.0.9")).unwrap().net.to_string(), "192.0.0.9/32");
-        assert_eq!(block(ip("192.0.0.77")).unwrap().net.to_string(), "192.0.0.0/24");
-        assert_eq!(block(ip("2001:db8::1")).unwrap().net.to_string(), "2001:db8::/32");
+        assert_eq!(
+            block(ip("192.0.0.9")).unwrap().net.to_string(),
+            "192.0.0.9/32"
+        );
+        assert_eq!(
+            block(ip("192.0.0.77")).unwrap().net.to_string(),
+            "192.0.0.0/24"
+        );
+        assert_eq!(
+            block(ip("2001:db8::1")).unwrap().net.to_string(),
+            "2001:db8::/32"
+        );
         assert_eq!(block(ip("fd00::1")).unwrap().net.to_string(), "fc00::/7");
         assert!(block(ip("8.8.8.8")).is_none());
     }

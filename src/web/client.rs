@@ -85,7 +85,9 @@ fn forwarded_chain(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
 fn forwarded_for(element: &str) -> Option<IpAddr> {
     element.split(';').find_map(|pair| {
         let (key, value) = pair.split_once('=')?;
-        key.trim().eq_ignore_ascii_case("for").then(|| node(value.trim().trim_matches('"')))?
+        key.trim()
+            .eq_ignore_ascii_case("for")
+            .then(|| node(value.trim().trim_matches('"')))?
     })
 }
 
@@ -115,7 +117,10 @@ mod tests {
     }
 
     fn trusted() -> TrustedProxies {
-        TrustedProxies::new(vec!["10.0.0.0/8".parse().unwrap(), "::1/128".parse().unwrap()])
+        TrustedProxies::new(vec![
+            "10.0.0.0/8".parse().unwrap(),
+            "::1/128".parse().unwrap(),
+        ])
     }
 
     fn peer(s: &str) -> SocketAddr {
@@ -128,24 +133,43 @@ mod tests {
 
     #[test]
     fn untrusted_peer_headers_are_ignored() {
-        let h = headers(&[("x-forwarded-for", "1.2.3.4"), ("forwarded", "for=5.6.7.8"), ("x-real-ip", "9.9.9.9")]);
-        assert_eq!(client_addr(peer("203.0.113.5"), &h, &trusted()), ip("203.0.113.5"));
+        let h = headers(&[
+            ("x-forwarded-for", "1.2.3.4"),
+            ("forwarded", "for=5.6.7.8"),
+            ("x-real-ip", "9.9.9.9"),
+        ]);
+        assert_eq!(
+            client_addr(peer("203.0.113.5"), &h, &trusted()),
+            ip("203.0.113.5")
+        );
     }
 
     #[test]
     fn walks_x_forwarded_for_right_to_left() {
         let h = headers(&[("x-forwarded-for", "6.6.6.6, 8.8.8.8, 10.1.1.1")]);
         assert_eq!(client_addr(peer("10.0.0.1"), &h, &trusted()), ip("8.8.8.8"));
-        let split = headers(&[("x-forwarded-for", "6.6.6.6"), ("x-forwarded-for", "8.8.4.4:1234, 10.2.2.2")]);
-        assert_eq!(client_addr(peer("10.0.0.1"), &split, &trusted()), ip("8.8.4.4"));
+        let split = headers(&[
+            ("x-forwarded-for", "6.6.6.6"),
+            ("x-forwarded-for", "8.8.4.4:1234, 10.2.2.2"),
+        ]);
+        assert_eq!(
+            client_addr(peer("10.0.0.1"), &split, &trusted()),
+            ip("8.8.4.4")
+        );
     }
 
     #[test]
     fn reads_forwarded_with_quotes_brackets_and_ports() {
-        let h = headers(&[("forwarded", r#"for=1.1.1.1, for="[2001:db8::7]:4711";proto=https, For=10.0.0.9"#)]);
+        let h = headers(&[(
+            "forwarded",
+            r#"for=1.1.1.1, for="[2001:db8::7]:4711";proto=https, For=10.0.0.9"#,
+        )]);
         assert_eq!(client_addr(peer("::1"), &h, &trusted()), ip("2001:db8::7"));
         let hidden = headers(&[("forwarded", "for=1.1.1.1, for=_hidden, for=10.0.0.9")]);
-        assert_eq!(client_addr(peer("10.0.0.1"), &hidden, &trusted()), ip("10.0.0.9"));
+        assert_eq!(
+            client_addr(peer("10.0.0.1"), &hidden, &trusted()),
+            ip("10.0.0.9")
+        );
     }
 
     #[test]
@@ -163,17 +187,32 @@ mod tests {
     #[test]
     fn all_trusted_chain_gives_the_leftmost_and_garbage_stops_the_walk() {
         let h = headers(&[("x-forwarded-for", "10.3.3.3, 10.2.2.2")]);
-        assert_eq!(client_addr(peer("10.0.0.1"), &h, &trusted()), ip("10.3.3.3"));
+        assert_eq!(
+            client_addr(peer("10.0.0.1"), &h, &trusted()),
+            ip("10.3.3.3")
+        );
         let g = headers(&[("x-forwarded-for", "1.2.3.4, garbage, 10.2.2.2")]);
-        assert_eq!(client_addr(peer("10.0.0.1"), &g, &trusted()), ip("10.2.2.2"));
+        assert_eq!(
+            client_addr(peer("10.0.0.1"), &g, &trusted()),
+            ip("10.2.2.2")
+        );
         let none = headers(&[]);
-        assert_eq!(client_addr(peer("10.0.0.1"), &none, &trusted()), ip("10.0.0.1"));
+        assert_eq!(
+            client_addr(peer("10.0.0.1"), &none, &trusted()),
+            ip("10.0.0.1")
+        );
     }
 
     #[test]
     fn mapped_addresses_are_ipv4() {
         let h = headers(&[("x-forwarded-for", "::ffff:8.8.8.8")]);
-        assert_eq!(client_addr(peer("::ffff:10.0.0.1"), &h, &trusted()), ip("8.8.8.8"));
-        assert_eq!(client_addr(peer("::ffff:1.2.3.4"), &headers(&[]), &trusted()), ip("1.2.3.4"));
+        assert_eq!(
+            client_addr(peer("::ffff:10.0.0.1"), &h, &trusted()),
+            ip("8.8.8.8")
+        );
+        assert_eq!(
+            client_addr(peer("::ffff:1.2.3.4"), &headers(&[]), &trusted()),
+            ip("1.2.3.4")
+        );
     }
 }

@@ -75,9 +75,14 @@ pub enum Refusal {
 }
 
 /// Picks the format: `query` (the `format` parameter), then `accept`, then `default`.
-pub fn choose(query: Option<&str>, accept: Option<&str>, default: Format) -> Result<Format, Refusal> {
+pub fn choose(
+    query: Option<&str>,
+    accept: Option<&str>,
+    default: Format,
+) -> Result<Format, Refusal> {
     if let Some(q) = query {
-        return Format::from_query(q).ok_or_else(|| Refusal::BadFormat(q.chars().take(40).collect()));
+        return Format::from_query(q)
+            .ok_or_else(|| Refusal::BadFormat(q.chars().take(40).collect()));
     }
     let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
         return Ok(default);
@@ -160,10 +165,35 @@ pub fn is_command_line(user_agent: Option<&str>) -> bool {
     let Some(ua) = user_agent else { return true };
     let ua = ua.to_ascii_lowercase();
     const TOOLS: &[&str] = &[
-        "curl/", "wget/", "httpie/", "xh/", "powershell", "go-http-client", "ddclient", "mikrotik",
-        "fetch", "libfetch", "aria2", "python-requests", "python-urllib", "python-httpx", "aiohttp",
-        "okhttp", "java/", "libwww-perl", "lwp::", "node-fetch", "undici", "axios", "reqwest",
-        "ruby", "http.rb", "guzzle", "winhttp", "busybox", "openbsd ftp",
+        "curl/",
+        "wget/",
+        "httpie/",
+        "xh/",
+        "powershell",
+        "go-http-client",
+        "ddclient",
+        "mikrotik",
+        "fetch",
+        "libfetch",
+        "aria2",
+        "python-requests",
+        "python-urllib",
+        "python-httpx",
+        "aiohttp",
+        "okhttp",
+        "java/",
+        "libwww-perl",
+        "lwp::",
+        "node-fetch",
+        "undici",
+        "axios",
+        "reqwest",
+        "ruby",
+        "http.rb",
+        "guzzle",
+        "winhttp",
+        "busybox",
+        "openbsd ftp",
     ];
     if TOOLS.iter().any(|t| ua.contains(t)) {
         return true;
@@ -178,9 +208,15 @@ mod tests {
 
     #[test]
     fn query_parameter_wins() {
-        assert_eq!(choose(Some("md"), Some("application/json"), Format::Html), Ok(Format::Markdown));
+        assert_eq!(
+            choose(Some("md"), Some("application/json"), Format::Html),
+            Ok(Format::Markdown)
+        );
         assert_eq!(choose(Some("TEXT"), None, Format::Json), Ok(Format::Text));
-        assert_eq!(choose(Some("xml"), None, Format::Json), Err(Refusal::BadFormat("xml".into())));
+        assert_eq!(
+            choose(Some("xml"), None, Format::Json),
+            Err(Refusal::BadFormat("xml".into()))
+        );
     }
 
     #[test]
@@ -190,7 +226,10 @@ mod tests {
         assert_eq!(pick("application/*"), Ok(Format::Json));
         assert_eq!(pick("*/*"), Ok(Format::Html));
         assert_eq!(choose(None, Some("*/*"), Format::Json), Ok(Format::Json));
-        assert_eq!(pick("text/*;q=0.5, application/json;q=0.4"), Ok(Format::Html));
+        assert_eq!(
+            pick("text/*;q=0.5, application/json;q=0.4"),
+            Ok(Format::Html)
+        );
         assert_eq!(pick("text/plain, */*;q=0.1"), Ok(Format::Text));
         assert_eq!(pick("TEXT/MARKDOWN"), Ok(Format::Markdown));
         assert_eq!(pick("text/html;q=0, */*"), Ok(Format::Json));
@@ -202,9 +241,18 @@ mod tests {
 
     #[test]
     fn unsatisfiable_accept_is_refused() {
-        assert_eq!(choose(None, Some("image/png"), Format::Html), Err(Refusal::NotAcceptable));
-        assert_eq!(choose(None, Some("*/*;q=0"), Format::Html), Err(Refusal::NotAcceptable));
-        assert_eq!(choose(None, Some("garbage"), Format::Html), Err(Refusal::NotAcceptable));
+        assert_eq!(
+            choose(None, Some("image/png"), Format::Html),
+            Err(Refusal::NotAcceptable)
+        );
+        assert_eq!(
+            choose(None, Some("*/*;q=0"), Format::Html),
+            Err(Refusal::NotAcceptable)
+        );
+        assert_eq!(
+            choose(None, Some("garbage"), Format::Html),
+            Err(Refusal::NotAcceptable)
+        );
     }
 
     #[test]

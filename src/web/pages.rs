@@ -34,21 +34,45 @@ pub async fn root(
     }
     let ip = client_addr(peer, &headers, &state.proxies);
     let info = state.lookup.info(ip, Utc::now());
-    let page = Page::Lookup(LookupPage { info, kind: LookupKind::Root });
-    let reply = Reply { default: wants.page_default(), caching: Caching::PerCaller, etag: None, cors: false };
+    let page = Page::Lookup(Box::new(LookupPage {
+        info,
+        kind: LookupKind::Root,
+    }));
+    let reply = Reply {
+        default: wants.page_default(),
+        caching: Caching::PerCaller,
+        etag: None,
+        cors: false,
+    };
     respond(page, &wants, &reply)
 }
 
 /// `GET /{ip}`: the address page.
-pub async fn address_page(State(state): State<AppState>, raw: Result<Path<String>, PathRejection>, wants: Wants) -> Response {
+pub async fn address_page(
+    State(state): State<AppState>,
+    raw: Result<Path<String>, PathRejection>,
+    wants: Wants,
+) -> Response {
     let text = match raw {
         Ok(Path(text)) => text,
-        Err(_) => return error(bad_request("invalid_ip", "the address is not valid UTF-8".into()), &wants, wants.page_default()),
+        Err(_) => {
+            return error(
+                bad_request("invalid_ip", "the address is not valid UTF-8".into()),
+                &wants,
+                wants.page_default(),
+            );
+        }
     };
     if !looks_like_address(&text) {
         return not_found_page(&wants, wants.page_default());
     }
-    lookup_reply(&state, &text, LookupKind::Address, &wants, wants.page_default())
+    lookup_reply(
+        &state,
+        &text,
+        LookupKind::Address,
+        &wants,
+        wants.page_default(),
+    )
 }
 
 /// `GET /api/v1/me`: the caller's answer.
@@ -60,32 +84,71 @@ pub async fn api_me(
 ) -> Response {
     let ip = client_addr(peer, &headers, &state.proxies);
     let info = state.lookup.info(ip, Utc::now());
-    let page = Page::Lookup(LookupPage { info, kind: LookupKind::ApiMe });
-    respond(page, &wants, &Reply { default: Format::Json, caching: Caching::PerCaller, etag: None, cors: true })
+    let page = Page::Lookup(Box::new(LookupPage {
+        info,
+        kind: LookupKind::ApiMe,
+    }));
+    respond(
+        page,
+        &wants,
+        &Reply {
+            default: Format::Json,
+            caching: Caching::PerCaller,
+            etag: None,
+            cors: true,
+        },
+    )
 }
 
 /// `GET /api/v1/ip/{ip}`: one address.
-pub async fn api_ip(State(state): State<AppState>, raw: Result<Path<String>, PathRejection>, wants: Wants) -> Response {
+pub async fn api_ip(
+    State(state): State<AppState>,
+    raw: Result<Path<String>, PathRejection>,
+    wants: Wants,
+) -> Response {
     match raw {
         Ok(Path(text)) => lookup_reply(&state, &text, LookupKind::ApiIp, &wants, Format::Json),
-        Err(_) => error(bad_request("invalid_ip", "the address is not valid UTF-8".into()), &wants, Format::Json),
+        Err(_) => error(
+            bad_request("invalid_ip", "the address is not valid UTF-8".into()),
+            &wants,
+            Format::Json,
+        ),
     }
 }
 
 /// `GET /api/v1/ip/`: the address is missing.
 pub async fn api_ip_missing(wants: Wants) -> Response {
-    error(bad_request("invalid_ip", "missing address: use /api/v1/ip/{ip}".into()), &wants, Format::Json)
+    error(
+        bad_request("invalid_ip", "missing address: use /api/v1/ip/{ip}".into()),
+        &wants,
+        Format::Json,
+    )
 }
 
-fn lookup_reply(state: &AppState, text: &str, kind: LookupKind, wants: &Wants, default: Format) -> Response {
+fn lookup_reply(
+    state: &AppState,
+    text: &str,
+    kind: LookupKind,
+    wants: &Wants,
+    default: Format,
+) -> Response {
     match address::parse(text) {
         Ok(ip) => {
             let db = state.lookup.db();
             let info = crate::lookup::describe(&db, ip, Utc::now());
-            let page = Page::Lookup(LookupPage { info, kind });
+            let page = Page::Lookup(Box::new(LookupPage { info, kind }));
             let etag = Some(db.release().tag());
             let cors = kind == LookupKind::ApiIp;
-            respond(page, wants, &Reply { default, caching: Caching::Shared, etag, cors })
+            respond(
+                page,
+                wants,
+                &Reply {
+                    default,
+                    caching: Caching::Shared,
+                    etag,
+                    cors,
+                },
+            )
         }
         Err(e) => error(invalid_ip(e), wants, default),
     }
@@ -100,7 +163,11 @@ fn invalid_ip(e: address::AddressError) -> ErrorPage {
 fn looks_like_address(segment: &str) -> bool {
     !segment.is_empty()
         && segment.chars().any(|c| c == '.' || c == ':')
-        && segment.chars().all(|c| c.is_ascii_hexdigit() || ".:%[]/ xX".contains(c) || c.is_ascii_alphanumeric() && segment.contains(':'))
+        && segment.chars().all(|c| {
+            c.is_ascii_hexdigit()
+                || ".:%[]/ xX".contains(c)
+                || c.is_ascii_alphanumeric() && segment.contains(':')
+        })
 }
 
 /// `GET /healthz`: 200 with the loaded releases.
@@ -116,9 +183,21 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
     };
     let health = Health {
         status: "ok",
-        data: HealthData { country: source(&db.release().country), asn: source(&db.release().asn) },
+        data: HealthData {
+            country: source(&db.release().country),
+            asn: source(&db.release().asn),
+        },
     };
-    respond(Page::Health(health), &wants, &Reply { default: Format::Json, caching: Caching::PerCaller, etag: None, cors: true })
+    respond(
+        Page::Health(health),
+        &wants,
+        &Reply {
+            default: Format::Json,
+            caching: Caching::PerCaller,
+            etag: None,
+            cors: true,
+        },
+    )
 }
 
 /// Any unknown path: 404 in the wanted format (JSON under `/api/`).
@@ -127,7 +206,10 @@ pub async fn not_found(OriginalUri(uri): OriginalUri, wants: Wants) -> Response 
 }
 
 fn not_found_page(wants: &Wants, default: Format) -> Response {
-    let page = ErrorPage { status: StatusCode::NOT_FOUND, body: model::Error::new("not_found", "no such page: see /docs for the API") };
+    let page = ErrorPage {
+        status: StatusCode::NOT_FOUND,
+        body: model::Error::new("not_found", "no such page: see /docs for the API"),
+    };
     error(page, wants, default)
 }
 
@@ -141,7 +223,11 @@ pub async fn method_not_allowed(OriginalUri(uri): OriginalUri, wants: Wants) -> 
 }
 
 fn default_for(uri: &Uri, wants: &Wants) -> Format {
-    if uri.path().starts_with("/api/") { Format::Json } else { wants.page_default() }
+    if uri.path().starts_with("/api/") {
+        Format::Json
+    } else {
+        wants.page_default()
+    }
 }
 
 #[cfg(test)]
@@ -150,10 +236,25 @@ mod tests {
 
     #[test]
     fn address_attempts_are_told_from_other_paths() {
-        for s in ["1.2.3.4", "1.2.3", "2001:db8::1", "fe80::1%eth0", "[::1]", "999.1.1.1", "::ffff:1.2.3.4"] {
+        for s in [
+            "1.2.3.4",
+            "1.2.3",
+            "2001:db8::1",
+            "fe80::1%eth0",
+            "[::1]",
+            "999.1.1.1",
+            "::ffff:1.2.3.4",
+        ] {
             assert!(looks_like_address(s), "{s}");
         }
-        for s in ["favicon.ico", "robots.txt", "docs", "index.html", "", "wp-login.php"] {
+        for s in [
+            "favicon.ico",
+            "robots.txt",
+            "docs",
+            "index.html",
+            "",
+            "wp-login.php",
+        ] {
             assert!(!looks_like_address(s), "{s}");
         }
     }

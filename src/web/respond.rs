@@ -38,7 +38,12 @@ impl<S: Send + Sync> FromRequestParts<S> for Wants {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let query = Query::<PageQuery>::from_request_parts(parts, state).await;
         let header = |name: header::HeaderName| {
-            let values: Vec<&str> = parts.headers.get_all(name).iter().filter_map(|v| v.to_str().ok()).collect();
+            let values: Vec<&str> = parts
+                .headers
+                .get_all(name)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .collect();
             (!values.is_empty()).then(|| values.join(", "))
         };
         let (q, bad_query) = match query {
@@ -49,7 +54,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Wants {
             format: q.format,
             ip: q.ip,
             accept: header(header::ACCEPT),
-            user_agent: parts.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(str::to_owned),
+            user_agent: parts
+                .headers
+                .get(header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
             if_none_match: header(header::IF_NONE_MATCH),
             bad_query,
         })
@@ -64,7 +73,11 @@ impl Wants {
 
     /// The default format of a page route: text for programs, HTML for browsers.
     pub fn page_default(&self) -> Format {
-        if self.is_command_line() { Format::Text } else { Format::Html }
+        if self.is_command_line() {
+            Format::Text
+        } else {
+            Format::Html
+        }
     }
 }
 
@@ -93,9 +106,17 @@ pub struct Reply {
 /// Renders `page` in the format the request wants, with every header.
 pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
     if wants.bad_query {
-        return refusal(bad_request("bad_query", "the query string could not be read".into()), wants, reply.default);
+        return refusal(
+            bad_request("bad_query", "the query string could not be read".into()),
+            wants,
+            reply.default,
+        );
     }
-    let format = match negotiate::choose(wants.format.as_deref(), wants.accept.as_deref(), reply.default) {
+    let format = match negotiate::choose(
+        wants.format.as_deref(),
+        wants.accept.as_deref(),
+        reply.default,
+    ) {
         Ok(f) => f,
         Err(Refusal::BadFormat(v)) => {
             let msg = format!("unknown format {v:?}: use json, text, md or html");
@@ -107,7 +128,11 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
         Page::Error(e) => e.status,
         _ => StatusCode::OK,
     };
-    let etag = reply.etag.as_ref().filter(|_| status == StatusCode::OK).map(|t| format!("W/\"{t}-{format}\""));
+    let etag = reply
+        .etag
+        .as_ref()
+        .filter(|_| status == StatusCode::OK)
+        .map(|t| format!("W/\"{t}-{format}\""));
     let mut headers = HeaderMap::new();
     insert(&mut headers, header::CONTENT_TYPE, format.content_type());
     insert(&mut headers, header::VARY, "Accept, User-Agent");
@@ -121,11 +146,19 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
     };
     insert(&mut headers, header::CACHE_CONTROL, cache);
     if format == Format::Html {
-        insert(&mut headers, header::CONTENT_SECURITY_POLICY, &super::render::csp());
+        insert(
+            &mut headers,
+            header::CONTENT_SECURITY_POLICY,
+            &super::render::csp(),
+        );
     }
     if let Some(tag) = &etag {
         insert(&mut headers, header::ETAG, tag);
-        if wants.if_none_match.as_deref().is_some_and(|inm| matches_etag(inm, tag)) {
+        if wants
+            .if_none_match
+            .as_deref()
+            .is_some_and(|inm| matches_etag(inm, tag))
+        {
             return (StatusCode::NOT_MODIFIED, headers).into_response();
         }
     }
@@ -139,21 +172,43 @@ pub fn error(page: ErrorPage, wants: &Wants, default: Format) -> Response {
 
 fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
     // A bad `?format=` must not decide the format of its own error.
-    let without_query = Wants { format: None, bad_query: false, ..wants.clone() };
-    let reply = Reply { default, caching: Caching::PerCaller, etag: None, cors: true };
+    let without_query = Wants {
+        format: None,
+        bad_query: false,
+        ..wants.clone()
+    };
+    let reply = Reply {
+        default,
+        caching: Caching::PerCaller,
+        etag: None,
+        cors: true,
+    };
     respond(Page::Error(page), &without_query, &reply)
 }
 
 /// A 400 error page.
 pub fn bad_request(code: &str, message: String) -> ErrorPage {
-    ErrorPage { status: StatusCode::BAD_REQUEST, body: model::Error::new(code, message) }
+    ErrorPage {
+        status: StatusCode::BAD_REQUEST,
+        body: model::Error::new(code, message),
+    }
 }
 
 fn not_acceptable() -> Response {
     let offered: Vec<&str> = Format::ALL.iter().map(|f| f.media_type()).collect();
-    let body = model::Error::new("not_acceptable", format!("no offered format matches Accept; offered: {}", offered.join(", ")));
+    let body = model::Error::new(
+        "not_acceptable",
+        format!(
+            "no offered format matches Accept; offered: {}",
+            offered.join(", ")
+        ),
+    );
     let mut headers = HeaderMap::new();
-    insert(&mut headers, header::CONTENT_TYPE, Format::Json.content_type());
+    insert(
+        &mut headers,
+        header::CONTENT_TYPE,
+        Format::Json.content_type(),
+    );
     insert(&mut headers, header::VARY, "Accept, User-Agent");
     insert(&mut headers, header::CACHE_CONTROL, "no-store");
     insert(&mut headers, header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
@@ -171,7 +226,9 @@ fn insert(headers: &mut HeaderMap, name: header::HeaderName, value: &str) {
 fn matches_etag(if_none_match: &str, tag: &str) -> bool {
     let strip = |t: &str| t.trim().trim_start_matches("W/").to_owned();
     let tag = strip(tag);
-    if_none_match.split(',').any(|t| t.trim() == "*" || strip(t) == tag)
+    if_none_match
+        .split(',')
+        .any(|t| t.trim() == "*" || strip(t) == tag)
 }
 
 #[cfg(test)]

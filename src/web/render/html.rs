@@ -62,10 +62,22 @@ pub fn page(page: &Page) -> String {
 fn lookup(info: &IpInfo, kind: LookupKind) -> String {
     let l = &info.location;
     let (page_path, api_path) = links(info);
-    let self_path = if kind == LookupKind::Root { "/".to_owned() } else { page_path.clone() };
-    let heading = if matches!(kind, LookupKind::Root | LookupKind::ApiMe) { "Your IP address" } else { "IP address" };
+    let self_path = if kind == LookupKind::Root {
+        "/".to_owned()
+    } else {
+        page_path.clone()
+    };
+    let heading = if matches!(kind, LookupKind::Root | LookupKind::ApiMe) {
+        "Your IP address"
+    } else {
+        "IP address"
+    };
     let mut body = String::new();
-    let _ = write!(body, "<header><div><p class=\"muted\">{heading}</p><h1 id=\"ip\">{}</h1></div></header>", esc(&info.ip));
+    let _ = write!(
+        body,
+        "<header><div><p class=\"muted\">{heading}</p><h1 id=\"ip\">{}</h1></div></header>",
+        esc(&info.ip)
+    );
     let place = match (&l.country, &l.country_bn) {
         (Some(name), Some(bn)) => format!(
             "<span class=\"flag\" aria-hidden=\"true\">{}</span> <span id=\"country\">{}</span> <span class=\"muted\" lang=\"bn\" id=\"country-bn\">{}</span>",
@@ -74,11 +86,17 @@ fn lookup(info: &IpInfo, kind: LookupKind) -> String {
             esc(bn)
         ),
         (Some(name), None) => format!("<span id=\"country\">{}</span>", esc(name)),
-        _ if info.is_public == Some(false) => "Private or special-purpose address: no location".to_owned(),
+        _ if info.is_public == Some(false) => {
+            "Private or special-purpose address: no location".to_owned()
+        }
         _ => "No location data for this address".to_owned(),
     };
     let _ = write!(body, "<p class=\"lead\">{place}</p>");
-    body.push_str(&lookup_form(if kind == LookupKind::Address { &info.ip } else { "" }));
+    body.push_str(&lookup_form(if kind == LookupKind::Address {
+        &info.ip
+    } else {
+        ""
+    }));
     body.push_str(&map(info));
     body.push_str("<dl>");
     for (key, value) in info_rows(info) {
@@ -117,12 +135,17 @@ fn map(info: &IpInfo) -> String {
         svg = svg.replacen(&needle, &format!("{needle} class=\"hit\""), 1);
     }
     let (x, y) = ((lon + 180.0) * 1000.0 / 360.0, (90.0 - lat) * 500.0 / 180.0);
-    let pin = format!("<circle class=\"pin\" id=\"pin\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"6\"><title>centroid {lat}, {lon}</title></circle></svg>");
+    let pin = format!(
+        "<circle class=\"pin\" id=\"pin\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"6\"><title>centroid {lat}, {lon}</title></circle></svg>"
+    );
     if let Some(end) = svg.rfind("</svg>") {
         svg.replace_range(end.., &pin);
     }
     let name = l.country.as_deref().unwrap_or("");
-    format!("<figure class=\"map\" aria-label=\"World map with {} highlighted\">{svg}</figure>", esc(name))
+    format!(
+        "<figure class=\"map\" aria-label=\"World map with {} highlighted\">{svg}</figure>",
+        esc(name)
+    )
 }
 
 fn cell(label: &str, value: &str) -> String {
@@ -138,7 +161,9 @@ fn label(key: &str) -> String {
         other => {
             let s = other.replace('_', " ");
             let mut c = s.chars();
-            c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
         }
     }
 }

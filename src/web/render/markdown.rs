@@ -19,7 +19,10 @@ pub fn page(page: &Page) -> String {
                 out,
                 "\nOther forms: [JSON]({api_path}) · [text]({page_path}?format=text) · [HTML]({page_path}?format=html) · [Markdown]({page_path}?format=md)\n"
             );
-            let _ = writeln!(out, "API: `GET /api/v1/ip/{{ip}}`, `GET /api/v1/me` · [API docs](/docs) · [OpenAPI](/api/v1/openapi.json)\n");
+            let _ = writeln!(
+                out,
+                "API: `GET /api/v1/ip/{{ip}}`, `GET /api/v1/me` · [API docs](/docs) · [OpenAPI](/api/v1/openapi.json)\n"
+            );
             attribution(&mut out);
             out
         }

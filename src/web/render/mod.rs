@@ -19,7 +19,7 @@ pub const ATTRIBUTION_URL: &str = "https://db-ip.com";
 /// A page of the service, before rendering.
 #[derive(Debug, Clone)]
 pub enum Page {
-    Lookup(LookupPage),
+    Lookup(Box<LookupPage>),
     Health(Health),
     Error(ErrorPage),
 }
@@ -110,7 +110,10 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
     vec![
         ("ip", info.ip.clone()),
         ("version", s(&info.version)),
-        ("is_public", info.is_public.map(|b| b.to_string()).unwrap_or_default()),
+        (
+            "is_public",
+            info.is_public.map(|b| b.to_string()).unwrap_or_default(),
+        ),
         ("country_code", s(&l.country_code)),
         ("country", s(&l.country)),
         ("country_bn", s(&l.country_bn)),

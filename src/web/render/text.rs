@@ -11,9 +11,30 @@ pub fn page(page: &Page) -> String {
         Page::Health(h) => {
             let mut rows = vec![("status", h.status.to_owned())];
             for (name, s) in [("country", &h.data.country), ("asn", &h.data.asn)] {
-                rows.push((if name == "country" { "country_release" } else { "asn_release" }, s.release_date.clone()));
-                rows.push((if name == "country" { "country_rows" } else { "asn_rows" }, s.rows.to_string()));
-                rows.push((if name == "country" { "country_source" } else { "asn_source" }, s.source.clone()));
+                rows.push((
+                    if name == "country" {
+                        "country_release"
+                    } else {
+                        "asn_release"
+                    },
+                    s.release_date.clone(),
+                ));
+                rows.push((
+                    if name == "country" {
+                        "country_rows"
+                    } else {
+                        "asn_rows"
+                    },
+                    s.rows.to_string(),
+                ));
+                rows.push((
+                    if name == "country" {
+                        "country_source"
+                    } else {
+                        "asn_source"
+                    },
+                    s.source.clone(),
+                ));
             }
             aligned(&rows)
         }
@@ -32,9 +53,11 @@ pub fn aligned(rows: &[(&str, String)]) -> String {
         let label = format!("{key}:");
         let _ = writeln!(out, "{label:<width$} {value}", width = width);
     }
-    out.lines().map(str::trim_end).fold(String::new(), |mut acc, l| {
-        acc.push_str(l);
-        acc.push('\n');
-        acc
-    })
+    out.lines()
+        .map(str::trim_end)
+        .fold(String::new(), |mut acc, l| {
+            acc.push_str(l);
+            acc.push('\n');
+            acc
+        })
 }

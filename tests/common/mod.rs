@@ -1,0 +1,51 @@
+//! Test harness: the real server on a real loopback socket, started in-process.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use iplookup::server::{ServeConfig, run};
+use iplookup::GeoDb;
+use tokio::net::TcpListener;
+
+/// A running server and the base URL to reach it.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub base: String,
+}
+
+/// The default test configuration: listening on 127.0.0.1, no trusted proxy.
+pub fn config() -> ServeConfig {
+    ServeConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        trusted_proxies: Vec::new(),
+        data_dir: None,
+        skip_bad_rows: false,
+        drain: Duration::from_secs(1),
+    }
+}
+
+/// Starts a server with the embedded data on the configured address (port 0).
+pub async fn start(config: ServeConfig) -> TestServer {
+    let db = GeoDb::embedded().expect("embedded data loads");
+    start_with(config, db).await
+}
+
+/// Starts a server with a given database.
+pub async fn start_with(config: ServeConfig, db: GeoDb) -> TestServer {
+    let listener = TcpListener::bind(config.listen).await.expect("bind");
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        run(listener, db, &config).await.expect("server runs");
+    });
+    let base = match addr {
+        SocketAddr::V4(a) => format!("http://{a}"),
+        SocketAddr::V6(a) => format!("http://[{}]:{}", a.ip(), a.port()),
+    };
+    TestServer { addr, base }
+}
+
+/// An HTTP client that sends no default User-Agent.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().build().unwrap()
+}
