@@ -78,7 +78,7 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
         city: None,
         latitude: c.latitude,
         longitude: c.longitude,
-        accuracy: Some("country".to_owned()),
+        accuracy: Some(crate::model::Accuracy::Country),
         time_zone: c.time_zone.map(|tz| tz.name().to_owned()),
         local_time: c.time_zone.map(|tz| {
             now.with_timezone(&tz)

@@ -2,15 +2,18 @@
 //! SPEC.md section 2 names them. Every field is always present; unknown
 //! values are `null`.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// The answer of both lookup endpoints.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct IpInfo {
     /// The address that was looked up, canonical (IPv6 compressed lower case,
     /// IPv4-mapped IPv6 as IPv4).
     pub ip: String,
     /// `IPv4` or `IPv6`.
+    #[schema(examples("IPv4"))]
     pub version: Option<String>,
     /// False inside IANA special-purpose blocks that are not globally reachable.
     pub is_public: Option<bool>,
@@ -19,7 +22,7 @@ pub struct IpInfo {
 }
 
 /// Where the address is, at country precision (city with a city database).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Location {
     pub country_code: Option<String>,
     pub country: Option<String>,
@@ -31,18 +34,31 @@ pub struct Location {
     pub latitude: Option<f64>,
     /// Country centroid.
     pub longitude: Option<f64>,
-    /// `country`, `city` or null.
-    pub accuracy: Option<String>,
+    /// `country` when the location comes from country data, `city` with a city
+    /// database, null when no location is known.
+    pub accuracy: Option<Accuracy>,
     pub time_zone: Option<String>,
     /// Current time in `time_zone`, RFC 3339 with offset.
+    #[schema(format = DateTime)]
+    #[schemars(extend("format" = "date-time"))]
     pub local_time: Option<String>,
     pub currency: Option<String>,
     pub calling_code: Option<String>,
 }
 
+/// How precise the location is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Accuracy {
+    Country,
+    City,
+}
+
 /// Who routes the address.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Network {
+    /// Autonomous system number.
+    #[schema(minimum = 0, maximum = 4294967295_u64)]
     pub asn: Option<u32>,
     pub organization: Option<String>,
     /// CIDR block containing the address.
@@ -51,11 +67,13 @@ pub struct Network {
 }
 
 /// The body of every error response.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Error {
     /// A stable, machine-readable code such as `invalid_ip` or `not_found`.
     pub error: String,
     /// What went wrong, for people.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub message: Option<String>,
 }
 

@@ -67,6 +67,7 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
     let state = AppState {
         lookup: Arc::new(Lookup::new(db)),
         proxies: Arc::new(TrustedProxies::new(config.trusted_proxies.clone())),
+        tls: false,
     };
     let app = web::router(state).into_make_service_with_connect_info::<SocketAddr>();
     tracing::info!(listen = %listener.local_addr()?, "serving");

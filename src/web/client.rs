@@ -56,6 +56,57 @@ pub fn client_addr(peer: SocketAddr, headers: &HeaderMap, trusted: &TrustedProxi
     client
 }
 
+/// The URL callers used to reach the service (`scheme://host`), for absolute
+/// links in description documents. The scheme is `https` when the service
+/// terminates TLS itself or a trusted proxy says so (`X-Forwarded-Proto`,
+/// `Forwarded: proto=`); the host is the `Host` header when it is a plausible
+/// authority, else the listening address.
+pub fn base_url(
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    trusted: &TrustedProxies,
+    tls: bool,
+) -> String {
+    let from_proxy = trusted.contains(address::canonical(peer.ip()));
+    let proto = if tls {
+        "https"
+    } else if from_proxy && forwarded_proto(headers).as_deref() == Some("https") {
+        "https"
+    } else {
+        "http"
+    };
+    let host = headers
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| is_authority(h))
+        .unwrap_or("localhost");
+    format!("{proto}://{host}")
+}
+
+fn forwarded_proto(headers: &HeaderMap) -> Option<String> {
+    if let Some(v) = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+    {
+        return v.split(',').next().map(|p| p.trim().to_ascii_lowercase());
+    }
+    let v = headers.get("forwarded").and_then(|v| v.to_str().ok())?;
+    v.split(',').next()?.split(';').find_map(|pair| {
+        let (k, val) = pair.split_once('=')?;
+        k.trim()
+            .eq_ignore_ascii_case("proto")
+            .then(|| val.trim().trim_matches('"').to_ascii_lowercase())
+    })
+}
+
+/// Host names, IPv4, bracketed IPv6, with an optional port; nothing else.
+fn is_authority(h: &str) -> bool {
+    !h.is_empty()
+        && h.len() <= 255
+        && h.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-.:[]_".contains(c))
+}
+
 /// The hops the proxies recorded, oldest first: `Forwarded` if present, else
 /// `X-Forwarded-For`, else `X-Real-IP`. `None` marks an unreadable or obfuscated hop.
 fn forwarded_chain(headers: &HeaderMap) -> Vec<Option<IpAddr>> {

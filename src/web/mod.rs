@@ -3,6 +3,8 @@
 //! [`negotiate`] and [`render`]; the caller's address in [`client`].
 
 pub mod client;
+pub mod docs;
+pub mod mcp;
 pub mod negotiate;
 pub mod pages;
 pub mod render;
@@ -25,6 +27,8 @@ use client::TrustedProxies;
 pub struct AppState {
     pub lookup: Arc<Lookup>,
     pub proxies: Arc<TrustedProxies>,
+    /// Whether this server terminates TLS itself (for absolute links).
+    pub tls: bool,
 }
 
 /// All routes, with the common layers.
@@ -35,9 +39,28 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/me", get(pages::api_me))
         .route("/api/v1/ip/", get(pages::api_ip_missing))
         .route("/api/v1/ip/{ip}", get(pages::api_ip))
+        .route("/docs", get(docs::docs_page))
+        .route("/api/v1/openapi.json", get(docs::openapi_json))
+        .route("/llms.txt", get(docs::llms_txt))
+        .route("/.well-known/api-catalog", get(docs::api_catalog))
+        .route("/.well-known/mcp/server-card.json", get(docs::server_card))
+        .route("/.well-known/mcp", get(docs::server_card))
+        .route(
+            "/.well-known/agent-skills/index.json",
+            get(docs::skills_index),
+        )
+        .route(
+            "/.well-known/agent-skills/iplookup/SKILL.md",
+            get(docs::skill_md),
+        )
+        .route_service("/mcp", mcp::service(state.clone()))
         .route("/{ip}", get(pages::address_page))
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
+        .layer(SetResponseHeaderLayer::appending(
+            header::LINK,
+            HeaderValue::from_static("</.well-known/api-catalog>; rel=\"api-catalog\""),
+        ))
         .layer(SetResponseHeaderLayer::if_not_present(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),

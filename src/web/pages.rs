@@ -20,6 +20,16 @@ use crate::model;
 
 /// `GET /`: the caller (bare address for command-line clients), or a redirect
 /// from the lookup form (`/?ip=...`) to the address page.
+#[utoipa::path(get, path = "/", tag = "pages",
+    summary = "The caller's address: bare address for command-line clients, a page for browsers",
+    description = "Command-line clients (curl, Wget, HTTPie, PowerShell, ...) and `Accept: text/plain` get only the caller's address and a newline. Browsers get the HTML page; `Accept: text/markdown` gets Markdown; JSON gives the IpInfo object. `?ip=ADDR` (the lookup form) redirects to `/ADDR`.",
+    params(("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header"), ("ip" = Option<String>, Query, description = "Address to look up: redirects to its page")),
+    responses(
+        (status = 200, description = "The caller's address", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 303, description = "Redirect from the lookup form to the address page"),
+        (status = 400, description = "Bad `ip` or `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 406, description = "No offered format matches `Accept`", body = model::Error),
+    ))]
 pub async fn root(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -48,6 +58,16 @@ pub async fn root(
 }
 
 /// `GET /{ip}`: the address page.
+#[utoipa::path(get, path = "/{ip}", tag = "pages",
+    summary = "The page of one address (HTML for browsers, aligned text for command-line clients)",
+    params(("ip" = String, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address"), ("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
+    responses(
+        (status = 200, description = "The address's data", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 304, description = "Not modified (If-None-Match matched the data release)"),
+        (status = 400, description = "Not a valid address, or bad `format`", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 404, description = "Not an address and not a page", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 406, description = "No offered format matches `Accept`", body = model::Error),
+    ))]
 pub async fn address_page(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
@@ -76,6 +96,15 @@ pub async fn address_page(
 }
 
 /// `GET /api/v1/me`: the caller's answer.
+#[utoipa::path(get, path = "/api/v1/me", tag = "lookup",
+    summary = "Look up the caller's own address",
+    description = "The caller is the socket peer, or, behind a trusted reverse proxy, the rightmost untrusted address of Forwarded / X-Forwarded-For / X-Real-IP. Never cached.",
+    params(("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
+    responses(
+        (status = 200, description = "IpInfo for the calling client", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 400, description = "Bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 406, description = "No offered format matches `Accept`", body = model::Error),
+    ))]
 pub async fn api_me(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -101,6 +130,16 @@ pub async fn api_me(
 }
 
 /// `GET /api/v1/ip/{ip}`: one address.
+#[utoipa::path(get, path = "/api/v1/ip/{ip}", tag = "lookup",
+    summary = "Look up one IPv4 or IPv6 address",
+    description = "Strict parsing: IPv4 in dotted form without leading zeros, IPv6 in colon-hex form (compressed or not, embedded IPv4 allowed); no brackets, ports, zone ids or whitespace. The answer carries a weak ETag tied to the data release.",
+    params(("ip" = String, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address", example = "8.8.8.8"), ("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
+    responses(
+        (status = 200, description = "IpInfo", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 304, description = "Not modified (If-None-Match matched the data release)"),
+        (status = 400, description = "`ip` is not a valid IPv4 or IPv6 address (error `invalid_ip`), or bad `format`", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 406, description = "No offered format matches `Accept`", body = model::Error),
+    ))]
 pub async fn api_ip(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
@@ -171,6 +210,14 @@ fn looks_like_address(segment: &str) -> bool {
 }
 
 /// `GET /healthz`: 200 with the loaded releases.
+#[utoipa::path(get, path = "/healthz", tag = "discovery",
+    summary = "Health: 200 once data is loaded, with release dates and row counts",
+    params(("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
+    responses(
+        (status = 200, description = "Loaded data releases", content((HealthJson = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 400, description = "Bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 406, description = "No offered format matches `Accept`", body = model::Error),
+    ))]
 pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
     let db = state.lookup.db();
     let source = |s: &SourceInfo| HealthSource {
@@ -198,6 +245,14 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
             cors: true,
         },
     )
+}
+
+/// The JSON form of `/healthz`.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct HealthJson {
+    status: String,
+    data: serde_json::Value,
 }
 
 /// Any unknown path: 404 in the wanted format (JSON under `/api/`).

@@ -46,6 +46,49 @@ pub fn page(page: &Page) -> String {
             );
             document("Health", &body, "/healthz")
         }
+        Page::Docs(d) => {
+            let mut body = format!(
+                "<h1>{} API <small class=\"muted\">{}</small></h1><p class=\"lead\">{}</p><p>Base URL: <code>{}</code> · <a href=\"/api/v1/openapi.json\">OpenAPI 3.1</a> · <a href=\"/docs?format=md\">Markdown</a> · <a href=\"/llms.txt\">llms.txt</a></p>",
+                esc(&d.title),
+                esc(&d.version),
+                esc(&d.description),
+                esc(&d.base_url)
+            );
+            for op in &d.operations {
+                let _ = write!(
+                    body,
+                    "<section><h2><code>{} {}</code></h2><p>{}</p>",
+                    esc(&op.method),
+                    esc(&op.path),
+                    esc(&op.summary)
+                );
+                if !op.description.is_empty() {
+                    let _ = write!(body, "<p class=\"muted\">{}</p>", esc(&op.description));
+                }
+                body.push_str("<ul>");
+                for p in &op.parameters {
+                    let _ = write!(
+                        body,
+                        "<li><code>{}</code> ({}, {}): {}</li>",
+                        esc(&p.name),
+                        esc(&p.location),
+                        if p.required { "required" } else { "optional" },
+                        esc(&p.description)
+                    );
+                }
+                for r in &op.responses {
+                    let _ = write!(
+                        body,
+                        "<li><strong>{}</strong> {} <span class=\"muted\">{}</span></li>",
+                        esc(&r.status),
+                        esc(&r.description),
+                        esc(&r.media_types.join(", "))
+                    );
+                }
+                body.push_str("</ul></section>");
+            }
+            document("API documentation", &body, "/docs")
+        }
         Page::Error(e) => {
             let body = format!(
                 "<h1>{} {}</h1><p class=\"lead\">{}</p>{}",

@@ -21,6 +21,7 @@ pub const ATTRIBUTION_URL: &str = "https://db-ip.com";
 pub enum Page {
     Lookup(Box<LookupPage>),
     Health(Health),
+    Docs(Box<super::docs::DocsPage>),
     Error(ErrorPage),
 }
 
@@ -91,6 +92,7 @@ impl Page {
         let value = match self {
             Page::Lookup(p) => serde_json::to_string_pretty(&p.info),
             Page::Health(h) => serde_json::to_string_pretty(h),
+            Page::Docs(d) => serde_json::to_string_pretty(d),
             Page::Error(e) => serde_json::to_string_pretty(&e.body),
         };
         // These types hold only strings, numbers and options: serialising cannot fail.
@@ -122,7 +124,14 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
         ("city", s(&l.city)),
         ("latitude", n(l.latitude)),
         ("longitude", n(l.longitude)),
-        ("accuracy", s(&l.accuracy)),
+        (
+            "accuracy",
+            match l.accuracy {
+                Some(model::Accuracy::Country) => "country".to_owned(),
+                Some(model::Accuracy::City) => "city".to_owned(),
+                None => String::new(),
+            },
+        ),
         ("time_zone", s(&l.time_zone)),
         ("local_time", s(&l.local_time)),
         ("currency", s(&l.currency)),

@@ -1,0 +1,501 @@
+//! The description documents, all generated from one source, the OpenAPI
+//! document that `utoipa` derives from the handlers and the wire types:
+//! `/api/v1/openapi.json`, the `/docs` page, `/llms.txt`, the RFC 9727
+//! api-catalog, the MCP server card and the agent skills index with its SKILL.md.
+
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::json;
+use sha2::Digest;
+use utoipa::OpenApi;
+use utoipa::openapi::{PathItem, RefOr, Server};
+
+use super::AppState;
+use super::client::base_url;
+use super::render::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, Page};
+use super::respond::{Caching, Reply, Wants, respond};
+use crate::model;
+
+const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names in English and Bangla, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key, no sign-up, no external lookup while answering: the data is a local copy of the DB-IP Lite databases.";
+
+/// The OpenAPI document, derived from the handlers' annotations.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "iplookup",
+        version = "1.0.0",
+        description = "Look up any IPv4 or IPv6 address: location (country, country centroid, time zone, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key. Every page is also available as JSON, plain text, Markdown and HTML (`?format=json|text|md|html` or the `Accept` header).\n\nData: IP Geolocation by DB-IP (https://db-ip.com), IP to Country Lite and IP to ASN Lite, licensed CC BY 4.0; ASN data also from RouteViews and NRO (CC BY 4.0); country metadata from Unicode CLDR, Natural Earth and libphonenumber. Coordinates are country centroids, not street addresses.",
+        license(name = "Data: CC BY 4.0 (IP Geolocation by DB-IP)", url = "https://creativecommons.org/licenses/by/4.0/"),
+    ),
+    paths(
+        super::pages::api_me,
+        super::pages::api_ip,
+        super::pages::root,
+        super::pages::address_page,
+        super::pages::healthz,
+        docs_page,
+        openapi_json,
+        llms_txt,
+        api_catalog,
+        server_card,
+        skills_index,
+        skill_md,
+    ),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::Accuracy, FormatName)),
+    tags(
+        (name = "lookup", description = "Address lookups (JSON by default)"),
+        (name = "pages", description = "Pages for people and terminals (HTML or text by default)"),
+        (name = "discovery", description = "Description documents for tools and agents"),
+    )
+)]
+pub struct ApiDoc;
+
+/// The `format` query parameter.
+#[derive(Debug, Clone, Copy, utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum FormatName {
+    Json,
+    Text,
+    Md,
+    Html,
+}
+
+/// The OpenAPI document with a `servers` entry for `base`.
+pub fn openapi(base: &str) -> utoipa::openapi::OpenApi {
+    let mut doc = ApiDoc::openapi();
+    doc.servers = Some(vec![Server::new(base)]);
+    doc
+}
+
+fn request_base(state: &AppState, peer: SocketAddr, headers: &HeaderMap) -> String {
+    base_url(peer, headers, &state.proxies, state.tls)
+}
+
+/// `GET /api/v1/openapi.json`.
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "discovery",
+    summary = "This OpenAPI 3.1 document",
+    responses((status = 200, description = "OpenAPI 3.1 document", content_type = "application/json")))]
+pub async fn openapi_json(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    let doc = openapi(&request_base(&state, peer, &headers));
+    let body = doc.to_pretty_json().unwrap_or_default();
+    document(body, "application/json", true)
+}
+
+/// One operation of the API, for the docs page and llms.txt.
+#[derive(Debug, Clone, Serialize)]
+pub struct Operation {
+    pub method: String,
+    pub path: String,
+    pub summary: String,
+    pub description: String,
+    pub parameters: Vec<Parameter>,
+    pub responses: Vec<ResponseDoc>,
+}
+
+/// A parameter of an operation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Parameter {
+    pub name: String,
+    pub location: String,
+    pub required: bool,
+    pub description: String,
+}
+
+/// A response of an operation.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResponseDoc {
+    pub status: String,
+    pub description: String,
+    pub media_types: Vec<String>,
+}
+
+/// The human API documentation: the OpenAPI document, flattened.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocsPage {
+    pub title: String,
+    pub version: String,
+    pub description: String,
+    pub base_url: String,
+    pub operations: Vec<Operation>,
+    pub attribution: String,
+}
+
+/// Builds the docs page from the OpenAPI document.
+pub fn docs(base: &str) -> DocsPage {
+    let doc = openapi(base);
+    let mut operations = Vec::new();
+    for (path, item) in &doc.paths.paths {
+        if let Some(op) = get_operation(item) {
+            operations.push(flatten(path, op));
+        }
+    }
+    DocsPage {
+        title: doc.info.title.clone(),
+        version: doc.info.version.clone(),
+        description: DESCRIPTION.to_owned(),
+        base_url: base.to_owned(),
+        operations,
+        attribution: format!("{ATTRIBUTION_TEXT} ({ATTRIBUTION_URL}), CC BY 4.0"),
+    }
+}
+
+fn get_operation(item: &PathItem) -> Option<&utoipa::openapi::path::Operation> {
+    item.get.as_ref()
+}
+
+fn flatten(path: &str, op: &utoipa::openapi::path::Operation) -> Operation {
+    let parameters = op
+        .parameters
+        .iter()
+        .flatten()
+        .filter_map(|p| match p {
+            RefOr::T(p) => Some(Parameter {
+                name: p.name.clone(),
+                location: serde_json::to_value(&p.parameter_in)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                required: matches!(p.required, utoipa::openapi::Required::True),
+                description: p.description.clone().unwrap_or_default(),
+            }),
+            RefOr::Ref(_) => None,
+        })
+        .collect();
+    let responses = op
+        .responses
+        .responses
+        .iter()
+        .filter_map(|(status, r)| match r {
+            RefOr::T(r) => Some(ResponseDoc {
+                status: status.clone(),
+                description: r.description.clone(),
+                media_types: r.content.keys().cloned().collect(),
+            }),
+            RefOr::Ref(_) => None,
+        })
+        .collect();
+    Operation {
+        method: "GET".into(),
+        path: path.to_owned(),
+        summary: op.summary.clone().unwrap_or_default(),
+        description: op.description.clone().unwrap_or_default(),
+        parameters,
+        responses,
+    }
+}
+
+/// `GET /docs`: the API documentation in the negotiated format.
+#[utoipa::path(get, path = "/docs", tag = "pages",
+    summary = "API documentation for people (generated from this OpenAPI document)",
+    params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
+    responses(
+        (status = 200, description = "The documentation", content(
+            (DocsJson = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 400, description = "Unknown `format` value", content(
+            (model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 406, description = "No offered format matches `Accept`", body = model::Error),
+    ))]
+pub async fn docs_page(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    wants: Wants,
+) -> Response {
+    let page = Page::Docs(Box::new(docs(&request_base(&state, peer, &headers))));
+    let reply = Reply {
+        default: wants.page_default(),
+        caching: Caching::Document,
+        etag: None,
+        cors: true,
+    };
+    respond(page, &wants, &reply)
+}
+
+/// The JSON form of `/docs` (an object; see the `DocsPage` fields).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct DocsJson {
+    title: String,
+    version: String,
+    description: String,
+    base_url: String,
+    operations: Vec<serde_json::Value>,
+    attribution: String,
+}
+
+/// `GET /llms.txt`.
+#[utoipa::path(get, path = "/llms.txt", tag = "discovery",
+    summary = "llms.txt: what this service is and where its documents are, for language models",
+    responses((status = 200, description = "llms.txt (Markdown)", content_type = "text/markdown")))]
+pub async fn llms_txt(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    let body = llms(&docs(&request_base(&state, peer, &headers)));
+    document(body, "text/markdown; charset=utf-8", true)
+}
+
+/// The llms.txt text (llmstxt.org): H1, summary, notes, then link sections.
+pub fn llms(d: &DocsPage) -> String {
+    let b = &d.base_url;
+    let mut out = format!("# {}\n\n> {}\n\n", d.title, d.description);
+    out.push_str("Call it with plain HTTP GET; no authentication. `curl ");
+    out.push_str(b);
+    out.push_str("` prints only your address. Every page is also available as JSON, plain text, Markdown and HTML: add `?format=json|text|md|html` or send `Accept: text/markdown` (or `application/json`, `text/plain`). Errors are JSON objects `{\"error\": \"invalid_ip\", \"message\": \"...\"}` with status 400 for a bad address. Coordinates are country centroids. Data: [IP Geolocation by DB-IP](https://db-ip.com) (CC BY 4.0); attribution is required when you show results.\n\n## API\n\n");
+    for op in d
+        .operations
+        .iter()
+        .filter(|o| o.path.starts_with("/api/v1/") && !o.path.ends_with(".json"))
+    {
+        let example = op.path.replace("{ip}", "8.8.8.8");
+        out.push_str(&format!(
+            "- [GET {}]({b}{example}): {}\n",
+            op.path, op.summary
+        ));
+    }
+    out.push_str(&format!(
+        "\n## Docs\n\n- [API documentation (Markdown)]({b}/docs?format=md): every endpoint, parameter and response\n- [OpenAPI 3.1 description]({b}/api/v1/openapi.json): machine-readable contract\n- [Agent skill]({b}/.well-known/agent-skills/iplookup/SKILL.md): how an agent should use this API\n- [MCP server card]({b}/.well-known/mcp/server-card.json): MCP endpoint at {b}/mcp (Streamable HTTP), tools `lookup_ip` and `my_ip`\n\n## Pages as Markdown\n\n- [Your address]({b}/?format=md): the caller's own lookup\n- [An address]({b}/8.8.8.8?format=md): the page of any address, `/{{ip}}`\n\n## Optional\n\n- [API catalog]({b}/.well-known/api-catalog): RFC 9727 linkset\n- [Health]({b}/healthz): data release dates and row counts\n"
+    ));
+    out
+}
+
+/// `GET /.well-known/api-catalog` (RFC 9727).
+#[utoipa::path(get, path = "/.well-known/api-catalog", tag = "discovery",
+    summary = "API catalog (RFC 9727 linkset)",
+    responses((status = 200, description = "Linkset", content_type = "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"")))]
+pub async fn api_catalog(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    let b = request_base(&state, peer, &headers);
+    let body = json!({
+        "linkset": [{
+            "anchor": format!("{b}/api/v1"),
+            "service-desc": [{"href": format!("{b}/api/v1/openapi.json"), "type": "application/vnd.oai.openapi+json;version=3.1", "title": "OpenAPI 3.1 description"}],
+            "service-doc": [{"href": format!("{b}/docs"), "type": "text/html", "title": "API documentation"}],
+            "service-meta": [{"href": format!("{b}/llms.txt"), "type": "text/markdown", "title": "llms.txt"}],
+            "status": [{"href": format!("{b}/healthz"), "type": "application/json", "title": "Health and data release"}]
+        }]
+    });
+    let text = serde_json::to_string_pretty(&body).unwrap_or_default();
+    document(
+        text,
+        "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"",
+        true,
+    )
+}
+
+/// The MCP server card (SEP-2127 schema v2).
+pub fn card(base: &str) -> serde_json::Value {
+    json!({
+        "$schema": "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json",
+        "name": server_name(base),
+        "version": env!("CARGO_PKG_VERSION"),
+        "title": "iplookup",
+        "description": "IP address lookup: country, ASN, operator and CIDR range for any IPv4/IPv6 address.",
+        "websiteUrl": base,
+        "remotes": [{
+            "type": "streamable-http",
+            "url": format!("{base}/mcp"),
+            "supportedProtocolVersions": ["2026-07-28", "2025-11-25"]
+        }]
+    })
+}
+
+/// A reverse-DNS server name with one `/`: `com.example.ip/iplookup` for
+/// `ip.example.com`, a fixed name for hosts that are not DNS names.
+fn server_name(base: &str) -> String {
+    let host = base
+        .split("://")
+        .nth(1)
+        .unwrap_or("")
+        .split(':')
+        .next()
+        .unwrap_or("");
+    let is_dns = host.contains('.')
+        && host.chars().any(|c| c.is_ascii_alphabetic())
+        && !host.starts_with('[');
+    if is_dns {
+        let reversed: Vec<&str> = host.split('.').rev().collect();
+        format!("{}/iplookup", reversed.join("."))
+    } else {
+        "io.github.iplookup/iplookup".to_owned()
+    }
+}
+
+/// `GET /.well-known/mcp/server-card.json`.
+#[utoipa::path(get, path = "/.well-known/mcp/server-card.json", tag = "discovery",
+    summary = "MCP server card (points at the MCP endpoint /mcp)",
+    responses((status = 200, description = "Server card", content_type = "application/mcp-server-card+json")))]
+pub async fn server_card(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    let text = serde_json::to_string_pretty(&card(&request_base(&state, peer, &headers)))
+        .unwrap_or_default();
+    document(text, "application/mcp-server-card+json", true)
+}
+
+/// The agent skill, SKILL.md.
+pub fn skill(base: &str) -> String {
+    format!(
+        r#"---
+name: iplookup
+description: Look up the country, network operator (ASN), CIDR range and reverse DNS of any IPv4 or IPv6 address, or of the caller's own address, with the iplookup HTTP API at {base}. Use when asked where an IP address is, who operates it, or what the user's public IP is.
+---
+
+# iplookup: IP address lookups
+
+Base URL: `{base}`. Plain HTTP GET, no API key, no sign-up.
+
+## Endpoints
+
+- `GET {base}/api/v1/ip/{{ip}}`: one address (IPv4 dotted like `8.8.8.8`, or IPv6 colon-hex like `2001:db8::1`; no brackets, ports or zone ids).
+- `GET {base}/api/v1/me`: the caller's own address.
+- `GET {base}/`: with curl, only the caller's address as plain text.
+
+```sh
+curl -s {base}/api/v1/ip/8.8.8.8
+curl -s {base}/api/v1/me
+curl -s {base}/
+curl -s -H 'Accept: text/markdown' {base}/8.8.8.8
+```
+
+## Answer (JSON `IpInfo`)
+
+Every key is always present; unknown values are `null`.
+
+- `ip`: canonical address; `version`: `IPv4` or `IPv6`; `is_public`: false for private, loopback, documentation and other special-purpose blocks.
+- `location`: `country_code`, `country`, `country_bn` (Bangla), `flag`, `continent`, `city`, `latitude`/`longitude` (country centroid, not a street address), `accuracy` (`country`, `city` or null), `time_zone`, `local_time` (RFC 3339), `currency`, `calling_code`.
+- `network`: `asn`, `organization`, `range` (CIDR block holding the address), `reverse_dns`.
+
+## Errors
+
+Status 400 with `{{"error": "invalid_ip", "message": "..."}}` when the address is not valid. 404 `not_found` for unknown paths, 406 when no format matches `Accept`.
+
+## Formats
+
+Add `?format=json|text|md|html` or send `Accept: application/json`, `text/plain`, `text/markdown` or `text/html`.
+
+## Attribution
+
+The data is DB-IP Lite, CC BY 4.0. When you show results to people, credit it: [IP Geolocation by DB-IP](https://db-ip.com).
+
+More: [API docs]({base}/docs?format=md), [OpenAPI]({base}/api/v1/openapi.json), MCP endpoint `{base}/mcp` (tools `lookup_ip`, `my_ip`).
+"#
+    )
+}
+
+/// `GET /.well-known/agent-skills/index.json`.
+#[utoipa::path(get, path = "/.well-known/agent-skills/index.json", tag = "discovery",
+    summary = "Agent skills discovery index",
+    responses((status = 200, description = "Skills index", content_type = "application/json")))]
+pub async fn skills_index(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    let b = request_base(&state, peer, &headers);
+    let digest = sha2::Sha256::digest(skill(&b).as_bytes());
+    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    let body = json!({
+        "$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
+        "skills": [{
+            "name": "iplookup",
+            "type": "skill-md",
+            "description": "Look up country, ASN, operator, CIDR range and reverse DNS of any IPv4/IPv6 address with this service's HTTP API.",
+            "url": "/.well-known/agent-skills/iplookup/SKILL.md",
+            "digest": format!("sha256:{hex}")
+        }]
+    });
+    document(
+        serde_json::to_string_pretty(&body).unwrap_or_default(),
+        "application/json",
+        true,
+    )
+}
+
+/// `GET /.well-known/agent-skills/iplookup/SKILL.md`.
+#[utoipa::path(get, path = "/.well-known/agent-skills/iplookup/SKILL.md", tag = "discovery",
+    summary = "The agent skill for this API",
+    responses((status = 200, description = "SKILL.md with YAML front matter", content_type = "text/markdown")))]
+pub async fn skill_md(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    document(
+        skill(&request_base(&state, peer, &headers)),
+        "text/markdown; charset=utf-8",
+        true,
+    )
+}
+
+fn document(body: String, content_type: &str, cors: bool) -> Response {
+    let mut headers = HeaderMap::new();
+    if let Ok(v) = HeaderValue::from_str(content_type) {
+        headers.insert(header::CONTENT_TYPE, v);
+    }
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=3600"),
+    );
+    if cors {
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
+    }
+    (StatusCode::OK, headers, body).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openapi_is_3_1_with_every_lookup_path() {
+        let doc = serde_json::to_value(openapi("http://x")).unwrap();
+        assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+        assert_eq!(doc["info"]["version"], "1.0.0");
+        for p in [
+            "/api/v1/me",
+            "/api/v1/ip/{ip}",
+            "/",
+            "/{ip}",
+            "/docs",
+            "/llms.txt",
+        ] {
+            assert!(doc["paths"][p]["get"].is_object(), "{p}");
+        }
+        assert!(doc.get("security").is_none());
+    }
+
+    #[test]
+    fn server_names_are_reverse_dns_with_one_slash() {
+        assert_eq!(
+            server_name("https://ip.example.com"),
+            "com.example.ip/iplookup"
+        );
+        assert_eq!(
+            server_name("http://127.0.0.1:8080"),
+            "io.github.iplookup/iplookup"
+        );
+        assert_eq!(
+            server_name("http://localhost:8080"),
+            "io.github.iplookup/iplookup"
+        );
+    }
+}
