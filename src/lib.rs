@@ -8,9 +8,12 @@
 //!   metadata table and the IANA special-purpose registry. Pure and synchronous.
 //! - [`address`]: strict parsing of addresses typed by callers, canonical form.
 //! - [`model`]: the wire contract (`IpInfo`, `Location`, `Network`, `Error`).
-//! - [`lookup`]: the current database plus the clock, turning an address into an `IpInfo`.
-//! - [`web`]: routes, the caller's address, format negotiation, the four renderers.
-//! - [`server`]: configuration, listening, graceful shutdown.
+//! - [`rdns`]: reverse DNS with a deadline, a TTL-honouring cache and one query per address.
+//! - [`lookup`]: the current database, reverse DNS and the clock, turning an address into an `IpInfo`.
+//! - [`web`]: routes, the caller's address, format negotiation, the four renderers,
+//!   description documents, the MCP endpoint and Prometheus metrics.
+//! - [`reload`]: watching the data directory (and SIGHUP) and swapping in new releases.
+//! - [`server`]: configuration, listening (HTTP or HTTPS), limits, graceful shutdown.
 //!
 //! The binary (`src/main.rs`) only parses the command line and calls [`server`]
 //! or [`lookup`].
@@ -19,6 +22,8 @@ pub mod address;
 pub mod geo;
 pub mod lookup;
 pub mod model;
+pub mod rdns;
+pub mod reload;
 pub mod server;
 pub mod web;
 

@@ -13,19 +13,41 @@ use chrono::{DateTime, Utc};
 use crate::address;
 use crate::geo::{self, Answer, GeoDb};
 use crate::model::{IpInfo, Location, Network};
+use crate::rdns::ReverseDns;
 
-/// The lookup service: the current database.
+/// The lookup service: the current database and, if enabled, reverse DNS.
 #[derive(Debug)]
 pub struct Lookup {
     db: ArcSwap<GeoDb>,
+    rdns: Option<ReverseDns>,
 }
 
 impl Lookup {
-    /// A service answering from `db`.
+    /// A service answering from `db`, without reverse DNS.
     pub fn new(db: GeoDb) -> Self {
         Lookup {
             db: ArcSwap::from_pointee(db),
+            rdns: None,
         }
+    }
+
+    /// A service answering from `db`, with reverse DNS if given.
+    pub fn with_rdns(db: GeoDb, rdns: Option<ReverseDns>) -> Self {
+        Lookup {
+            db: ArcSwap::from_pointee(db),
+            rdns,
+        }
+    }
+
+    /// The full answer for `ip` now, reverse DNS included (for public
+    /// addresses only), and the database it came from.
+    pub async fn answer(&self, ip: IpAddr) -> (IpInfo, Arc<GeoDb>) {
+        let db = self.db();
+        let mut info = describe(&db, ip, Utc::now());
+        if let (Some(rdns), Some(true)) = (&self.rdns, info.is_public) {
+            info.network.reverse_dns = rdns.lookup(address::canonical(ip)).await;
+        }
+        (info, db)
     }
 
     /// The database answering now.

@@ -10,6 +10,9 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use ipnet::IpNet;
 
+use iplookup::rdns::RdnsConfig;
+use iplookup::server::TlsFiles;
+use iplookup::web::Limits;
 use iplookup::{ServeConfig, address, lookup, server};
 
 /// Self-hosted IP address lookup: country, ASN, operator and range for any
@@ -78,6 +81,73 @@ struct ServeArgs {
     /// Log format.
     #[arg(long, env = "IPLOOKUP_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
     log_format: String,
+    /// Do not watch --data-dir for new releases (SIGHUP still reloads).
+    #[arg(long, env = "IPLOOKUP_NO_WATCH")]
+    no_watch: bool,
+    /// Leave network.reverse_dns null instead of asking DNS for PTR records.
+    #[arg(long, env = "IPLOOKUP_NO_REVERSE_DNS")]
+    no_reverse_dns: bool,
+    /// DNS server for reverse lookups (IP:PORT, UDP and TCP); default: the system's resolvers.
+    #[arg(long, env = "IPLOOKUP_DNS_SERVER", value_name = "IP:PORT")]
+    dns_server: Option<SocketAddr>,
+    /// How long a request waits for a PTR answer before answering null (the
+    /// answer is still cached when it arrives).
+    #[arg(
+        long,
+        env = "IPLOOKUP_RDNS_TIMEOUT_MS",
+        default_value_t = 250,
+        value_name = "MS"
+    )]
+    rdns_timeout_ms: u64,
+    /// Reverse DNS answers kept in memory.
+    #[arg(
+        long,
+        env = "IPLOOKUP_RDNS_CACHE_SIZE",
+        default_value_t = 100_000,
+        value_name = "ENTRIES"
+    )]
+    rdns_cache_size: u64,
+    /// PEM certificate chain: serve HTTPS (HTTP/1.1 and HTTP/2) instead of HTTP.
+    /// Reloaded when the file changes.
+    #[arg(
+        long,
+        env = "IPLOOKUP_TLS_CERT",
+        value_name = "FILE",
+        requires = "tls_key"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// PEM private key for --tls-cert.
+    #[arg(
+        long,
+        env = "IPLOOKUP_TLS_KEY",
+        value_name = "FILE",
+        requires = "tls_cert"
+    )]
+    tls_key: Option<PathBuf>,
+    /// Seconds a client may take to send the request headers.
+    #[arg(
+        long,
+        env = "IPLOOKUP_HEADER_TIMEOUT",
+        default_value_t = 10,
+        value_name = "SECONDS"
+    )]
+    header_timeout: u64,
+    /// Seconds a request may take in all.
+    #[arg(
+        long,
+        env = "IPLOOKUP_REQUEST_TIMEOUT",
+        default_value_t = 10,
+        value_name = "SECONDS"
+    )]
+    request_timeout: u64,
+    /// Requests handled at once; further requests wait.
+    #[arg(
+        long,
+        env = "IPLOOKUP_MAX_IN_FLIGHT",
+        default_value_t = 1024,
+        value_name = "N"
+    )]
+    max_in_flight: usize,
     #[command(flatten)]
     data: DataArgs,
 }
@@ -102,12 +172,30 @@ fn main() -> anyhow::Result<()> {
 
 fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.log_format);
+    let rdns = (!args.no_reverse_dns).then(|| RdnsConfig {
+        server: args.dns_server,
+        deadline: Duration::from_millis(args.rdns_timeout_ms),
+        capacity: args.rdns_cache_size,
+    });
+    let tls = match (args.tls_cert, args.tls_key) {
+        (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+        _ => None,
+    };
     let config = ServeConfig {
         listen: args.listen,
         trusted_proxies: args.trusted_proxies,
         data_dir: args.data.data_dir,
         skip_bad_rows: args.data.skip_bad_rows,
+        watch: !args.no_watch,
         drain: Duration::from_secs(args.drain_seconds),
+        rdns,
+        tls,
+        limits: Limits {
+            header_timeout: Duration::from_secs(args.header_timeout),
+            request_timeout: Duration::from_secs(args.request_timeout),
+            max_in_flight: args.max_in_flight.max(1),
+            ..Limits::default()
+        },
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

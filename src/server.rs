@@ -1,17 +1,29 @@
-//! Running the service: loading the data, binding the listener, serving until
-//! SIGTERM or Ctrl-C, then draining requests in flight for a bounded time.
+//! Running the service: loading the data, binding the listener (HTTP, or
+//! HTTPS with HTTP/2 through rustls), the connection and request limits,
+//! hot reload, and graceful shutdown on SIGTERM or Ctrl-C.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
+use axum_server::Handle;
+use axum_server::tls_rustls::RustlsConfig;
 use ipnet::IpNet;
 use tokio::net::TcpListener;
 
 use crate::geo::{self, GeoDb, GeoError};
 use crate::lookup::Lookup;
-use crate::web::{self, AppState, client::TrustedProxies};
+use crate::rdns::{RdnsConfig, RdnsError, ReverseDns};
+use crate::reload;
+use crate::web::{self, AppState, Limits, client::TrustedProxies};
+
+/// Certificate and key files (PEM) for HTTPS.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
 
 /// How to run the service.
 #[derive(Debug, Clone)]
@@ -21,8 +33,31 @@ pub struct ServeConfig {
     pub data_dir: Option<PathBuf>,
     /// Skip unreadable rows and trim overlaps instead of refusing a file.
     pub skip_bad_rows: bool,
+    /// Watch `data_dir` (and SIGHUP) and reload new releases.
+    pub watch: bool,
     /// How long to wait for requests in flight at shutdown.
     pub drain: Duration,
+    /// Reverse DNS, or `None` to leave `reverse_dns` null.
+    pub rdns: Option<RdnsConfig>,
+    /// Serve HTTPS with these files.
+    pub tls: Option<TlsFiles>,
+    pub limits: Limits,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            trusted_proxies: Vec::new(),
+            data_dir: None,
+            skip_bad_rows: false,
+            watch: true,
+            drain: Duration::from_secs(10),
+            rdns: None,
+            tls: None,
+            limits: Limits::default(),
+        }
+    }
 }
 
 /// Why the service could not run.
@@ -32,6 +67,17 @@ pub enum ServeError {
     Data(#[from] GeoError),
     #[error("cannot listen on {0}: {1}")]
     Bind(SocketAddr, std::io::Error),
+    #[error("cannot read the TLS certificate or key ({cert}, {key}): {source}")]
+    Tls {
+        cert: String,
+        key: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Rdns(#[from] RdnsError),
+    #[error(transparent)]
+    Watch(#[from] reload::WatchError),
     #[error("server failed: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -64,26 +110,101 @@ pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
 
 /// Serves on an already bound listener (tests bind port 0 and read the port).
 pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Result<(), ServeError> {
-    let state = AppState {
-        lookup: Arc::new(Lookup::new(db)),
-        proxies: Arc::new(TrustedProxies::new(config.trusted_proxies.clone())),
-        tls: false,
+    web::metrics::handle();
+    let rdns = config.rdns.as_ref().map(ReverseDns::new).transpose()?;
+    let lookup = Arc::new(Lookup::with_rdns(db, rdns));
+    let _watch = match (&config.data_dir, config.watch) {
+        (Some(dir), true) => Some(reload::spawn(
+            dir.clone(),
+            config.skip_bad_rows,
+            lookup.clone(),
+        )?),
+        _ => None,
     };
-    let app = web::router(state).into_make_service_with_connect_info::<SocketAddr>();
-    tracing::info!(listen = %listener.local_addr()?, "serving");
-    let drain = config.drain;
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            tracing::info!(?drain, "shutting down, draining requests in flight");
-            tokio::spawn(async move {
-                tokio::time::sleep(drain).await;
-                tracing::warn!("drain time over, exiting");
-                std::process::exit(0);
-            });
-        })
-        .await?;
+    let state = AppState {
+        lookup,
+        proxies: Arc::new(TrustedProxies::new(config.trusted_proxies.clone())),
+        tls: config.tls.is_some(),
+    };
+    let app =
+        web::router(state, &config.limits).into_make_service_with_connect_info::<SocketAddr>();
+    let local = listener.local_addr()?;
+    let handle = Handle::new();
+    spawn_shutdown(handle.clone(), config.drain);
+    let std_listener = listener.into_std()?;
+    match &config.tls {
+        None => {
+            tracing::info!(listen = %local, "serving HTTP");
+            let mut server = axum_server::from_tcp(std_listener)?.handle(handle);
+            tune(&mut server, &config.limits);
+            server.serve(app).await?;
+        }
+        Some(files) => {
+            let tls = RustlsConfig::from_pem_file(&files.cert, &files.key)
+                .await
+                .map_err(|source| ServeError::Tls {
+                    cert: files.cert.display().to_string(),
+                    key: files.key.display().to_string(),
+                    source,
+                })?;
+            spawn_cert_reload(tls.clone(), files.clone());
+            tracing::info!(listen = %local, "serving HTTPS (HTTP/1.1 and HTTP/2)");
+            let mut server = axum_server::from_tcp_rustls(std_listener, tls)?.handle(handle);
+            tune(&mut server, &config.limits);
+            server.serve(app).await?;
+        }
+    }
     Ok(())
+}
+
+/// Header read timeout, header size limits, HTTP/2 keep-alive.
+fn tune<A>(server: &mut axum_server::Server<SocketAddr, A>, limits: &Limits) {
+    let builder = server.http_builder();
+    builder
+        .http1()
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(limits.max_header_bytes.max(8192));
+    builder
+        .http2()
+        .max_header_list_size(limits.max_header_bytes as u32)
+        .max_concurrent_streams(100)
+        .keep_alive_interval(Some(Duration::from_secs(30)))
+        .keep_alive_timeout(Duration::from_secs(10));
+}
+
+/// On SIGTERM or Ctrl-C: stop accepting, let requests in flight finish within `drain`.
+fn spawn_shutdown(handle: Handle<SocketAddr>, drain: Duration) {
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        tracing::info!(?drain, "shutting down: draining requests in flight");
+        handle.graceful_shutdown(Some(drain));
+    });
+}
+
+/// Reloads the certificate when either file changes (checked every 5 seconds).
+fn spawn_cert_reload(tls: RustlsConfig, files: TlsFiles) {
+    tokio::spawn(async move {
+        let stamp = |f: &TlsFiles| -> Option<(SystemTime, SystemTime)> {
+            let m = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+            Some((m(&f.cert)?, m(&f.key)?))
+        };
+        let mut last = stamp(&files);
+        loop {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            let now = stamp(&files);
+            if now.is_some() && now != last {
+                match tls.reload_from_pem_file(&files.cert, &files.key).await {
+                    Ok(()) => {
+                        tracing::info!("TLS certificate reloaded");
+                        last = now;
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "new TLS certificate refused; keeping the old one")
+                    }
+                }
+            }
+        }
+    });
 }
 
 /// Resolves on SIGTERM or Ctrl-C.

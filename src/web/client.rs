@@ -68,9 +68,8 @@ pub fn base_url(
     tls: bool,
 ) -> String {
     let from_proxy = trusted.contains(address::canonical(peer.ip()));
-    let proto = if tls {
-        "https"
-    } else if from_proxy && forwarded_proto(headers).as_deref() == Some("https") {
+    let proxied_https = from_proxy && forwarded_proto(headers).as_deref() == Some("https");
+    let proto = if tls || proxied_https {
         "https"
     } else {
         "http"

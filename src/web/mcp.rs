@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use axum::extract::ConnectInfo;
 use axum::http::request::Parts;
-use chrono::Utc;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::Extension;
 use rmcp::handler::server::wrapper::{Json, Parameters};
@@ -63,7 +62,7 @@ impl IpLookupMcp {
         Parameters(params): Parameters<LookupParams>,
     ) -> Result<Json<IpInfo>, String> {
         let ip = address::parse(&params.ip).map_err(|e| format!("invalid_ip: {e}"))?;
-        Ok(Json(self.state.lookup.info(ip, Utc::now())))
+        Ok(Json(self.state.lookup.answer(ip).await.0))
     }
 
     /// Look up the caller.
@@ -78,7 +77,7 @@ impl IpLookupMcp {
             .map(|c| c.0)
             .ok_or_else(|| "the caller's address is unknown".to_owned())?;
         let ip = client_addr(peer, &parts.headers, &self.state.proxies);
-        Ok(Json(self.state.lookup.info(ip, Utc::now())))
+        Ok(Json(self.state.lookup.answer(ip).await.0))
     }
 }
 

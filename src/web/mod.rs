@@ -5,6 +5,7 @@
 pub mod client;
 pub mod docs;
 pub mod mcp;
+pub mod metrics;
 pub mod negotiate;
 pub mod pages;
 pub mod render;
@@ -16,6 +17,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::routing::get;
+use tower::limit::GlobalConcurrencyLimitLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::TimeoutLayer;
 
@@ -31,9 +33,38 @@ pub struct AppState {
     pub tls: bool,
 }
 
+/// Limits that protect the service from slow or oversized requests.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Time allowed to send the request headers (slowloris).
+    pub header_timeout: Duration,
+    /// Time allowed for a whole request.
+    pub request_timeout: Duration,
+    /// Largest request head accepted, in bytes.
+    pub max_header_bytes: usize,
+    /// Longest path and query accepted, in bytes.
+    pub max_uri_bytes: usize,
+    /// Requests handled at once; more wait their turn.
+    pub max_in_flight: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(10),
+            max_header_bytes: 16 * 1024,
+            max_uri_bytes: 4096,
+            max_in_flight: 1024,
+        }
+    }
+}
+
 /// All routes, with the common layers.
-pub fn router(state: AppState) -> Router {
-    Router::new()
+pub fn router(state: AppState, limits: &Limits) -> Router {
+    let tls = state.tls;
+    let max_uri = limits.max_uri_bytes;
+    let router = Router::new()
         .route("/", get(pages::root))
         .route("/healthz", get(pages::healthz))
         .route("/api/v1/me", get(pages::api_me))
@@ -54,6 +85,7 @@ pub fn router(state: AppState) -> Router {
             get(docs::skill_md),
         )
         .route_service("/mcp", mcp::service(state.clone()))
+        .route("/metrics", get(metrics::metrics))
         .route("/{ip}", get(pages::address_page))
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
@@ -67,7 +99,20 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(TimeoutLayer::with_status_code(
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
-            Duration::from_secs(10),
+            limits.request_timeout,
         ))
-        .with_state(state)
+        .layer(GlobalConcurrencyLimitLayer::new(limits.max_in_flight))
+        .layer(axum::middleware::from_fn(move |req, next| {
+            pages::uri_limit(max_uri, req, next)
+        }))
+        .layer(axum::middleware::from_fn(metrics::track))
+        .with_state(state);
+    if tls {
+        router.layer(SetResponseHeaderLayer::if_not_present(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static("max-age=31536000"),
+        ))
+    } else {
+        router
+    }
 }

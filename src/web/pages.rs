@@ -7,7 +7,6 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, OriginalUri, Path, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Redirect, Response};
-use chrono::Utc;
 
 use super::AppState;
 use super::client::client_addr;
@@ -43,7 +42,7 @@ pub async fn root(
         };
     }
     let ip = client_addr(peer, &headers, &state.proxies);
-    let info = state.lookup.info(ip, Utc::now());
+    let (info, _) = state.lookup.answer(ip).await;
     let page = Page::Lookup(Box::new(LookupPage {
         info,
         kind: LookupKind::Root,
@@ -93,6 +92,7 @@ pub async fn address_page(
         &wants,
         wants.page_default(),
     )
+    .await
 }
 
 /// `GET /api/v1/me`: the caller's answer.
@@ -112,7 +112,7 @@ pub async fn api_me(
     wants: Wants,
 ) -> Response {
     let ip = client_addr(peer, &headers, &state.proxies);
-    let info = state.lookup.info(ip, Utc::now());
+    let (info, _) = state.lookup.answer(ip).await;
     let page = Page::Lookup(Box::new(LookupPage {
         info,
         kind: LookupKind::ApiMe,
@@ -146,7 +146,9 @@ pub async fn api_ip(
     wants: Wants,
 ) -> Response {
     match raw {
-        Ok(Path(text)) => lookup_reply(&state, &text, LookupKind::ApiIp, &wants, Format::Json),
+        Ok(Path(text)) => {
+            lookup_reply(&state, &text, LookupKind::ApiIp, &wants, Format::Json).await
+        }
         Err(_) => error(
             bad_request("invalid_ip", "the address is not valid UTF-8".into()),
             &wants,
@@ -164,7 +166,7 @@ pub async fn api_ip_missing(wants: Wants) -> Response {
     )
 }
 
-fn lookup_reply(
+async fn lookup_reply(
     state: &AppState,
     text: &str,
     kind: LookupKind,
@@ -173,8 +175,7 @@ fn lookup_reply(
 ) -> Response {
     match address::parse(text) {
         Ok(ip) => {
-            let db = state.lookup.db();
-            let info = crate::lookup::describe(&db, ip, Utc::now());
+            let (info, db) = state.lookup.answer(ip).await;
             let page = Page::Lookup(Box::new(LookupPage { info, kind }));
             let etag = Some(db.release().tag());
             let cors = kind == LookupKind::ApiIp;
@@ -283,6 +284,30 @@ fn default_for(uri: &Uri, wants: &Wants) -> Format {
     } else {
         wants.page_default()
     }
+}
+
+/// Middleware: refuses a path and query longer than `max` bytes with 414.
+pub async fn uri_limit(
+    max: usize,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let len = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |p| p.as_str().len());
+    if len > max {
+        let page = ErrorPage {
+            status: StatusCode::URI_TOO_LONG,
+            body: model::Error::new(
+                "uri_too_long",
+                format!("the path and query may hold at most {max} bytes"),
+            ),
+        };
+        let wants = Wants::default();
+        return error(page, &wants, Format::Json);
+    }
+    next.run(request).await
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use iplookup::server::{ServeConfig, run};
 use iplookup::GeoDb;
+use iplookup::server::{ServeConfig, run};
 use tokio::net::TcpListener;
 
 /// A running server and the base URL to reach it.
@@ -18,10 +18,8 @@ pub struct TestServer {
 pub fn config() -> ServeConfig {
     ServeConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
-        trusted_proxies: Vec::new(),
-        data_dir: None,
-        skip_bad_rows: false,
         drain: Duration::from_secs(1),
+        ..ServeConfig::default()
     }
 }
 
