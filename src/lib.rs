@@ -14,6 +14,7 @@
 //!   description documents, the MCP endpoint and Prometheus metrics.
 //! - [`reload`]: watching the data directory (and SIGHUP) and swapping in new releases.
 //! - [`server`]: configuration, listening (HTTP or HTTPS), limits, graceful shutdown.
+//! - [`update`]: fetching, checking and installing a new DB-IP release (`iplookup update`).
 //!
 //! The binary (`src/main.rs`) only parses the command line and calls [`server`]
 //! or [`lookup`].
@@ -25,6 +26,7 @@ pub mod model;
 pub mod rdns;
 pub mod reload;
 pub mod server;
+pub mod update;
 pub mod web;
 
 pub use geo::GeoDb;

@@ -36,6 +36,26 @@ enum Command {
     ///
     /// With no ADDR, reads one address per line from standard input.
     Lookup(LookupArgs),
+    /// Download the current DB-IP Lite release into --data-dir, check it and
+    /// install it atomically (a running service reloads it). Exits non-zero,
+    /// leaving the installed files alone, when anything is wrong.
+    Update(UpdateArgs),
+}
+
+#[derive(Debug, Args)]
+struct UpdateArgs {
+    /// Directory to install the release into (the service's --data-dir).
+    #[arg(long, env = "IPLOOKUP_DATA_DIR", value_name = "DIR")]
+    data_dir: PathBuf,
+    /// Where the files are downloaded from (DB-IP file names are appended).
+    #[arg(long, env = "IPLOOKUP_UPDATE_BASE_URL", default_value = iplookup::update::DEFAULT_BASE_URL, value_name = "URL")]
+    base_url: String,
+    /// Also fetch the IP to City Lite database (MMDB, about 130 MB).
+    #[arg(long)]
+    city: bool,
+    /// Month to fetch (YYYY-MM); default: the current month, falling back to the previous one.
+    #[arg(long, value_name = "YYYY-MM")]
+    month: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -166,6 +186,7 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Lookup(args)) => run_lookup(args),
         Some(Command::Serve(args)) => run_serve(args),
+        Some(Command::Update(args)) => run_update(args),
         None => run_serve(cli.serve),
     }
 }
@@ -202,6 +223,36 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(server::serve(config))?;
+    Ok(())
+}
+
+fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
+    init_logging("text");
+    let month = match &args.month {
+        Some(m) => Some(
+            chrono::NaiveDate::parse_from_str(&format!("{m}-01"), "%Y-%m-%d")
+                .with_context(|| format!("--month {m:?} is not YYYY-MM"))?,
+        ),
+        None => None,
+    };
+    let config = iplookup::update::UpdateConfig {
+        data_dir: args.data_dir,
+        base_url: args.base_url,
+        city: args.city,
+        min_ratio: 0.8,
+        max_ratio: 1.5,
+        month,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let installed = runtime
+        .block_on(iplookup::update::run(&config))
+        .context("update failed")?;
+    for file in installed {
+        println!("installed {} ({} rows)", file.file, file.rows);
+    }
     Ok(())
 }
 
