@@ -1,0 +1,214 @@
+//! The HTML pages in a real headless Chromium (Debian's `chromium` package),
+//! driven by Playwright from `tests/py/browser_check.py` (issue 3).
+//!
+//! The server runs in-process on a loopback socket; the script loads `/`,
+//! `/8.8.8.8` and `/2001:4860:4860::8888` on a phone and a desktop viewport,
+//! with JavaScript on and off, checks the visible fields, the highlighted
+//! country and the pin on the map, the lookup form, and that no request left
+//! the server's origin, and takes full-page desktop screenshots.
+//!
+//! Python: `$IPLOOKUP_TEST_PYTHON` (set by `scripts/test`), else `.venv/bin/python`
+//! in the crate. A missing Python, Playwright or Chromium fails the test: it is
+//! never skipped.
+//!
+//! Screenshots go to `$CARGO_TARGET_TMPDIR/screenshots/`. They are copied to
+//! `docs/screenshots/` (where the README shows them) when those files do not
+//! exist yet or when `IPLOOKUP_UPDATE_SCREENSHOTS=1`, so an ordinary test run
+//! does not rewrite committed images (the local time on the page changes on
+//! every run).
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The caller shown on the root screenshot: a Bangladeshi address, sent as
+/// `X-Forwarded-For` by a trusted proxy (the test server trusts 127.0.0.1).
+const ROOT_SCREENSHOT_IP: &str = "103.4.145.1";
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// One server for the file, trusting 127.0.0.1 as a reverse proxy.
+fn server() -> &'static (SocketAddr, String) {
+    static S: OnceLock<(SocketAddr, String)> = OnceLock::new();
+    S.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let mut config = common::config();
+                config.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+                let s = common::start(config).await;
+                tx.send((s.addr, s.base)).unwrap();
+                std::future::pending::<()>().await;
+            });
+        });
+        rx.recv_timeout(Duration::from_secs(120))
+            .expect("server started")
+    })
+}
+
+fn python() -> PathBuf {
+    let python = std::env::var_os("IPLOOKUP_TEST_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest_dir().join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "no Python at {} (run scripts/test, which creates .venv/ from tests/requirements.txt, or set IPLOOKUP_TEST_PYTHON)",
+        python.display()
+    );
+    python
+}
+
+fn chromium() -> PathBuf {
+    let exe = std::env::var_os("IPLOOKUP_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    assert!(
+        exe.exists(),
+        "no Chromium at {} (install Debian's chromium: scripts/test does)",
+        exe.display()
+    );
+    exe
+}
+
+/// Runs browser_check.py with `args`; panics with its output unless it succeeds.
+fn run_check(args: &[&str]) -> String {
+    let (_, base) = server();
+    let script = manifest_dir().join("tests/py/browser_check.py");
+    let home = std::env::temp_dir().join(format!("iplookup-browser-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    let mut child = Command::new(python())
+        .arg(&script)
+        .arg("--base")
+        .arg(base)
+        .args(args)
+        .env("IPLOOKUP_CHROMIUM", chromium())
+        // Chromium writes its profile and crash data under HOME.
+        .env("HOME", &home)
+        .env_remove("http_proxy")
+        .env_remove("https_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("all_proxy")
+        .env_remove("ALL_PROXY")
+        .env("PYTHONUNBUFFERED", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+
+    // Read both pipes on threads so a chatty child cannot block; bound the run.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut out, &mut s).ok();
+        s
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).ok();
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let stdout = out_t.join().unwrap();
+    let stderr = err_t.join().unwrap();
+    let _ = std::fs::remove_dir_all(&home);
+    match status {
+        Some(s) if s.success() => {
+            println!("{stdout}");
+            stdout
+        }
+        Some(s) => panic!("browser check failed ({s}):\n{stdout}\nstderr:\n{stderr}"),
+        None => panic!("browser check timed out after 300 s:\n{stdout}\nstderr:\n{stderr}"),
+    }
+}
+
+fn assert_png(path: &Path) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "{} is not a PNG",
+        path.display()
+    );
+    // IHDR: width and height, big-endian, at bytes 16..24.
+    let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!(w, 1280, "{}: desktop width", path.display());
+    assert!(h >= 600, "{}: full page, got height {h}", path.display());
+    assert!(
+        bytes.len() < 1_500_000,
+        "{}: {} bytes is too big",
+        path.display(),
+        bytes.len()
+    );
+}
+
+#[test]
+fn html_pages_in_headless_chromium() {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+    let _ = std::fs::remove_dir_all(&out);
+    let stdout = run_check(&[
+        "--out",
+        out.to_str().unwrap(),
+        "--root-ip",
+        ROOT_SCREENSHOT_IP,
+    ]);
+    assert!(stdout.contains("OK: "), "{stdout}");
+    for device in ["phone/js", "phone/nojs", "desktop/js", "desktop/nojs"] {
+        assert!(
+            stdout.contains(&format!("{device}: ")),
+            "{device} run missing:\n{stdout}"
+        );
+    }
+
+    let docs = manifest_dir().join("docs/screenshots");
+    let update = std::env::var("IPLOOKUP_UPDATE_SCREENSHOTS").is_ok_and(|v| v == "1");
+    for name in ["root.png", "address.png"] {
+        let shot = out.join(name);
+        assert_png(&shot);
+        let target = docs.join(name);
+        if update || !target.exists() {
+            std::fs::create_dir_all(&docs).unwrap();
+            std::fs::copy(&shot, &target).unwrap();
+            println!("wrote {}", target.display());
+        }
+    }
+}
+
+/// The "Look up" button in the dark colour scheme: white text on #6aa9ff.
+#[test]
+#[ignore = "BUG: dark scheme button is white on #6aa9ff, contrast 2.4:1 (WCAG AA needs 4.5:1)"]
+fn text_contrast_meets_wcag_aa_in_both_schemes() {
+    run_check(&["--only", "contrast"]);
+}
+
+/// Bangladesh (/103.4.145.1) is about 12x15 px on a desktop map; the pin (r=6
+/// in a 1000-unit viewBox, same colour as the highlight) hides 92% of it.
+#[test]
+#[ignore = "BUG: the centroid pin covers small highlighted countries (only 8% of Bangladesh visible)"]
+fn small_highlighted_country_stays_visible_under_the_pin() {
+    run_check(&["--only", "small-country"]);
+}

@@ -1,0 +1,457 @@
+#!/usr/bin/env python3
+"""The HTML pages in a real headless Chromium (Debian's `chromium`), driven by
+Playwright. Run by tests/browser.rs against a server it started:
+
+    browser_check.py --base http://127.0.0.1:PORT --out DIR [--root-ip ADDR]
+
+Checks, on a phone viewport and a desktop one, with JavaScript on and off:
+  * the visible fields of /8.8.8.8 and /2001:4860:4860::8888 (address, country
+    and its Bangla name, continent, ASN, organisation, range, local time,
+    currency, calling code) and of / (the caller);
+  * the map: the country's path (#US, #CA) has class "hit" and a computed fill
+    different from the other countries; the centroid pin exists and sits
+    inside the country's box;
+  * the lookup form: fill it, submit, land on the address page;
+  * links to the JSON, Markdown and text forms and the DB-IP attribution;
+  * the page fits the phone's width (no horizontal scrolling);
+  * no request left the server's origin, no CSP violation, no failed request.
+Saves full-page desktop screenshots root.png and address.png into --out.
+
+Exits 0 when everything holds; otherwise prints what failed and exits 1.
+Never downloads a browser: Chromium is /usr/bin/chromium (or $IPLOOKUP_CHROMIUM).
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+ISO_LOCAL_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)$")
+
+# What each address page must show: element ids and the labelled cells.
+EXPECTED = {
+    "/8.8.8.8": {
+        "ip": "8.8.8.8",
+        "code": "US",
+        "country": "United States",
+        "country_bn": "মার্কিন যুক্তরাষ্ট্র",
+        "cells": {
+            "Continent": "North America",
+            "ASN": "15169",
+            "Organization": "Google LLC",
+            "Range": "8.8.8.0/24",
+            "Currency": "USD",
+            "Calling code": "+1",
+            "Country code": "US",
+            "Version": "IPv4",
+        },
+    },
+    "/2001:4860:4860::8888": {
+        "ip": "2001:4860:4860::8888",
+        "code": "CA",
+        "country": "Canada",
+        "country_bn": "কানাডা",
+        "cells": {
+            "Continent": "North America",
+            "ASN": "15169",
+            "Organization": "Google LLC",
+            "Range": "2001:4860:4840::/42",
+            "Currency": "CAD",
+            "Calling code": "+1",
+            "Country code": "CA",
+            "Version": "IPv6",
+        },
+    },
+}
+
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print(f"FAIL: {what}", flush=True)
+    return cond
+
+
+class Watch:
+    """Records every request, failed request and console error of a context."""
+
+    def __init__(self, context, base):
+        self.base = base
+        self.requests = []
+        self.failed = []
+        self.console = []
+        self.errors = []
+        context.on("request", lambda r: self.requests.append(r.url))
+        context.on("response", lambda r: self.errors.append((r.url, r.status)) if r.status >= 400 else None)
+        context.on("requestfailed", lambda r: self.failed.append(f"{r.url}: {r.failure}"))
+        context.on("page", self._page)
+
+    def _page(self, page):
+        # "Failed to load resource" lines are the HTTP errors, judged in verify().
+        page.on(
+            "console",
+            lambda m: self.console.append(m.text)
+            if m.type in ("error", "warning") and not m.text.startswith("Failed to load resource")
+            else None,
+        )
+        page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
+
+    def verify(self, label):
+        check(self.requests, f"{label}: no request was recorded at all")
+        prefix = self.base + "/"
+        outside = [u for u in self.requests if not (u == self.base or u.startswith(prefix))]
+        check(not outside, f"{label}: requests left the origin {self.base}: {outside}")
+        check(not self.failed, f"{label}: failed requests: {self.failed}")
+        check(not self.console, f"{label}: console errors (CSP violations?): {self.console}")
+        # The only HTTP errors: the deliberate bad address, and the browser's own
+        # /favicon.ico probe (the pages declare no icon).
+        prefix_len = len(self.base)
+        unexpected = [
+            (u, s)
+            for u, s in self.errors
+            if not (s == 400 and "ip=1.2.3" in u) and not (s == 404 and u[prefix_len:] == "/favicon.ico")
+        ]
+        check(not unexpected, f"{label}: unexpected HTTP errors: {unexpected}")
+        for u, s in self.errors:
+            if u.endswith("/favicon.ico"):
+                print(f"note: {label}: the browser asked for /favicon.ico and got {s}", flush=True)
+
+
+def cells(page):
+    """The labelled cells of the page as {label: value}, from the DOM text."""
+    out = {}
+    for div in page.locator("dl > div").all():
+        dt = div.locator("dt").text_content().strip()
+        dd = div.locator("dd").text_content().strip()
+        out[dt] = (dd, div.locator("dd").is_visible())
+    return out
+
+
+def check_no_horizontal_scroll(page, label):
+    width = page.viewport_size["width"]
+    scroll = page.locator("html").evaluate("e => e.scrollWidth") if js_ok(page) else None
+    if scroll is not None:
+        check(scroll <= width, f"{label}: page is {scroll}px wide on a {width}px viewport")
+    # Also without JS: every cell and the map fit inside the viewport.
+    for sel in ["h1#ip", "figure.map", "form", "dl"]:
+        loc = page.locator(sel)
+        if loc.count():
+            box = loc.first.bounding_box()
+            check(
+                box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width + 1,
+                f"{label}: {sel} overflows the {width}px viewport: {box}",
+            )
+
+
+def js_ok(page):
+    try:
+        page.evaluate("1")
+        return True
+    except Exception:
+        return False
+
+
+def computed_fill(page, selector):
+    return page.locator(selector).first.evaluate("e => getComputedStyle(e).fill")
+
+
+def check_address_page(page, path, label, js):
+    want = EXPECTED[path]
+    check(page.title().startswith(want["ip"]), f"{label}: title {page.title()!r}")
+    ip = page.locator("#ip")
+    check(ip.is_visible(), f"{label}: the address is not visible")
+    check(ip.text_content().strip() == want["ip"], f"{label}: #ip is {ip.text_content()!r}")
+    country = page.locator("#country")
+    check(country.is_visible(), f"{label}: the country is not visible")
+    check(country.text_content().strip() == want["country"], f"{label}: country {country.text_content()!r}")
+    bn = page.locator("#country-bn")
+    check(bn.is_visible(), f"{label}: the Bangla name is not visible")
+    check(bn.text_content().strip() == want["country_bn"], f"{label}: Bangla name {bn.text_content()!r}")
+    check(bn.get_attribute("lang") == "bn", f"{label}: Bangla name not marked lang=bn")
+    flag = page.locator(".flag")
+    check(flag.count() == 1 and flag.text_content().strip() != "", f"{label}: no flag")
+
+    got = cells(page)
+    for name, value in want["cells"].items():
+        have = got.get(name)
+        check(have is not None, f"{label}: no {name!r} cell (cells: {sorted(got)})")
+        if have:
+            check(have[0] == value, f"{label}: {name} is {have[0]!r}, want {value!r}")
+            check(have[1], f"{label}: {name} is not visible")
+    lt = got.get("Local time", ("", False))
+    check(ISO_LOCAL_TIME.match(lt[0]) is not None, f"{label}: local time {lt[0]!r}")
+    check(lt[1], f"{label}: local time not visible")
+    tz = got.get("Time zone", ("", False))[0]
+    check(tz.startswith("America/"), f"{label}: time zone {tz!r}")
+
+    # The map: the country highlighted, the pin on its centroid.
+    code = want["code"]
+    hit = page.locator(f"figure.map svg path#{code}")
+    check(hit.count() == 1, f"{label}: no map path #{code}")
+    check("hit" in (hit.get_attribute("class") or "").split(), f"{label}: #{code} has no class hit")
+    check(page.locator("svg path.hit").count() == 1, f"{label}: more than one highlighted country")
+    check(page.locator("figure.map").is_visible(), f"{label}: the map is not visible")
+    pin = page.locator("svg circle#pin")
+    check(pin.count() == 1, f"{label}: no pin")
+    if pin.count() == 1:
+        check(pin.is_visible(), f"{label}: pin not visible")
+        pb, cb = pin.bounding_box(), hit.bounding_box()
+        if pb and cb:
+            cx, cy = pb["x"] + pb["width"] / 2, pb["y"] + pb["height"] / 2
+            check(
+                cb["x"] <= cx <= cb["x"] + cb["width"] and cb["y"] <= cy <= cb["y"] + cb["height"],
+                f"{label}: pin at ({cx:.0f},{cy:.0f}) outside #{code} box {cb}",
+            )
+    if js:
+        fill = computed_fill(page, f"path#{code}")
+        others = {c: computed_fill(page, f"path#{c}") for c in ["FR", "BR", "CN", "AU"] if c != code}
+        for c, f in others.items():
+            check(fill != f, f"{label}: #{code} fill {fill} is the same as #{c} fill {f}")
+        check(fill not in ("none", "rgb(0, 0, 0)"), f"{label}: #{code} fill is {fill} (style not applied?)")
+
+    # Links to the other forms of the same page, and the attribution.
+    for href in [f"/api/v1/ip/{want['ip']}", f"{path}?format=md", f"{path}?format=text"]:
+        check(page.locator(f'a[href="{href}"]').count() >= 1, f"{label}: no link to {href}")
+    attr = page.locator('a[href="https://db-ip.com"]')
+    check(attr.count() == 1 and attr.text_content() == "IP Geolocation by DB-IP", f"{label}: attribution link")
+    check(attr.is_visible(), f"{label}: attribution not visible")
+    check(page.locator("script").count() == 0, f"{label}: the page carries scripts")
+
+
+def check_form(page, base, label, target_ip):
+    form_input = page.locator('form input[name="ip"]')
+    check(form_input.is_visible(), f"{label}: lookup input not visible")
+    form_input.fill(target_ip)
+    with page.expect_navigation():
+        page.locator('form button[type="submit"]').click()
+    want = f"{base}/{target_ip}"
+    check(page.url == want, f"{label}: form landed on {page.url}, want {want}")
+    check(page.locator("#ip").text_content().strip() == target_ip, f"{label}: form result page")
+
+
+CONTRAST_JS = """
+() => {
+  const parse = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const bg = el => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const out = [];
+  for (const sel of ["h1#ip", "p.lead", ".muted", "form input", "form button", "dt", "dd", "main > p a", "footer", "footer a"]) {
+    const el = document.querySelector(sel);
+    if (!el) continue;
+    const fg = parse(getComputedStyle(el).color).slice(0, 3);
+    const b = bg(el);
+    const [l1, l2] = [lum(fg), lum(b)].sort((a, c) => c - a);
+    out.push({ sel, fg: fg.join(","), bg: b.join(","), ratio: (l1 + 0.05) / (l2 + 0.05) });
+  }
+  return out;
+}
+"""
+
+# Share of the highlighted country's own pixels that are really on top (not
+# hidden under the pin), sampled on a grid over its box.
+VISIBLE_SHARE_JS = """
+([code]) => {
+  const path = document.querySelector(`figure.map svg path#${code}`);
+  const svg = path.ownerSVGElement;
+  const inv = svg.getScreenCTM().inverse();
+  const box = path.getBoundingClientRect();
+  let inside = 0, visible = 0;
+  const n = 40;
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+    const x = box.left + (i + 0.5) * box.width / n, y = box.top + (j + 0.5) * box.height / n;
+    const pt = new DOMPoint(x, y).matrixTransform(inv);
+    if (!path.isPointInFill(pt)) continue;
+    inside++;
+    if (document.elementFromPoint(x, y) === path) visible++;
+  }
+  return { inside, visible, share: inside ? visible / inside : 0, width: box.width, height: box.height };
+}
+"""
+
+
+def run_contrast(browser, base):
+    """Text contrast (WCAG AA, 4.5:1) of the page's text in both colour schemes."""
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport=PHONE, color_scheme=scheme, device_scale_factor=1)
+        page = context.new_page()
+        page.goto(base + "/8.8.8.8")
+        for r in page.evaluate(CONTRAST_JS):
+            check(
+                r["ratio"] >= 4.5,
+                f"{scheme}: {r['sel']} text rgb({r['fg']}) on rgb({r['bg']}) has contrast "
+                f"{r['ratio']:.2f}:1, below WCAG AA 4.5:1",
+            )
+        context.close()
+
+
+def run_small_country(browser, base):
+    """A small country (Bangladesh, /103.4.145.1) stays visibly highlighted: the
+    centroid pin must not cover most of it."""
+    for name, viewport in [("phone", PHONE), ("desktop", DESKTOP)]:
+        context = browser.new_context(viewport=viewport, device_scale_factor=1)
+        page = context.new_page()
+        page.goto(base + "/103.4.145.1")
+        check(page.locator("path#BD.hit").count() == 1, f"{name}: #BD not highlighted")
+        r = page.evaluate(VISIBLE_SHARE_JS, ["BD"])
+        check(
+            r["share"] >= 0.5,
+            f"{name}: only {r['share']:.0%} of highlighted Bangladesh "
+            f"({r['width']:.1f}x{r['height']:.1f}px) is visible; the pin covers the rest",
+        )
+        context.close()
+
+
+def run_extra(mode, base):
+    exe = os.environ.get("IPLOOKUP_CHROMIUM", "/usr/bin/chromium")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
+        {"contrast": run_contrast, "small-country": run_small_country}[mode](browser, base)
+        browser.close()
+    if failures:
+        print(f"{len(failures)} of {checks} checks failed:")
+        for f in failures:
+            print(f"  - {f}")
+        return 1
+    print(f"OK: {checks} checks")
+    return 0
+
+
+def run(base, out, root_ip):
+    exe = os.environ.get("IPLOOKUP_CHROMIUM", "/usr/bin/chromium")
+    if not os.path.exists(exe):
+        print(f"FAIL: no Chromium at {exe} (install Debian's chromium)")
+        return 1
+    os.makedirs(out, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
+        print(f"browser: Chromium {browser.version}", flush=True)
+        for vp_name, viewport, scheme in [("phone", PHONE, "dark"), ("desktop", DESKTOP, "light")]:
+            for js in (True, False):
+                label = f"{vp_name}/{'js' if js else 'nojs'}"
+                context = browser.new_context(
+                    viewport=viewport,
+                    java_script_enabled=js,
+                    color_scheme=scheme,
+                    is_mobile=vp_name == "phone",
+                    has_touch=vp_name == "phone",
+                    device_scale_factor=1,
+                    locale="en-US",
+                )
+                watch = Watch(context, base)
+                page = context.new_page()
+                for path in EXPECTED:
+                    resp = page.goto(base + path)
+                    check(resp is not None and resp.status == 200, f"{label} {path}: status {resp and resp.status}")
+                    ct = resp.headers.get("content-type", "")
+                    check(ct == "text/html; charset=utf-8", f"{label} {path}: content-type {ct}")
+                    check("content-security-policy" in resp.headers, f"{label} {path}: no CSP")
+                    check_address_page(page, path, f"{label} {path}", js)
+                    check_no_horizontal_scroll(page, f"{label} {path}")
+
+                # The root: the caller, as the browser sees it.
+                resp = page.goto(base + "/")
+                check(resp.status == 200, f"{label} /: status {resp.status}")
+                check(page.locator("#ip").text_content().strip() == "127.0.0.1", f"{label} /: #ip")
+                check("Private" in page.locator("p.lead").text_content(), f"{label} /: private address note")
+                check(page.locator('a[href="https://db-ip.com"]').count() == 1, f"{label} /: attribution")
+                check_no_horizontal_scroll(page, f"{label} /")
+
+                # The form, from the root and from an address page.
+                check_form(page, base, f"{label} form from /", "1.1.1.1")
+                check_form(page, base, f"{label} form from /1.1.1.1", "2001:4860:4860::8888")
+                # A bad address gets the error page, still a page with the form.
+                page.locator('form input[name="ip"]').fill("1.2.3")
+                with page.expect_navigation():
+                    page.locator('form button[type="submit"]').click()
+                check("1.2.3" in page.locator("p.lead").text_content(), f"{label}: bad address message")
+                check(page.locator('form input[name="ip"]').is_visible(), f"{label}: form on the error page")
+                context.close()
+                watch.verify(label)
+                print(f"{label}: {len(watch.requests)} requests, all to {base}", flush=True)
+
+        # Screenshots (desktop, full page, light scheme).
+        headers = {"X-Forwarded-For": root_ip} if root_ip else {}
+        context = browser.new_context(
+            viewport=DESKTOP, device_scale_factor=1, color_scheme="light", extra_http_headers=headers
+        )
+        watch = Watch(context, base)
+        page = context.new_page()
+        page.goto(base + "/")
+        if root_ip:
+            check(page.locator("#ip").text_content().strip() == root_ip, f"screenshot /: #ip via trusted proxy")
+            check(page.locator("svg path.hit").count() == 1, "screenshot /: country highlighted")
+        page.screenshot(path=os.path.join(out, "root.png"), full_page=True)
+        page.goto(base + "/8.8.8.8")
+        page.screenshot(path=os.path.join(out, "address.png"), full_page=True)
+        context.close()
+        watch.verify("screenshots")
+
+        # Phone screenshots, for looking at (not committed).
+        context = browser.new_context(viewport=PHONE, device_scale_factor=1, is_mobile=True, color_scheme="dark")
+        page = context.new_page()
+        page.goto(base + "/2001:4860:4860::8888")
+        page.screenshot(path=os.path.join(out, "address-phone-dark.png"), full_page=True)
+        context.close()
+        browser.close()
+
+    print(json.dumps({"checks": checks, "failures": len(failures)}))
+    if failures:
+        print(f"{len(failures)} of {checks} checks failed:")
+        for f in failures:
+            print(f"  - {f}")
+        return 1
+    print(f"OK: {checks} checks")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", required=True, help="server base URL, e.g. http://127.0.0.1:8080")
+    ap.add_argument("--out", help="directory for the screenshots (main checks)")
+    ap.add_argument(
+        "--only",
+        choices=["contrast", "small-country"],
+        help="run only this extra check instead of the main ones",
+    )
+    ap.add_argument("--root-ip", default="", help="X-Forwarded-For for the root screenshot (server must trust 127.0.0.1)")
+    a = ap.parse_args()
+    if a.only:
+        sys.exit(run_extra(a.only, a.base.rstrip("/")))
+    if not a.out:
+        ap.error("--out is required")
+    sys.exit(run(a.base.rstrip("/"), a.out, a.root_ip))
+
+
+if __name__ == "__main__":
+    main()
