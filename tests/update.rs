@@ -1,0 +1,385 @@
+//! `iplookup update` (the real binary) against a local HTTP server serving
+//! fixture files: a good release is installed whole, the previous month is
+//! used when the current one is not out, and every bad download (truncated
+//! gzip, reversed ranges, collapsed or exploded row counts, HTTP errors)
+//! fails with the reason on stderr and leaves the installed files byte for
+//! byte as they were.
+
+mod fixtures;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Output;
+use std::sync::{Arc, Mutex};
+
+use axum::http::{HeaderMap, StatusCode, Uri};
+use serde_json::Value;
+
+use fixtures::data::{TempDir, asn_csv, country_csv, gzip, reversed_country_csv, snapshot};
+
+/// What the fixture server answers: path → (status, body). Unknown paths 404.
+#[derive(Default)]
+struct Mirror {
+    files: Mutex<HashMap<String, (StatusCode, Vec<u8>)>>,
+    /// Paths asked, in order, with the User-Agent.
+    asked: Mutex<Vec<(String, String)>>,
+}
+
+impl Mirror {
+    fn put(&self, name: &str, body: Vec<u8>) {
+        self.put_status(name, StatusCode::OK, body);
+    }
+
+    fn put_status(&self, name: &str, status: StatusCode, body: Vec<u8>) {
+        self.files
+            .lock()
+            .unwrap()
+            .insert(format!("/free/{name}"), (status, body));
+    }
+
+    fn clear(&self) {
+        self.files.lock().unwrap().clear();
+        self.asked.lock().unwrap().clear();
+    }
+
+    fn asked(&self) -> Vec<String> {
+        self.asked
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+}
+
+/// Starts the fixture HTTP server; returns its base URL (`http://…/free/`).
+async fn mirror() -> (Arc<Mirror>, String) {
+    let mirror = Arc::new(Mirror::default());
+    let m = mirror.clone();
+    let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
+        let m = m.clone();
+        async move {
+            let ua = headers
+                .get("user-agent")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_owned();
+            m.asked.lock().unwrap().push((uri.path().to_owned(), ua));
+            match m.files.lock().unwrap().get(uri.path()) {
+                Some((status, body)) => (*status, body.clone()),
+                None => (StatusCode::NOT_FOUND, b"not found".to_vec()),
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (mirror, format!("http://{addr}/free/"))
+}
+
+/// Runs `iplookup ARGS…` off the async runtime.
+async fn iplookup(args: Vec<String>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        fixtures::proc::command()
+            .args(&args)
+            .output()
+            .expect("run iplookup")
+    })
+    .await
+    .unwrap()
+}
+
+async fn update(dir: &Path, base: &str, month: &str) -> Output {
+    iplookup(vec![
+        "update".into(),
+        "--data-dir".into(),
+        dir.display().to_string(),
+        "--base-url".into(),
+        base.into(),
+        "--month".into(),
+        month.into(),
+    ])
+    .await
+}
+
+/// `iplookup lookup 8.8.8.8 --data-dir DIR` → its JSON.
+async fn lookup_8888(dir: &Path) -> Value {
+    let out = iplookup(vec![
+        "lookup".into(),
+        "8.8.8.8".into(),
+        "--data-dir".into(),
+        dir.display().to_string(),
+    ])
+    .await;
+    assert!(out.status.success(), "lookup failed: {}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("lookup prints JSON")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const C01: &str = "dbip-country-lite-2030-01.csv.gz";
+const A01: &str = "dbip-asn-lite-2030-01.csv.gz";
+const C02: &str = "dbip-country-lite-2030-02.csv.gz";
+const A02: &str = "dbip-asn-lite-2030-02.csv.gz";
+
+/// A mirror holding a good 100-row 2030-01 release (8.8.8.8: FR, AS64500).
+async fn mirror_with_january() -> (Arc<Mirror>, String) {
+    let (m, base) = mirror().await;
+    m.put(C01, gzip(country_csv(100, "FR").as_bytes()));
+    m.put(A01, gzip(asn_csv(100, 64500, "Fixture January").as_bytes()));
+    (m, base)
+}
+
+/// A data directory with the 2030-01 release installed by `update` itself.
+async fn installed_january() -> (TempDir, Arc<Mirror>, String) {
+    let dir = TempDir::new("update");
+    let (m, base) = mirror_with_january().await;
+    let out = update(dir.path(), &base, "2030-01").await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    m.clear();
+    (dir, m, base)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_good_release_is_installed_whole() {
+    let tmp = TempDir::new("update");
+    // The data directory does not exist yet: update creates it.
+    let dir = tmp.path().join("data");
+    let (m, base) = mirror_with_january().await;
+    let country = gzip(country_csv(100, "FR").as_bytes());
+    let asn = gzip(asn_csv(100, 64500, "Fixture January").as_bytes());
+
+    let out = update(&dir, &base, "2030-01").await;
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("installed dbip-country-lite-2030-01.csv.gz (100 rows)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("installed dbip-asn-lite-2030-01.csv.gz (100 rows)"),
+        "{stdout}"
+    );
+
+    // Exactly the two files, under DB-IP's names, byte for byte as served; no temporaries.
+    assert_eq!(
+        snapshot(&dir),
+        vec![(A01.to_owned(), asn), (C01.to_owned(), country)]
+    );
+    // Fetched from DB-IP's file names under the base URL, saying who asks.
+    let asked = m.asked.lock().unwrap().clone();
+    assert_eq!(
+        asked.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(),
+        vec![format!("/free/{C01}"), format!("/free/{A01}")]
+    );
+    assert!(
+        asked.iter().all(|(_, ua)| ua.starts_with("iplookup/")),
+        "{asked:?}"
+    );
+
+    // The installed release is what the lookups use.
+    let info = lookup_8888(&dir).await;
+    assert_eq!(info["location"]["country_code"], "FR", "{info}");
+    assert_eq!(info["network"]["asn"], 64500, "{info}");
+    assert_eq!(info["network"]["organization"], "Fixture January", "{info}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_previous_month_is_used_when_the_current_one_is_not_out() {
+    let dir = TempDir::new("update");
+    let (m, base) = mirror_with_january().await;
+
+    let out = update(dir.path(), &base, "2030-02").await;
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, vec![A01, C01]);
+    // February was asked first, for each kind, then January.
+    assert_eq!(
+        m.asked(),
+        vec![
+            format!("/free/{C02}"),
+            format!("/free/{C01}"),
+            format!("/free/{A02}"),
+            format!("/free/{A01}"),
+        ]
+    );
+    assert_eq!(
+        lookup_8888(dir.path()).await["location"]["country_code"],
+        "FR"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_newer_release_replaces_the_installed_one() {
+    let (dir, m, base) = installed_january().await;
+    m.put(C02, gzip(country_csv(110, "DE").as_bytes()));
+    m.put(A02, gzip(asn_csv(95, 64501, "Fixture February").as_bytes()));
+
+    let out = update(dir.path(), &base, "2030-02").await;
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, vec![A02, C02], "older releases are removed");
+    let info = lookup_8888(dir.path()).await;
+    assert_eq!(info["location"]["country_code"], "DE", "{info}");
+    assert_eq!(info["network"]["asn"], 64501, "{info}");
+}
+
+/// Offers February as the mirror holds it now; expects the update to fail,
+/// naming `reasons` on stderr, with the installed files untouched.
+async fn assert_refused(dir: &TempDir, base: &str, reasons: &[&str]) {
+    let before = snapshot(dir.path());
+    let out = update(dir.path(), base, "2030-02").await;
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "update succeeded; stderr: {stderr}");
+    for reason in reasons {
+        assert!(
+            stderr.contains(reason),
+            "stderr lacks {reason:?}:\n{stderr}"
+        );
+    }
+    assert!(text(&out.stdout).is_empty(), "{}", text(&out.stdout));
+    assert!(before == snapshot(dir.path()), "installed files changed");
+    let info = lookup_8888(dir.path()).await;
+    assert_eq!(info["location"]["country_code"], "FR", "{info}");
+    assert_eq!(info["network"]["asn"], 64500, "{info}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_truncated_gzip_is_refused() {
+    let (dir, m, base) = installed_january().await;
+    let whole = gzip(country_csv(100, "DE").as_bytes());
+    m.put(C02, whole[..whole.len() / 2].to_vec());
+    m.put(
+        A02,
+        gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
+    );
+    assert_refused(&dir, &base, &[C02, "not a valid gzip file"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_gzip_missing_its_trailer_is_refused() {
+    let (dir, m, base) = installed_january().await;
+    let whole = gzip(country_csv(100, "DE").as_bytes());
+    m.put(C02, whole[..whole.len() - 4].to_vec());
+    m.put(
+        A02,
+        gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
+    );
+    assert_refused(&dir, &base, &[C02, "not a valid gzip file"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_body_that_is_not_gzip_is_refused() {
+    let (dir, m, base) = installed_january().await;
+    m.put(C02, b"<html><body>Please log in</body></html>".to_vec());
+    m.put(
+        A02,
+        gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
+    );
+    assert_refused(&dir, &base, &[C02, "not a valid gzip file"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_release_with_reversed_ranges_is_refused() {
+    let (dir, m, base) = installed_january().await;
+    m.put(C02, gzip(reversed_country_csv(100).as_bytes()));
+    m.put(
+        A02,
+        gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
+    );
+    // File, line and reason.
+    assert_refused(&dir, &base, &[C02, ":2:", "range end is before its start"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_collapsed_row_count_is_refused() {
+    let (dir, m, base) = installed_january().await;
+    m.put(C02, gzip(country_csv(10, "DE").as_bytes()));
+    m.put(
+        A02,
+        gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
+    );
+    assert_refused(&dir, &base, &[C02, "10 rows", "100", "refusing"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_exploded_row_count_is_refused() {
+    let (dir, m, base) = installed_january().await;
+    m.put(C02, gzip(country_csv(100, "DE").as_bytes()));
+    m.put(
+        A02,
+        gzip(asn_csv(200, 64501, "Fixture February").as_bytes()),
+    );
+    assert_refused(&dir, &base, &[A02, "200 rows", "refusing"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_empty_release_is_refused() {
+    let (dir, m, base) = installed_january().await;
+    m.put(C02, gzip(b""));
+    m.put(
+        A02,
+        gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
+    );
+    assert_refused(&dir, &base, &[C02, "no data rows"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_http_500_is_refused_without_falling_back() {
+    let (dir, m, base) = installed_january().await;
+    m.put_status(C02, StatusCode::INTERNAL_SERVER_ERROR, b"oops".to_vec());
+    // January is still on the mirror: a server error is not "not out yet".
+    m.put(C01, gzip(country_csv(100, "FR").as_bytes()));
+    m.put(A01, gzip(asn_csv(100, 64500, "Fixture January").as_bytes()));
+    assert_refused(&dir, &base, &[C02, "HTTP 500"]).await;
+    assert_eq!(m.asked(), vec![format!("/free/{C02}")]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn nothing_is_installed_when_one_kind_is_bad() {
+    // A good country file and a broken ASN file: the country file is not
+    // installed alone.
+    let (dir, m, base) = installed_january().await;
+    m.put(C02, gzip(country_csv(100, "DE").as_bytes()));
+    let asn = gzip(asn_csv(100, 64501, "Fixture February").as_bytes());
+    m.put(A02, asn[..asn.len() - 10].to_vec());
+    assert_refused(&dir, &base, &[A02, "not a valid gzip file"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn neither_month_available_is_refused() {
+    let (dir, _m, base) = installed_january().await;
+    // The mirror was cleared: both February and January 404.
+    assert_refused(&dir, &base, &[C01, "404"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_mirror_is_refused() {
+    let (dir, _m, _base) = installed_january().await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    assert_refused(
+        &dir,
+        &format!("http://{closed}/free/"),
+        &["cannot download", C02],
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_month_argument_is_refused() {
+    let dir = TempDir::new("update");
+    let out = update(dir.path(), "http://127.0.0.1:9/", "2030-13").await;
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("2030-13"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(snapshot(dir.path()).is_empty());
+}
