@@ -13,6 +13,7 @@ use ipnet::IpNet;
 use iplookup::rdns::RdnsConfig;
 use iplookup::server::TlsFiles;
 use iplookup::web::Limits;
+use iplookup::web::ratelimit::RateLimit;
 use iplookup::{ServeConfig, address, lookup, server};
 
 /// Self-hosted IP address lookup: country, ASN, operator and range for any
@@ -160,6 +161,18 @@ struct ServeArgs {
         value_name = "SECONDS"
     )]
     request_timeout: u64,
+    /// Per-caller limit in requests per second (callers as resolved through
+    /// trusted proxies; IPv6 callers by /64). Off by default.
+    #[arg(long, env = "IPLOOKUP_RATE_LIMIT", value_name = "PER_SECOND")]
+    rate_limit: Option<f64>,
+    /// Requests a caller may send at once before --rate-limit applies.
+    #[arg(
+        long,
+        env = "IPLOOKUP_RATE_BURST",
+        default_value_t = 20,
+        value_name = "N"
+    )]
+    rate_burst: u32,
     /// Requests handled at once; further requests wait.
     #[arg(
         long,
@@ -217,6 +230,13 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             max_in_flight: args.max_in_flight.max(1),
             ..Limits::default()
         },
+        rate_limit: args
+            .rate_limit
+            .filter(|r| *r > 0.0)
+            .map(|per_second| RateLimit {
+                per_second,
+                burst: args.rate_burst.max(1),
+            }),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -262,7 +282,7 @@ fn run_lookup(args: LookupArgs) -> anyhow::Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
     let mut answer = |text: &str, out: &mut dyn Write| -> anyhow::Result<()> {
-        match address::parse(text.trim()) {
+        match address::parse(text) {
             Ok(ip) => {
                 let info = lookup::describe(&db, ip, chrono::Utc::now());
                 writeln!(out, "{}", serde_json::to_string(&info)?)?;
@@ -278,8 +298,9 @@ fn run_lookup(args: LookupArgs) -> anyhow::Result<()> {
     if args.addresses.is_empty() {
         for line in std::io::stdin().lock().lines() {
             let line = line.context("cannot read standard input")?;
-            if !line.trim().is_empty() {
-                answer(&line, &mut out)?;
+            let line = line.strip_suffix('\r').unwrap_or(&line);
+            if !line.is_empty() {
+                answer(line, &mut out)?;
             }
         }
     } else {

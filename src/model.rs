@@ -58,7 +58,7 @@ pub enum Accuracy {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Network {
     /// Autonomous system number.
-    #[schema(minimum = 0, maximum = 4294967295_u64)]
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 4294967295_i64)]
     pub asn: Option<u32>,
     pub organization: Option<String>,
     /// CIDR block containing the address.

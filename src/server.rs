@@ -16,6 +16,7 @@ use crate::geo::{self, GeoDb, GeoError};
 use crate::lookup::Lookup;
 use crate::rdns::{RdnsConfig, RdnsError, ReverseDns};
 use crate::reload;
+use crate::web::ratelimit::{RateLimit, RateLimiter};
 use crate::web::{self, AppState, Limits, client::TrustedProxies};
 
 /// Certificate and key files (PEM) for HTTPS.
@@ -42,6 +43,8 @@ pub struct ServeConfig {
     /// Serve HTTPS with these files.
     pub tls: Option<TlsFiles>,
     pub limits: Limits,
+    /// Per-caller rate limit; `None` (the default) for no limit.
+    pub rate_limit: Option<RateLimit>,
 }
 
 impl Default for ServeConfig {
@@ -56,6 +59,7 @@ impl Default for ServeConfig {
             rdns: None,
             tls: None,
             limits: Limits::default(),
+            rate_limit: None,
         }
     }
 }
@@ -125,6 +129,7 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
         lookup,
         proxies: Arc::new(TrustedProxies::new(config.trusted_proxies.clone())),
         tls: config.tls.is_some(),
+        limiter: config.rate_limit.map(|l| RateLimiter::new(l, 100_000)),
     };
     let app =
         web::router(state, &config.limits).into_make_service_with_connect_info::<SocketAddr>();

@@ -200,7 +200,6 @@ fn html_pages_in_headless_chromium() {
 
 /// The "Look up" button in the dark colour scheme: white text on #6aa9ff.
 #[test]
-#[ignore = "BUG: dark scheme button is white on #6aa9ff, contrast 2.4:1 (WCAG AA needs 4.5:1)"]
 fn text_contrast_meets_wcag_aa_in_both_schemes() {
     run_check(&["--only", "contrast"]);
 }
@@ -208,7 +207,6 @@ fn text_contrast_meets_wcag_aa_in_both_schemes() {
 /// Bangladesh (/103.4.145.1) is about 12x15 px on a desktop map; the pin (r=6
 /// in a 1000-unit viewBox, same colour as the highlight) hides 92% of it.
 #[test]
-#[ignore = "BUG: the centroid pin covers small highlighted countries (only 8% of Bangladesh visible)"]
 fn small_highlighted_country_stays_visible_under_the_pin() {
     run_check(&["--only", "small-country"]);
 }

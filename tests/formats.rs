@@ -1042,7 +1042,6 @@ fn invalid_address_page_is_400_in_the_format_asked_by_accept() {
 }
 
 #[test]
-#[ignore = "BUG: error responses ignore a valid ?format= (respond::refusal drops the query); /1.2.3?format=html|md|json answers text/plain to curl"]
 fn invalid_address_page_is_400_in_the_format_asked_by_query() {
     for path in ["/1.2.3", "/api/v1/ip/1.2.3"] {
         for f in FORMATS {

@@ -246,6 +246,8 @@ impl<K: Key, V: Value> TableBuilder<K, V> {
         let Some(next) = self.next else {
             return self.overlap(lenient, Pushed::Dropped);
         };
+        // Sorting is judged on the source starts, before any trimming.
+        self.last_start = Some(start);
         let mut outcome = Pushed::Added;
         let mut start = start;
         if start < next {
@@ -262,7 +264,6 @@ impl<K: Key, V: Value> TableBuilder<K, V> {
         }
         self.starts.push(start);
         self.values.push(value);
-        self.last_start = Some(start);
         self.next = end.succ();
         Ok(outcome)
     }

@@ -42,10 +42,12 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         llms_txt,
         api_catalog,
         server_card,
+        mcp_get,
+        mcp_post_doc,
         skills_index,
         skill_md,
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::Accuracy, FormatName)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::Accuracy, FormatName, IpParam, IpFormParam)),
     tags(
         (name = "lookup", description = "Address lookups (JSON by default)"),
         (name = "pages", description = "Pages for people and terminals (HTML or text by default)"),
@@ -63,6 +65,48 @@ pub enum FormatName {
     Text,
     Md,
     Html,
+}
+
+/// An IPv4 or IPv6 address parameter (`anyOf` the two string formats).
+pub struct IpParam;
+
+impl utoipa::PartialSchema for IpParam {
+    fn schema() -> RefOr<utoipa::openapi::schema::Schema> {
+        ip_formats(false)
+    }
+}
+
+impl utoipa::ToSchema for IpParam {}
+
+/// The lookup form's `ip` query value: an address, or empty (no lookup).
+pub struct IpFormParam;
+
+impl utoipa::PartialSchema for IpFormParam {
+    fn schema() -> RefOr<utoipa::openapi::schema::Schema> {
+        ip_formats(true)
+    }
+}
+
+impl utoipa::ToSchema for IpFormParam {}
+
+fn ip_formats(allow_empty: bool) -> RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{AnyOfBuilder, KnownFormat, ObjectBuilder, SchemaFormat, Type};
+    let string = |f| {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(f)))
+    };
+    let mut any = AnyOfBuilder::new()
+        .item(string(KnownFormat::Ipv4))
+        .item(string(KnownFormat::Ipv6));
+    if allow_empty {
+        any = any.item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .max_length(Some(0)),
+        );
+    }
+    any.into()
 }
 
 /// The OpenAPI document with a `servers` entry for `base`.
@@ -282,7 +326,7 @@ pub async fn api_catalog(
     let body = json!({
         "linkset": [{
             "anchor": format!("{b}/api/v1"),
-            "service-desc": [{"href": format!("{b}/api/v1/openapi.json"), "type": "application/vnd.oai.openapi+json;version=3.1", "title": "OpenAPI 3.1 description"}],
+            "service-desc": [{"href": format!("{b}/api/v1/openapi.json"), "type": "application/json", "title": "OpenAPI 3.1 description"}],
             "service-doc": [{"href": format!("{b}/docs"), "type": "text/html", "title": "API documentation"}],
             "service-meta": [{"href": format!("{b}/llms.txt"), "type": "text/markdown", "title": "llms.txt"}],
             "status": [{"href": format!("{b}/healthz"), "type": "application/json", "title": "Health and data release"}]
@@ -347,6 +391,72 @@ pub async fn server_card(
         .unwrap_or_default();
     document(text, "application/mcp-server-card+json", true)
 }
+
+/// `GET /mcp` without `Accept: text/event-stream`: the server card, so that a
+/// person or crawler that opens the endpoint learns what it is. MCP clients
+/// POST JSON-RPC here; an SSE `GET` is answered 405 (the server is stateless).
+#[utoipa::path(get, path = "/mcp", tag = "discovery",
+    summary = "The MCP endpoint (Streamable HTTP: POST JSON-RPC); a plain GET describes it",
+    responses(
+        (status = 200, description = "The MCP server card", content_type = "application/mcp-server-card+json"),
+        (status = 405, description = "GET with `Accept: text/event-stream`: this stateless server opens no SSE stream"),
+    ))]
+pub async fn mcp_get(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    let wants_sse = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("text/event-stream"));
+    if wants_sse {
+        let mut response = (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "this stateless MCP server opens no SSE stream; POST JSON-RPC requests\n",
+        )
+            .into_response();
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+        return response;
+    }
+    let text = serde_json::to_string_pretty(&card(&request_base(&state, peer, &headers)))
+        .unwrap_or_default();
+    document(text, "application/mcp-server-card+json", true)
+}
+
+/// A JSON-RPC 2.0 message (request or notification) for `/mcp`.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct JsonRpcMessage {
+    /// Always `2.0`.
+    jsonrpc: String,
+    /// `initialize`, `server/discover`, `tools/list`, `tools/call`, ...
+    method: String,
+    /// Absent for notifications.
+    id: Option<serde_json::Value>,
+    params: Option<serde_json::Value>,
+}
+
+/// `POST /mcp`: handled by the MCP SDK (rmcp); documented here for tools.
+#[utoipa::path(post, path = "/mcp", tag = "discovery",
+    summary = "MCP Streamable HTTP endpoint (JSON-RPC 2.0; protocol revisions 2026-07-28 and 2025-11-25)",
+    description = "Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Tools: `lookup_ip` (input `{\"ip\": \"8.8.8.8\"}`) and `my_ip`, both returning the IpInfo object as structured content. Stateless: no `Mcp-Session-Id`.",
+    request_body(content = JsonRpcMessage, content_type = "application/json"),
+    responses(
+        (status = 200, description = "JSON-RPC response", content_type = "application/json"),
+        (status = 202, description = "Notification or response accepted"),
+        (status = 400, description = "Not a valid JSON-RPC message"),
+        (status = 404, description = "Unknown session"),
+        (status = 406, description = "`Accept` must allow application/json and text/event-stream"),
+        (status = 413, description = "Body too large"),
+        (status = 415, description = "`Content-Type` must be application/json"),
+        (status = 422, description = "Unprocessable JSON-RPC message"),
+    ))]
+#[allow(dead_code)]
+fn mcp_post_doc() {}
 
 /// The agent skill, SKILL.md.
 pub fn skill(base: &str) -> String {

@@ -8,6 +8,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod negotiate;
 pub mod pages;
+pub mod ratelimit;
 pub mod render;
 pub mod respond;
 
@@ -31,6 +32,8 @@ pub struct AppState {
     pub proxies: Arc<TrustedProxies>,
     /// Whether this server terminates TLS itself (for absolute links).
     pub tls: bool,
+    /// The per-caller rate limit, if enabled.
+    pub limiter: Option<ratelimit::RateLimiter>,
 }
 
 /// Limits that protect the service from slow or oversized requests.
@@ -84,7 +87,10 @@ pub fn router(state: AppState, limits: &Limits) -> Router {
             "/.well-known/agent-skills/iplookup/SKILL.md",
             get(docs::skill_md),
         )
-        .route_service("/mcp", mcp::service(state.clone()))
+        .route("/mcp", {
+            let svc = mcp::service(state.clone());
+            axum::routing::post_service(svc).get(docs::mcp_get)
+        })
         .route("/metrics", get(metrics::metrics))
         .route("/{ip}", get(pages::address_page))
         .fallback(pages::not_found)
@@ -102,6 +108,10 @@ pub fn router(state: AppState, limits: &Limits) -> Router {
             limits.request_timeout,
         ))
         .layer(GlobalConcurrencyLimitLayer::new(limits.max_in_flight))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            ratelimit::enforce,
+        ))
         .layer(axum::middleware::from_fn(move |req, next| {
             pages::uri_limit(max_uri, req, next)
         }))

@@ -15,7 +15,7 @@ pub enum Format {
 
 impl Format {
     /// All formats, in the order the server prefers them on a tie.
-    pub const ALL: [Format; 4] = [Format::Json, Format::Html, Format::Text, Format::Markdown];
+    pub const ALL: [Format; 4] = [Format::Json, Format::Text, Format::Html, Format::Markdown];
 
     /// The `Content-Type` this format is sent with.
     pub fn content_type(self) -> &'static str {

@@ -22,7 +22,7 @@ use crate::model;
 #[utoipa::path(get, path = "/", tag = "pages",
     summary = "The caller's address: bare address for command-line clients, a page for browsers",
     description = "Command-line clients (curl, Wget, HTTPie, PowerShell, ...) and `Accept: text/plain` get only the caller's address and a newline. Browsers get the HTML page; `Accept: text/markdown` gets Markdown; JSON gives the IpInfo object. `?ip=ADDR` (the lookup form) redirects to `/ADDR`.",
-    params(("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header"), ("ip" = Option<String>, Query, description = "Address to look up: redirects to its page")),
+    params(("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header"), ("ip" = Option<super::docs::IpFormParam>, Query, description = "Address to look up (the lookup form): redirects to its page; empty means none")),
     responses(
         (status = 200, description = "The caller's address", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 303, description = "Redirect from the lookup form to the address page"),
@@ -35,7 +35,10 @@ pub async fn root(
     headers: HeaderMap,
     wants: Wants,
 ) -> Response {
-    if let Some(ip) = wants.ip.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+    if let Some(ip) = wants.ip.as_deref().filter(|s| !s.is_empty()) {
+        if let Some(refusal) = super::respond::negotiation_refusal(&wants, wants.page_default()) {
+            return refusal;
+        }
         return match address::parse(ip) {
             Ok(ip) => Redirect::to(&format!("/{ip}")).into_response(),
             Err(e) => error(invalid_ip(e), &wants, wants.page_default()),
@@ -59,7 +62,7 @@ pub async fn root(
 /// `GET /{ip}`: the address page.
 #[utoipa::path(get, path = "/{ip}", tag = "pages",
     summary = "The page of one address (HTML for browsers, aligned text for command-line clients)",
-    params(("ip" = String, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address"), ("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
+    params(("ip" = super::docs::IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address"), ("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "The address's data", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),
@@ -133,7 +136,7 @@ pub async fn api_me(
 #[utoipa::path(get, path = "/api/v1/ip/{ip}", tag = "lookup",
     summary = "Look up one IPv4 or IPv6 address",
     description = "Strict parsing: IPv4 in dotted form without leading zeros, IPv6 in colon-hex form (compressed or not, embedded IPv4 allowed); no brackets, ports, zone ids or whitespace. The answer carries a weak ETag tied to the data release.",
-    params(("ip" = String, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address", example = "8.8.8.8"), ("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
+    params(("ip" = super::docs::IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address", example = "8.8.8.8"), ("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "IpInfo", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),

@@ -105,25 +105,15 @@ pub struct Reply {
 
 /// Renders `page` in the format the request wants, with every header.
 pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
-    if wants.bad_query {
-        return refusal(
-            bad_request("bad_query", "the query string could not be read".into()),
-            wants,
-            reply.default,
-        );
+    if let Some(refused) = negotiation_refusal(wants, reply.default) {
+        return refused;
     }
-    let format = match negotiate::choose(
+    let format = negotiate::choose(
         wants.format.as_deref(),
         wants.accept.as_deref(),
         reply.default,
-    ) {
-        Ok(f) => f,
-        Err(Refusal::BadFormat(v)) => {
-            let msg = format!("unknown format {v:?}: use json, text, md or html");
-            return refusal(bad_request("bad_format", msg), wants, reply.default);
-        }
-        Err(Refusal::NotAcceptable) => return not_acceptable(),
-    };
+    )
+    .unwrap_or(reply.default);
     let status = match &page {
         Page::Error(e) => e.status,
         _ => StatusCode::OK,
@@ -165,15 +155,38 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
     (status, headers, page.render(format)).into_response()
 }
 
+/// The 400/406 answer if the request's format cannot be served, before any work is done.
+pub fn negotiation_refusal(wants: &Wants, default: Format) -> Option<Response> {
+    if wants.bad_query {
+        return Some(refusal(
+            bad_request("bad_query", "the query string could not be read".into()),
+            wants,
+            default,
+        ));
+    }
+    match negotiate::choose(wants.format.as_deref(), wants.accept.as_deref(), default) {
+        Ok(_) => None,
+        Err(Refusal::BadFormat(v)) => {
+            let msg = format!("unknown format {v:?}: use json, text, md or html");
+            Some(refusal(bad_request("bad_format", msg), wants, default))
+        }
+        Err(Refusal::NotAcceptable) => Some(not_acceptable()),
+    }
+}
+
 /// An error page answered in the format the request wants (or its route default).
 pub fn error(page: ErrorPage, wants: &Wants, default: Format) -> Response {
     refusal(page, wants, default)
 }
 
 fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
-    // A bad `?format=` must not decide the format of its own error.
+    // A bad `?format=` must not decide the format of its own error; a valid one does.
+    let format = wants
+        .format
+        .clone()
+        .filter(|f| Format::from_query(f).is_some());
     let without_query = Wants {
-        format: None,
+        format,
         bad_query: false,
         ..wants.clone()
     };

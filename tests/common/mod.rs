@@ -45,5 +45,6 @@ pub async fn start_with(config: ServeConfig, db: GeoDb) -> TestServer {
 
 /// An HTTP client that sends no default User-Agent.
 pub fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder().build().unwrap()
 }

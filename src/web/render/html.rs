@@ -22,11 +22,11 @@ header{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem 1rem;justify-c
 h1{font-size:clamp(1.5rem,5vw,2.4rem);margin:.2rem 0;word-break:break-all;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .lead{font-size:1.25rem;margin:.25rem 0 1rem}.flag{font-size:1.6rem;vertical-align:-.15rem}.muted{color:var(--muted)}
 form{display:flex;gap:.5rem;margin:1rem 0}input{flex:1;min-width:0;font:inherit;padding:.55rem .7rem;border:1px solid var(--line);border-radius:.5rem;background:var(--card);color:var(--fg)}
-button{font:inherit;padding:.55rem 1rem;border:0;border-radius:.5rem;background:var(--accent);color:#fff;cursor:pointer}
+button{font:inherit;padding:.55rem 1rem;border:0;border-radius:.5rem;background:#0b5cc0;color:#fff;cursor:pointer}
 .map{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.5rem;margin:1rem 0}
 .map svg{display:block;width:100%;height:auto}.map path{fill:var(--land);stroke:var(--card);stroke-width:.3}
-.map path.hit{fill:var(--hit)}.map .pin{fill:var(--hit);stroke:var(--card);stroke-width:1.5}
-dl{display:grid;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));gap:.75rem;margin:1rem 0;padding:0}
+.map path.hit{fill:var(--hit)}.map .pin{fill:none;stroke:var(--fg);stroke-width:2}
+dl{display:grid;grid-template-columns:repeat(auto-fill,minmax(250px,1fr));gap:.75rem;margin:1rem 0;padding:0}
 dl div{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.6rem .8rem}
 dt{font-size:.8rem;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}dd{margin:0;word-break:break-word}
 footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3rem 0}
@@ -143,7 +143,7 @@ fn lookup(info: &IpInfo, kind: LookupKind) -> String {
     body.push_str(&map(info));
     body.push_str("<dl>");
     for (key, value) in info_rows(info) {
-        if key == "ip" || value.is_empty() {
+        if key == "ip" || key == "flag" || value.is_empty() {
             continue;
         }
         body.push_str(&cell(&label(key), &value));
@@ -179,7 +179,7 @@ fn map(info: &IpInfo) -> String {
     }
     let (x, y) = ((lon + 180.0) * 1000.0 / 360.0, (90.0 - lat) * 500.0 / 180.0);
     let pin = format!(
-        "<circle class=\"pin\" id=\"pin\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"6\"><title>centroid {lat}, {lon}</title></circle></svg>"
+        "<circle class=\"pin\" id=\"pin\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"7\"><title>centroid {lat}, {lon}</title></circle></svg>"
     );
     if let Some(end) = svg.rfind("</svg>") {
         svg.replace_range(end.., &pin);
