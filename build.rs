@@ -68,7 +68,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn open(path: &str) -> std::io::Result<BufReader<flate2::read::GzDecoder<File>>> {
-    Ok(BufReader::with_capacity(1 << 16, flate2::read::GzDecoder::new(File::open(path)?)))
+    Ok(BufReader::with_capacity(
+        1 << 16,
+        flate2::read::GzDecoder::new(File::open(path)?),
+    ))
 }
 
 fn describe(meta: &mut String, key: &str, source: (&str, &str, &str, &str), stats: &csv::CsvStats) {
