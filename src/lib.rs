@@ -13,6 +13,7 @@
 //! - [`web`]: routes, the caller's address, format negotiation, the four renderers,
 //!   description documents, the MCP endpoint and Prometheus metrics.
 //! - [`reload`]: watching the data directory (and SIGHUP) and swapping in new releases.
+//! - [`connections`]: the cap on open connections.
 //! - [`server`]: configuration, listening (HTTP or HTTPS), limits, graceful shutdown.
 //! - [`update`]: fetching, checking and installing a new DB-IP release (`iplookup update`).
 //!
@@ -20,6 +21,7 @@
 //! or [`lookup`].
 
 pub mod address;
+pub mod connections;
 pub mod geo;
 pub mod lookup;
 pub mod model;

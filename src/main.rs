@@ -173,6 +173,14 @@ struct ServeArgs {
         value_name = "N"
     )]
     rate_burst: u32,
+    /// Connections open at once; further connections are closed on arrival.
+    #[arg(
+        long,
+        env = "IPLOOKUP_MAX_CONNECTIONS",
+        default_value_t = 10_000,
+        value_name = "N"
+    )]
+    max_connections: usize,
     /// Requests handled at once; further requests wait.
     #[arg(
         long,
@@ -228,6 +236,7 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             header_timeout: Duration::from_secs(args.header_timeout),
             request_timeout: Duration::from_secs(args.request_timeout),
             max_in_flight: args.max_in_flight.max(1),
+            max_connections: args.max_connections.max(1),
             ..Limits::default()
         },
         rate_limit: args

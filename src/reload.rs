@@ -26,29 +26,20 @@ pub struct WatchError {
     source: notify::Error,
 }
 
-/// Starts watching `dir` and SIGHUP; each burst of changes triggers one reload.
+/// Listens for SIGHUP and, if `watch`, for changes in `dir`; each burst of
+/// changes triggers one reload.
 pub fn spawn(
     dir: PathBuf,
     skip_bad_rows: bool,
+    watch: bool,
     lookup: Arc<Lookup>,
 ) -> Result<ReloadGuard, WatchError> {
     let (tx, mut rx) = mpsc::unbounded_channel::<()>();
-    let events = tx.clone();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        if event.is_ok_and(|e| !e.kind.is_access()) {
-            let _ = events.send(());
-        }
-    })
-    .map_err(|source| WatchError {
-        dir: dir.display().to_string(),
-        source,
-    })?;
-    watcher
-        .watch(&dir, RecursiveMode::NonRecursive)
-        .map_err(|source| WatchError {
-            dir: dir.display().to_string(),
-            source,
-        })?;
+    let watcher = if watch {
+        Some(watch_dir(&dir, tx.clone())?)
+    } else {
+        None
+    };
     spawn_sighup(tx);
     tokio::spawn(async move {
         while rx.recv().await.is_some() {
@@ -58,9 +49,27 @@ pub fn spawn(
             reload(&dir, skip_bad_rows, &lookup).await;
         }
     });
-    Ok(ReloadGuard {
-        _watcher: Some(watcher),
+    Ok(ReloadGuard { _watcher: watcher })
+}
+
+fn watch_dir(
+    dir: &Path,
+    events: mpsc::UnboundedSender<()>,
+) -> Result<notify::RecommendedWatcher, WatchError> {
+    let fail = |source| WatchError {
+        dir: dir.display().to_string(),
+        source,
+    };
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if event.is_ok_and(|e| !e.kind.is_access()) {
+            let _ = events.send(());
+        }
     })
+    .map_err(fail)?;
+    watcher
+        .watch(dir, RecursiveMode::NonRecursive)
+        .map_err(fail)?;
+    Ok(watcher)
 }
 
 #[cfg(unix)]

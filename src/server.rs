@@ -8,10 +8,11 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use axum_server::Handle;
-use axum_server::tls_rustls::RustlsConfig;
+use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use ipnet::IpNet;
 use tokio::net::TcpListener;
 
+use crate::connections::ConnectionCap;
 use crate::geo::{self, GeoDb, GeoError};
 use crate::lookup::Lookup;
 use crate::rdns::{RdnsConfig, RdnsError, ReverseDns};
@@ -117,13 +118,14 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
     web::metrics::handle();
     let rdns = config.rdns.as_ref().map(ReverseDns::new).transpose()?;
     let lookup = Arc::new(Lookup::with_rdns(db, rdns));
-    let _watch = match (&config.data_dir, config.watch) {
-        (Some(dir), true) => Some(reload::spawn(
+    let _watch = match &config.data_dir {
+        Some(dir) => Some(reload::spawn(
             dir.clone(),
             config.skip_bad_rows,
+            config.watch,
             lookup.clone(),
         )?),
-        _ => None,
+        None => None,
     };
     let state = AppState {
         lookup,
@@ -140,7 +142,10 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
     match &config.tls {
         None => {
             tracing::info!(listen = %local, "serving HTTP");
-            let mut server = axum_server::from_tcp(std_listener)?.handle(handle);
+            let mut server = axum_server::from_tcp(std_listener)?
+                .acceptor(ConnectionCap::new(config.limits.max_connections))
+                .first_request_timeout(config.limits.header_timeout)
+                .handle(handle);
             tune(&mut server, &config.limits);
             server.serve(app).await?;
         }
@@ -154,7 +159,13 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
                 })?;
             spawn_cert_reload(tls.clone(), files.clone());
             tracing::info!(listen = %local, "serving HTTPS (HTTP/1.1 and HTTP/2)");
-            let mut server = axum_server::from_tcp_rustls(std_listener, tls)?.handle(handle);
+            let acceptor = RustlsAcceptor::new(tls)
+                .handshake_timeout(config.limits.header_timeout)
+                .acceptor(ConnectionCap::new(config.limits.max_connections));
+            let mut server = axum_server::from_tcp(std_listener)?
+                .acceptor(acceptor)
+                .first_request_timeout(config.limits.header_timeout)
+                .handle(handle);
             tune(&mut server, &config.limits);
             server.serve(app).await?;
         }

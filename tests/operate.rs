@@ -607,10 +607,6 @@ async fn headers_dripped_byte_by_byte_are_cut_off_after_the_header_timeout() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "BUG: a connection that sends nothing is never closed: hyper-util's auto (h1/h2) \
-            builder waits for the first bytes to pick the protocol with no timeout, and \
-            hyper's header_read_timeout only starts once HTTP/1 is chosen, so idle sockets \
-            pile up without bound (no connection cap either)"]
 async fn a_silent_connection_is_closed_after_the_header_timeout() {
     let server = start_with_header_timeout(1).await;
     let silent = TcpStream::connect(server.addr).await.unwrap();
@@ -620,9 +616,6 @@ async fn a_silent_connection_is_closed_after_the_header_timeout() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "BUG: a connection that stalls inside the HTTP/2 preface (\"PRI * HTTP/2.0\\r\\n\") \
-            is never closed, for the same reason as a silent one: protocol detection has no \
-            timeout"]
 async fn a_stalled_http2_preface_is_closed_after_the_header_timeout() {
     let server = start_with_header_timeout(1).await;
     let mut s = TcpStream::connect(server.addr).await.unwrap();

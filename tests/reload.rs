@@ -309,9 +309,6 @@ async fn sighup_reloads_the_binary_while_watching() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "BUG: with --no-watch, server::run never calls reload::spawn, so no SIGHUP handler \
-            is installed and SIGHUP's default action kills the process (the --no-watch help \
-            says \"SIGHUP still reloads\")"]
 async fn sighup_reloads_the_binary_without_watching() {
     let dir = january_dir();
     let mut bin = fixtures::proc::serve(&[

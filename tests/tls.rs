@@ -248,10 +248,6 @@ async fn absolute_links_use_https_and_the_port_over_http1() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "BUG: over HTTP/2 there is no Host header (the authority is in the URI), so \
-            web::client::base_url falls back to \"localhost\" and absolute links lose the \
-            real host and port: servers[0].url is \"https://localhost\" instead of \
-            \"https://localhost:PORT\""]
 async fn absolute_links_use_https_and_the_port_over_http2() {
     let tmp = TempDir::new("tls");
     let ca = Ca::new();

@@ -59,11 +59,12 @@ pub fn client_addr(peer: SocketAddr, headers: &HeaderMap, trusted: &TrustedProxi
 /// The URL callers used to reach the service (`scheme://host`), for absolute
 /// links in description documents. The scheme is `https` when the service
 /// terminates TLS itself or a trusted proxy says so (`X-Forwarded-Proto`,
-/// `Forwarded: proto=`); the host is the `Host` header when it is a plausible
-/// authority, else the listening address.
+/// `Forwarded: proto=`); the host is the request's authority (the URI's for
+/// HTTP/2, the `Host` header for HTTP/1.1) when it is plausible, else `localhost`.
 pub fn base_url(
     peer: SocketAddr,
     headers: &HeaderMap,
+    uri: &axum::http::Uri,
     trusted: &TrustedProxies,
     tls: bool,
 ) -> String {
@@ -74,11 +75,16 @@ pub fn base_url(
     } else {
         "http"
     };
-    let host = headers
+    // HTTP/2 carries the authority in the URI, HTTP/1.1 in the Host header.
+    let authority = uri.authority().map(|a| a.as_str().to_owned());
+    let host_header = headers
         .get(axum::http::header::HOST)
         .and_then(|h| h.to_str().ok())
+        .map(str::to_owned);
+    let host = authority
+        .or(host_header)
         .filter(|h| is_authority(h))
-        .unwrap_or("localhost");
+        .unwrap_or_else(|| "localhost".to_owned());
     format!("{proto}://{host}")
 }
 

@@ -6,7 +6,7 @@
 use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::json;
@@ -116,8 +116,8 @@ pub fn openapi(base: &str) -> utoipa::openapi::OpenApi {
     doc
 }
 
-fn request_base(state: &AppState, peer: SocketAddr, headers: &HeaderMap) -> String {
-    base_url(peer, headers, &state.proxies, state.tls)
+fn request_base(state: &AppState, peer: SocketAddr, headers: &HeaderMap, uri: &Uri) -> String {
+    base_url(peer, headers, uri, &state.proxies, state.tls)
 }
 
 /// `GET /api/v1/openapi.json`.
@@ -127,9 +127,10 @@ fn request_base(state: &AppState, peer: SocketAddr, headers: &HeaderMap) -> Stri
 pub async fn openapi_json(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let doc = openapi(&request_base(&state, peer, &headers));
+    let doc = openapi(&request_base(&state, peer, &headers, &uri));
     let body = doc.to_pretty_json().unwrap_or_default();
     document(body, "application/json", true)
 }
@@ -251,10 +252,11 @@ fn flatten(path: &str, op: &utoipa::openapi::path::Operation) -> Operation {
 pub async fn docs_page(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    uri: Uri,
     headers: HeaderMap,
     wants: Wants,
 ) -> Response {
-    let page = Page::Docs(Box::new(docs(&request_base(&state, peer, &headers))));
+    let page = Page::Docs(Box::new(docs(&request_base(&state, peer, &headers, &uri))));
     let reply = Reply {
         default: wants.page_default(),
         caching: Caching::Document,
@@ -283,9 +285,10 @@ pub struct DocsJson {
 pub async fn llms_txt(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let body = llms(&docs(&request_base(&state, peer, &headers)));
+    let body = llms(&docs(&request_base(&state, peer, &headers, &uri)));
     document(body, "text/markdown; charset=utf-8", true)
 }
 
@@ -320,9 +323,10 @@ pub fn llms(d: &DocsPage) -> String {
 pub async fn api_catalog(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let b = request_base(&state, peer, &headers);
+    let b = request_base(&state, peer, &headers, &uri);
     let body = json!({
         "linkset": [{
             "anchor": format!("{b}/api/v1"),
@@ -385,9 +389,10 @@ fn server_name(base: &str) -> String {
 pub async fn server_card(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let text = serde_json::to_string_pretty(&card(&request_base(&state, peer, &headers)))
+    let text = serde_json::to_string_pretty(&card(&request_base(&state, peer, &headers, &uri)))
         .unwrap_or_default();
     document(text, "application/mcp-server-card+json", true)
 }
@@ -404,6 +409,7 @@ pub async fn server_card(
 pub async fn mcp_get(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    uri: Uri,
     headers: HeaderMap,
 ) -> Response {
     let wants_sse = headers
@@ -422,7 +428,7 @@ pub async fn mcp_get(
             .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
         return response;
     }
-    let text = serde_json::to_string_pretty(&card(&request_base(&state, peer, &headers)))
+    let text = serde_json::to_string_pretty(&card(&request_base(&state, peer, &headers, &uri)))
         .unwrap_or_default();
     document(text, "application/mcp-server-card+json", true)
 }
@@ -515,9 +521,10 @@ More: [API docs]({base}/docs?format=md), [OpenAPI]({base}/api/v1/openapi.json), 
 pub async fn skills_index(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let b = request_base(&state, peer, &headers);
+    let b = request_base(&state, peer, &headers, &uri);
     let digest = sha2::Sha256::digest(skill(&b).as_bytes());
     let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
     let body = json!({
@@ -544,10 +551,11 @@ pub async fn skills_index(
 pub async fn skill_md(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    uri: Uri,
     headers: HeaderMap,
 ) -> Response {
     document(
-        skill(&request_base(&state, peer, &headers)),
+        skill(&request_base(&state, peer, &headers, &uri)),
         "text/markdown; charset=utf-8",
         true,
     )

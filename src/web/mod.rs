@@ -49,6 +49,8 @@ pub struct Limits {
     pub max_uri_bytes: usize,
     /// Requests handled at once; more wait their turn.
     pub max_in_flight: usize,
+    /// Connections open at once; more are closed on arrival.
+    pub max_connections: usize,
 }
 
 impl Default for Limits {
@@ -59,6 +61,7 @@ impl Default for Limits {
             max_header_bytes: 16 * 1024,
             max_uri_bytes: 4096,
             max_in_flight: 1024,
+            max_connections: 10_000,
         }
     }
 }
