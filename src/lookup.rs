@@ -91,16 +91,24 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
     let Some(c) = answer.country else {
         return Location::default();
     };
+    // A city database refines the place; the country table still names the country.
+    let city = answer
+        .city
+        .filter(|c| c.latitude.is_some() && c.longitude.is_some());
     Location {
         country_code: Some(c.code.clone()),
         country: Some(c.name.clone()),
         country_bn: c.name_bn.clone(),
         flag: Some(c.flag()),
         continent: c.continent.clone(),
-        city: None,
-        latitude: c.latitude,
-        longitude: c.longitude,
-        accuracy: Some(crate::model::Accuracy::Country),
+        city: answer.city.map(|c| c.name.clone()),
+        latitude: city.map_or(c.latitude, |c| c.latitude),
+        longitude: city.map_or(c.longitude, |c| c.longitude),
+        accuracy: Some(if city.is_some() {
+            crate::model::Accuracy::City
+        } else {
+            crate::model::Accuracy::Country
+        }),
         time_zone: c.time_zone.map(|tz| tz.name().to_owned()),
         local_time: c.time_zone.map(|tz| {
             now.with_timezone(&tz)

@@ -9,20 +9,22 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use super::csv;
 use super::ranges::RangeTable;
-use super::{AsnTables, CountryTables, GeoDb, GeoError, SourceInfo};
+use super::{AsnTables, CityTables, CountryTables, GeoDb, GeoError, SourceInfo};
+use super::{csv, mmdb};
 
 /// The release files found in a data directory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DataFiles {
     pub country: Option<PathBuf>,
     pub asn: Option<PathBuf>,
+    pub city: Option<PathBuf>,
 }
 
-/// Finds the newest `dbip-country*.csv[.gz]` and `dbip-asn*.csv[.gz]` (or
-/// `asn*.csv[.gz]`) in `dir`. Newest means greatest name, which for DB-IP's
-/// `...-YYYY-MM...` names is the latest month.
+/// Finds the newest country, ASN and city files in `dir`: DB-IP CSV
+/// (`dbip-country*.csv[.gz]`, `dbip-asn*.csv[.gz]`, `asn*.csv[.gz]`) or MMDB
+/// (`dbip-*-lite-*.mmdb[.gz]`, `GeoLite2-{Country,ASN,City}*.mmdb[.gz]`).
+/// Newest means greatest name, which for DB-IP's `...-YYYY-MM...` names is the latest month.
 pub fn find(dir: &Path) -> Result<DataFiles, GeoError> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| file_error(dir, &format!("cannot read directory: {e}")))?;
@@ -30,20 +32,32 @@ pub fn find(dir: &Path) -> Result<DataFiles, GeoError> {
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".csv") || n.ends_with(".csv.gz"))
+        .filter(|n| !n.starts_with('.'))
+        .filter(|n| {
+            [".csv", ".csv.gz", ".mmdb", ".mmdb.gz"]
+                .iter()
+                .any(|ext| n.ends_with(ext))
+        })
         .collect();
     names.sort();
-    let newest = |prefixes: &[&str]| {
+    let newest = |prefixes: &[&str], mmdb_only: bool| {
         names
             .iter()
             .rev()
+            .filter(|n| !mmdb_only || is_mmdb(Path::new(n)))
             .find(|n| prefixes.iter().any(|p| n.starts_with(p)))
             .map(|n| dir.join(n))
     };
     Ok(DataFiles {
-        country: newest(&["dbip-country"]),
-        asn: newest(&["dbip-asn", "asn"]),
+        country: newest(&["dbip-country", "GeoLite2-Country"], false),
+        asn: newest(&["dbip-asn", "asn", "GeoLite2-ASN"], false),
+        city: newest(&["dbip-city", "GeoLite2-City"], true),
     })
+}
+
+fn is_mmdb(path: &Path) -> bool {
+    let name = path.to_string_lossy();
+    name.ends_with(".mmdb") || name.ends_with(".mmdb.gz")
 }
 
 /// Loads the newest release in `dir`, falling back to `embedded` for a missing kind.
@@ -73,13 +87,24 @@ pub fn load_dir(dir: &Path, lenient: bool, embedded: &GeoDb) -> Result<GeoDb, Ge
         }
         None => embedded.asn_tables().clone(),
     };
-    GeoDb::new(country, asn, release)
+    let db = GeoDb::new(country, asn, release)?;
+    match &files.city {
+        Some(path) => {
+            let (tables, info) = load_city(path)?;
+            db.with_city(tables, info)
+        }
+        None => Ok(db),
+    }
 }
 
-/// Reads one country file.
+/// Reads one country file (CSV or MMDB).
 pub fn load_country(path: &Path, lenient: bool) -> Result<(CountryTables, SourceInfo), GeoError> {
     let label = path.display().to_string();
-    let a = csv::read_country(open(path)?, &label, lenient)?;
+    let a = if is_mmdb(path) {
+        mmdb::read_country(read_all(path)?, &label)?
+    } else {
+        csv::read_country(open(path)?, &label, lenient)?
+    };
     let tables = CountryTables {
         v4: table(&label, a.v4)?,
         v6: table(&label, a.v6)?,
@@ -87,16 +112,41 @@ pub fn load_country(path: &Path, lenient: bool) -> Result<(CountryTables, Source
     Ok((tables, source_info(path, a.stats)))
 }
 
-/// Reads one ASN file.
+/// Reads one ASN file (CSV or MMDB).
 pub fn load_asn(path: &Path, lenient: bool) -> Result<(AsnTables, SourceInfo), GeoError> {
     let label = path.display().to_string();
-    let a = csv::read_asn(open(path)?, &label, lenient)?;
+    let a = if is_mmdb(path) {
+        mmdb::read_asn(read_all(path)?, &label)?
+    } else {
+        csv::read_asn(open(path)?, &label, lenient)?
+    };
     let tables = AsnTables {
         v4: table(&label, a.v4)?,
         v6: table(&label, a.v6)?,
         networks: a.networks,
     };
     Ok((tables, source_info(path, a.stats)))
+}
+
+/// Reads one city MMDB.
+pub fn load_city(path: &Path) -> Result<(CityTables, SourceInfo), GeoError> {
+    let label = path.display().to_string();
+    let a = mmdb::read_city(read_all(path)?, &label)?;
+    let tables = CityTables {
+        v4: table(&label, a.v4)?,
+        v6: table(&label, a.v6)?,
+        cities: a.cities,
+    };
+    Ok((tables, source_info(path, a.stats)))
+}
+
+/// The whole file, decompressed if gzipped.
+fn read_all(path: &Path) -> Result<Vec<u8>, GeoError> {
+    let mut bytes = Vec::new();
+    open(path)?
+        .read_to_end(&mut bytes)
+        .map_err(|e| file_error(path, &format!("cannot read: {e}")))?;
+    Ok(bytes)
 }
 
 fn table<K: super::ranges::Key, V: super::ranges::Value>(
@@ -135,7 +185,11 @@ fn source_info(path: &Path, stats: csv::CsvStats) -> SourceInfo {
         .unwrap_or_default();
     SourceInfo {
         file: path.display().to_string(),
-        source: "DB-IP file".into(),
+        source: if is_mmdb(path) {
+            "MMDB file".into()
+        } else {
+            "DB-IP CSV file".into()
+        },
         date: release_date(&name)
             .or_else(|| modified_date(path))
             .unwrap_or_default(),

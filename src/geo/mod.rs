@@ -8,6 +8,7 @@
 pub mod countries;
 pub mod csv;
 pub mod load;
+pub mod mmdb;
 pub mod networks;
 pub mod ranges;
 pub mod rows;
@@ -65,6 +66,8 @@ pub struct SourceInfo {
 pub struct Release {
     pub country: SourceInfo,
     pub asn: SourceInfo,
+    /// The city database, when one is loaded.
+    pub city: Option<SourceInfo>,
 }
 
 impl Release {
@@ -122,11 +125,20 @@ pub struct AsnTables {
     pub networks: Networks,
 }
 
+/// City tables of both families and the cities they point to (ids 1-based).
+#[derive(Debug, Clone)]
+pub struct CityTables {
+    pub v4: RangeTable<u32, u32>,
+    pub v6: RangeTable<u128, u32>,
+    pub cities: Vec<mmdb::City>,
+}
+
 /// One immutable release of the address data.
 #[derive(Debug)]
 pub struct GeoDb {
     country: CountryTables,
     asn: AsnTables,
+    city: Option<CityTables>,
     countries: &'static CountryTable,
     release: Release,
 }
@@ -141,6 +153,8 @@ pub struct Answer<'a> {
     pub network: Option<(u32, &'a str)>,
     /// The source range the network came from (gaps included).
     pub asn_range: (IpAddr, IpAddr),
+    /// The city, when a city database is loaded and knows the address.
+    pub city: Option<&'a mmdb::City>,
 }
 
 impl GeoDb {
@@ -191,9 +205,32 @@ impl GeoDb {
         Ok(GeoDb {
             country,
             asn,
+            city: None,
             countries: CountryTable::embedded()?,
             release,
         })
+    }
+
+    /// Adds a city database, checking its ids.
+    pub fn with_city(mut self, city: CityTables, info: SourceInfo) -> Result<GeoDb, GeoError> {
+        let max = city.cities.len() as u32;
+        if city
+            .v4
+            .values()
+            .iter()
+            .chain(city.v6.values())
+            .any(|id| *id > max)
+        {
+            return Err(GeoError::Networks(NetworksError("city id out of range")));
+        }
+        self.city = Some(city);
+        self.release.city = Some(info);
+        Ok(self)
+    }
+
+    /// The city tables, if a city database is loaded.
+    pub fn city_tables(&self) -> Option<&CityTables> {
+        self.city.as_ref()
     }
 
     /// The releases this database holds.
@@ -224,13 +261,15 @@ impl GeoDb {
                 let key = u32::from(a);
                 let c = self.country.v4.entry(key);
                 let n = self.asn.v4.entry(key);
-                self.answer(c.value, span_v4(c), n.value, span_v4(n))
+                let city = self.city.as_ref().map_or(0, |t| t.v4.value(key));
+                self.answer(c.value, span_v4(c), n.value, span_v4(n), city)
             }
             IpAddr::V6(a) => {
                 let key = u128::from(a);
                 let c = self.country.v6.entry(key);
                 let n = self.asn.v6.entry(key);
-                self.answer(c.value, span_v6(c), n.value, span_v6(n))
+                let city = self.city.as_ref().map_or(0, |t| t.v6.value(key));
+                self.answer(c.value, span_v6(c), n.value, span_v6(n), city)
             }
         }
     }
@@ -241,12 +280,17 @@ impl GeoDb {
         country_range: (IpAddr, IpAddr),
         network: u32,
         asn_range: (IpAddr, IpAddr),
+        city: u32,
     ) -> Answer<'_> {
+        let city = (city as usize)
+            .checked_sub(1)
+            .and_then(|i| self.city.as_ref()?.cities.get(i));
         Answer {
             country: self.countries.get_packed(code),
             country_range,
             network: self.asn.networks.get(network),
             asn_range,
+            city,
         }
     }
 }

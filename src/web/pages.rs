@@ -237,6 +237,7 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
         data: HealthData {
             country: source(&db.release().country),
             asn: source(&db.release().asn),
+            city: db.release().city.as_ref().map(source),
         },
     };
     respond(

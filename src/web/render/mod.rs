@@ -64,6 +64,9 @@ pub struct Health {
 pub struct HealthData {
     pub country: HealthSource,
     pub asn: HealthSource,
+    /// Present when a city database is loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub city: Option<HealthSource>,
 }
 
 /// One table of the loaded release.

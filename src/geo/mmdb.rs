@@ -1,0 +1,238 @@
+//! Reading MaxMind-format databases (DB-IP's `.mmdb` releases, GeoLite2
+//! Country/City/ASN, and the flat ip-location-db builds) with the `maxminddb`
+//! crate, converting every network into the same range tables the CSV
+//! loader builds. Runs at load time only; lookups never touch the MMDB.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+use maxminddb::{Reader, WithinOptions};
+use serde::Deserialize;
+
+use super::csv::{AsnArrays, CountryArrays, CsvError, CsvStats};
+use super::networks::NetworksBuilder;
+use super::ranges::{Pushed, TableBuilder, Value};
+use super::rows::{self, RowError};
+
+/// One city: name and coordinates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct City {
+    pub name: String,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+}
+
+/// City tables of both families (ids point into `cities`, 1-based).
+#[derive(Debug, Default)]
+pub struct CityArrays {
+    pub v4: (Vec<u32>, Vec<u32>),
+    pub v6: (Vec<u128>, Vec<u32>),
+    pub cities: Vec<City>,
+    pub stats: CsvStats,
+}
+
+/// The fields we read, in both the MaxMind schema and the flat one.
+#[derive(Debug, Default, Deserialize)]
+struct Record {
+    #[serde(default)]
+    country: Option<Country>,
+    #[serde(default)]
+    country_code: Option<String>,
+    #[serde(default)]
+    city: Option<CityField>,
+    #[serde(default)]
+    location: Option<Location>,
+    #[serde(default)]
+    latitude: Option<f64>,
+    #[serde(default)]
+    longitude: Option<f64>,
+    #[serde(default)]
+    autonomous_system_number: Option<u32>,
+    #[serde(default)]
+    autonomous_system_organization: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Country {
+    #[serde(default)]
+    iso_code: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum CityField {
+    Named { names: Names },
+    Flat(String),
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Names {
+    #[serde(default)]
+    en: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Location {
+    #[serde(default)]
+    latitude: Option<f64>,
+    #[serde(default)]
+    longitude: Option<f64>,
+}
+
+impl Record {
+    fn country_code(&self) -> Option<&str> {
+        self.country
+            .as_ref()
+            .and_then(|c| c.iso_code.as_deref())
+            .or(self.country_code.as_deref())
+    }
+
+    fn city(&self) -> Option<City> {
+        let name = match self.city.as_ref()? {
+            CityField::Named { names } => names.en.clone()?,
+            CityField::Flat(name) => name.clone(),
+        };
+        let (lat, lon) = match &self.location {
+            Some(l) => (l.latitude, l.longitude),
+            None => (self.latitude, self.longitude),
+        };
+        Some(City {
+            name,
+            latitude: lat,
+            longitude: lon,
+        })
+    }
+}
+
+/// Reads a country (or city) MMDB into country tables.
+pub fn read_country(bytes: Vec<u8>, file: &str) -> Result<CountryArrays, CsvError> {
+    let mut v4 = TableBuilder::<u32, u16>::default();
+    let mut v6 = TableBuilder::<u128, u16>::default();
+    let stats = walk(bytes, file, |start, end, record| {
+        let Some(code) = record.country_code() else {
+            return Ok(None);
+        };
+        let packed = rows::pack_country(code)?;
+        push(&mut v4, &mut v6, start, end, packed).map(Some)
+    })?;
+    Ok(CountryArrays {
+        v4: v4.finish(),
+        v6: v6.finish(),
+        stats,
+    })
+}
+
+/// Reads an ASN MMDB into ASN tables.
+pub fn read_asn(bytes: Vec<u8>, file: &str) -> Result<AsnArrays, CsvError> {
+    let mut v4 = TableBuilder::<u32, u32>::default();
+    let mut v6 = TableBuilder::<u128, u32>::default();
+    let mut networks = NetworksBuilder::default();
+    let stats = walk(bytes, file, |start, end, record| {
+        let Some(asn) = record.autonomous_system_number else {
+            return Ok(None);
+        };
+        let id = networks.intern(
+            asn,
+            record
+                .autonomous_system_organization
+                .as_deref()
+                .unwrap_or(""),
+        );
+        push(&mut v4, &mut v6, start, end, id).map(Some)
+    })?;
+    Ok(AsnArrays {
+        v4: v4.finish(),
+        v6: v6.finish(),
+        networks: networks.finish(),
+        stats,
+    })
+}
+
+/// Reads a city MMDB into city tables.
+pub fn read_city(bytes: Vec<u8>, file: &str) -> Result<CityArrays, CsvError> {
+    let mut v4 = TableBuilder::<u32, u32>::default();
+    let mut v6 = TableBuilder::<u128, u32>::default();
+    let mut cities: Vec<City> = Vec::new();
+    let mut ids: HashMap<(String, u64, u64), u32> = HashMap::new();
+    let stats = walk(bytes, file, |start, end, record| {
+        let Some(city) = record.city() else {
+            return Ok(None);
+        };
+        let key = (
+            city.name.clone(),
+            city.latitude.map_or(0, f64::to_bits),
+            city.longitude.map_or(0, f64::to_bits),
+        );
+        let id = *ids.entry(key).or_insert_with(|| {
+            cities.push(city);
+            cities.len() as u32
+        });
+        push(&mut v4, &mut v6, start, end, id).map(Some)
+    })?;
+    Ok(CityArrays {
+        v4: v4.finish(),
+        v6: v6.finish(),
+        cities,
+        stats,
+    })
+}
+
+fn push<V: Value>(
+    v4: &mut TableBuilder<u32, V>,
+    v6: &mut TableBuilder<u128, V>,
+    start: IpAddr,
+    end: IpAddr,
+    value: V,
+) -> Result<Pushed, RowError> {
+    match (start, end) {
+        (IpAddr::V4(s), IpAddr::V4(e)) => v4.push(s.into(), e.into(), value, false),
+        (IpAddr::V6(s), IpAddr::V6(e)) => v6.push(s.into(), e.into(), value, false),
+        _ => Err(RowError::MixedFamilies),
+    }
+}
+
+/// Visits every network with data, in address order, with its first and last address.
+fn walk(
+    bytes: Vec<u8>,
+    file: &str,
+    mut visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
+) -> Result<CsvStats, CsvError> {
+    let fail = |reason: String| CsvError::Io {
+        file: file.to_owned(),
+        source: std::io::Error::other(reason),
+    };
+    let reader =
+        Reader::from_source(bytes).map_err(|e| fail(format!("not a MaxMind database: {e}")))?;
+    let networks = reader
+        .networks(WithinOptions::default())
+        .map_err(|e| fail(e.to_string()))?;
+    let mut stats = CsvStats::default();
+    for (index, item) in networks.enumerate() {
+        let item = item.map_err(|e| fail(format!("network {index}: {e}")))?;
+        let net = item
+            .network()
+            .map_err(|e| fail(format!("network {index}: {e}")))?;
+        let record: Record = item
+            .decode()
+            .map_err(|e| fail(format!("network {net}: {e}")))?
+            .unwrap_or_default();
+        let (start, end) = (net.network(), net.broadcast());
+        match visit(start, end, record) {
+            Ok(Some(_)) => stats.rows += 1,
+            Ok(None) => stats.skipped += 1,
+            Err(reason) => {
+                return Err(CsvError::Row {
+                    file: file.to_owned(),
+                    line: index + 1,
+                    reason,
+                });
+            }
+        }
+    }
+    if stats.rows == 0 {
+        return Err(CsvError::Empty {
+            file: file.to_owned(),
+        });
+    }
+    Ok(stats)
+}
