@@ -241,7 +241,7 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
         },
     };
     respond(
-        Page::Health(health),
+        Page::Health(Box::new(health)),
         &wants,
         &Reply {
             default: Format::Json,

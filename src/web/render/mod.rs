@@ -20,7 +20,7 @@ pub const ATTRIBUTION_URL: &str = "https://db-ip.com";
 #[derive(Debug, Clone)]
 pub enum Page {
     Lookup(Box<LookupPage>),
-    Health(Health),
+    Health(Box<Health>),
     Docs(Box<super::docs::DocsPage>),
     Error(ErrorPage),
 }
