@@ -97,8 +97,9 @@ function continentOf(code) {
 }
 
 // ---------------------------------------------------------------------------
-// Currency (CLDR currencyData): first listed currency with no _to date whose
-// _tender is not "false" (CLDR lists a region's currencies in preference order).
+// Currency (CLDR currencyData): among the currencies with no _to date whose
+// _tender is not "false", the national one (ISO code starting with the region
+// code) if there is one, else the first listed (CLDR's preference order).
 // ---------------------------------------------------------------------------
 const CURRENCY = readJson('cldr-core/supplemental/currencyData.json').supplemental.currencyData.region;
 const CURRENCY_NULL = new Set(['AQ']); // no currency of its own
@@ -111,7 +112,10 @@ function currencyOf(code) {
     return '';
   }
   if (CURRENCY_NULL.has(code)) fail(`${code} is documented as null but CLDR now has ${current[0][0]}`);
-  return current[0][0];
+  // Where a region has several tender currencies, prefer its national one: ISO 4217
+  // codes start with the alpha-2 code of their country (LS: LSL over ZAR).
+  const national = current.find(([iso]) => iso.startsWith(code));
+  return (national || current[0])[0];
 }
 
 // ---------------------------------------------------------------------------
