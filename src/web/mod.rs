@@ -16,9 +16,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, Method, header};
 use axum::routing::get;
 use tower::limit::GlobalConcurrencyLimitLayer;
+use tower_http::cors::CorsLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::TimeoutLayer;
 
@@ -118,6 +119,16 @@ pub fn router(state: AppState, limits: &Limits) -> Router {
         .layer(axum::middleware::from_fn(move |req, next| {
             pages::uri_limit(max_uri, req, next)
         }))
+        .layer(
+            CorsLayer::new()
+                .allow_origin(tower_http::cors::Any)
+                .allow_methods([Method::GET, Method::HEAD, Method::POST])
+                .allow_headers(tower_http::cors::Any)
+                .expose_headers([header::ETAG, header::LINK, header::RETRY_AFTER])
+                .max_age(Duration::from_secs(86_400))
+                // The allowed origin is always `*`, so responses do not vary by Origin.
+                .vary(Vec::<header::HeaderName>::new()),
+        )
         .layer(axum::middleware::from_fn(metrics::track))
         .with_state(state);
     if tls {

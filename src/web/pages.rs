@@ -283,7 +283,7 @@ pub async fn method_not_allowed(OriginalUri(uri): OriginalUri, wants: Wants) -> 
 }
 
 fn default_for(uri: &Uri, wants: &Wants) -> Format {
-    if uri.path().starts_with("/api/") {
+    if uri.path() == "/api" || uri.path().starts_with("/api/") {
         Format::Json
     } else {
         wants.page_default()
