@@ -213,7 +213,7 @@ fn label(key: &str) -> String {
 
 fn document(title: &str, body: &str, canonical: &str) -> String {
     format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}?format=md\"><style>{STYLE}</style></head><body><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\">{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · ASN data also from RouteViews and NRO (CC BY 4.0) · Coordinates are country centroids, not street addresses.</p><p><a href=\"/docs\">API</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}?format=md\"><style>{STYLE}</style></head><body><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\">{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · ASN data also from RouteViews and NRO (CC BY 4.0) · Coordinates are country centroids, not street addresses.</p><p><a href=\"/docs\">API</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
         t = esc(title),
         c = esc(canonical),
     )
