@@ -30,7 +30,7 @@ pub fn find(dir: &Path) -> Result<DataFiles, GeoError> {
         .map_err(|e| file_error(dir, &format!("cannot read directory: {e}")))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()))
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| !n.starts_with('.'))
         .filter(|n| {
@@ -60,15 +60,12 @@ fn is_mmdb(path: &Path) -> bool {
     name.ends_with(".mmdb") || name.ends_with(".mmdb.gz")
 }
 
-/// Loads the newest release in `dir`, falling back to `embedded` for a missing kind.
-/// Fails if the directory holds neither kind.
+/// Loads the newest release in `dir`, falling back to `embedded` for a missing
+/// kind (so an empty directory, before the first update, serves the embedded data).
 pub fn load_dir(dir: &Path, lenient: bool, embedded: &GeoDb) -> Result<GeoDb, GeoError> {
     let files = find(dir)?;
-    if files.country.is_none() && files.asn.is_none() {
-        return Err(file_error(
-            dir,
-            "no dbip-country*.csv[.gz] or dbip-asn*.csv[.gz] file",
-        ));
+    if files == DataFiles::default() {
+        tracing::warn!(dir = %dir.display(), "no DB-IP or MMDB files in the data directory yet; serving the embedded data");
     }
     let mut release = embedded.release().clone();
     let country = match &files.country {
@@ -101,7 +98,7 @@ pub fn load_dir(dir: &Path, lenient: bool, embedded: &GeoDb) -> Result<GeoDb, Ge
 pub fn load_country(path: &Path, lenient: bool) -> Result<(CountryTables, SourceInfo), GeoError> {
     let label = path.display().to_string();
     let a = if is_mmdb(path) {
-        mmdb::read_country(read_all(path)?, &label)?
+        on_big_stack(|| Ok(mmdb::read_country(read_all(path)?, &label)?))?
     } else {
         csv::read_country(open(path)?, &label, lenient)?
     };
@@ -116,7 +113,7 @@ pub fn load_country(path: &Path, lenient: bool) -> Result<(CountryTables, Source
 pub fn load_asn(path: &Path, lenient: bool) -> Result<(AsnTables, SourceInfo), GeoError> {
     let label = path.display().to_string();
     let a = if is_mmdb(path) {
-        mmdb::read_asn(read_all(path)?, &label)?
+        on_big_stack(|| Ok(mmdb::read_asn(read_all(path)?, &label)?))?
     } else {
         csv::read_asn(open(path)?, &label, lenient)?
     };
@@ -131,13 +128,36 @@ pub fn load_asn(path: &Path, lenient: bool) -> Result<(AsnTables, SourceInfo), G
 /// Reads one city MMDB.
 pub fn load_city(path: &Path) -> Result<(CityTables, SourceInfo), GeoError> {
     let label = path.display().to_string();
-    let a = mmdb::read_city(read_all(path)?, &label)?;
+    let a = on_big_stack(|| Ok(mmdb::read_city(read_all(path)?, &label)?))?;
     let tables = CityTables {
         v4: table(&label, a.v4)?,
         v6: table(&label, a.v6)?,
         cities: a.cities,
     };
     Ok((tables, source_info(path, a.stats)))
+}
+
+/// Runs an MMDB conversion on a thread with a large stack: the reader recurses
+/// into nested records (up to its depth limit), which overflows small stacks in
+/// unoptimised builds.
+fn on_big_stack<T: Send>(work: impl FnOnce() -> Result<T, GeoError> + Send) -> Result<T, GeoError> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("mmdb-load".into())
+            .stack_size(64 << 20)
+            .spawn_scoped(scope, work)
+            .map_err(|e| GeoError::File {
+                path: "mmdb".into(),
+                reason: format!("cannot start a loader thread: {e}"),
+            })?
+            .join()
+            .unwrap_or_else(|_| {
+                Err(GeoError::File {
+                    path: "mmdb".into(),
+                    reason: "the MMDB loader panicked".into(),
+                })
+            })
+    })
 }
 
 /// The whole file, decompressed if gzipped.

@@ -43,9 +43,9 @@ struct Record {
     #[serde(default)]
     location: Option<Location>,
     #[serde(default)]
-    latitude: Option<f64>,
+    latitude: Option<Number>,
     #[serde(default)]
-    longitude: Option<f64>,
+    longitude: Option<Number>,
     #[serde(default)]
     autonomous_system_number: Option<u32>,
     #[serde(default)]
@@ -61,8 +61,42 @@ struct Country {
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 enum CityField {
-    Named { names: Names },
+    Named {
+        names: Names,
+    },
     Flat(String),
+    /// Anything else is ignored rather than refusing the whole file.
+    Other(serde::de::IgnoredAny),
+}
+
+/// A coordinate stored as a double (MaxMind) or a float (ip-location-db builds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Number(f64);
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Number;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_f32<E>(self, v: f32) -> Result<Number, E> {
+                // Through the shortest decimal form, so 37.386f32 reads as 37.386.
+                Ok(Number(v.to_string().parse().unwrap_or(f64::from(v))))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Number, E> {
+                Ok(Number(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Number, E> {
+                Ok(Number(v as f64))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Number, E> {
+                Ok(Number(v as f64))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -74,9 +108,9 @@ struct Names {
 #[derive(Debug, Default, Deserialize)]
 struct Location {
     #[serde(default)]
-    latitude: Option<f64>,
+    latitude: Option<Number>,
     #[serde(default)]
-    longitude: Option<f64>,
+    longitude: Option<Number>,
 }
 
 impl Record {
@@ -91,6 +125,7 @@ impl Record {
         let name = match self.city.as_ref()? {
             CityField::Named { names } => names.en.clone()?,
             CityField::Flat(name) => name.clone(),
+            CityField::Other(_) => return None,
         };
         let (lat, lon) = match &self.location {
             Some(l) => (l.latitude, l.longitude),
@@ -98,8 +133,8 @@ impl Record {
         };
         Some(City {
             name,
-            latitude: lat,
-            longitude: lon,
+            latitude: lat.map(|n| n.0),
+            longitude: lon.map(|n| n.0),
         })
     }
 }

@@ -101,10 +101,15 @@ impl Release {
         release
     }
 
-    /// A short identifier of the data, for `ETag`s: both release dates and row counts.
+    /// A short identifier of the data, for `ETag`s: the release dates and row counts of every table.
     pub fn tag(&self) -> String {
+        let city = self
+            .city
+            .as_ref()
+            .map(|c| format!("-{}-{}", c.date, c.rows))
+            .unwrap_or_default();
         format!(
-            "{}-{}-{}-{}",
+            "{}-{}-{}-{}{city}",
             self.country.date, self.country.rows, self.asn.date, self.asn.rows
         )
     }

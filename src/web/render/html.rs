@@ -36,14 +36,13 @@ pub fn page(page: &Page) -> String {
     match page {
         Page::Lookup(p) => lookup(&p.info, p.kind),
         Page::Health(h) => {
-            let body = format!(
-                "<h1>Health: {}</h1><dl>{}{}{}{}</dl>",
-                esc(h.status),
-                cell("Country release", &h.data.country.release_date),
-                cell("Country rows", &h.data.country.rows.to_string()),
-                cell("ASN release", &h.data.asn.release_date),
-                cell("ASN rows", &h.data.asn.rows.to_string()),
-            );
+            let mut body = format!("<h1>Health: {}</h1><dl>", esc(h.status));
+            for (name, t) in h.tables() {
+                body.push_str(&cell(&format!("{name} release"), &t.release_date));
+                body.push_str(&cell(&format!("{name} rows"), &t.rows.to_string()));
+                body.push_str(&cell(&format!("{name} source"), &t.source));
+            }
+            body.push_str("</dl>");
             document("Health", &body, "/healthz")
         }
         Page::Docs(d) => {

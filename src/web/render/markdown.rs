@@ -28,15 +28,20 @@ pub fn page(page: &Page) -> String {
         }
         Page::Health(h) => {
             let mut out = format!("# Health: {}\n\n", h.status);
-            table(
-                &mut out,
-                &[
-                    ("country release", h.data.country.release_date.clone()),
-                    ("country rows", h.data.country.rows.to_string()),
-                    ("asn release", h.data.asn.release_date.clone()),
-                    ("asn rows", h.data.asn.rows.to_string()),
-                ],
-            );
+            let rows: Vec<(String, String)> = h
+                .tables()
+                .into_iter()
+                .flat_map(|(name, t)| {
+                    [
+                        (format!("{name} release"), t.release_date.clone()),
+                        (format!("{name} rows"), t.rows.to_string()),
+                        (format!("{name} source"), t.source.clone()),
+                    ]
+                })
+                .collect();
+            let rows: Vec<(&str, String)> =
+                rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+            table(&mut out, &rows);
             out
         }
         Page::Docs(d) => {

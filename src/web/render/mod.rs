@@ -80,6 +80,17 @@ pub struct HealthSource {
     pub skipped_rows: u64,
 }
 
+impl Health {
+    /// The loaded tables, by name: country, asn and, when loaded, city.
+    pub fn tables(&self) -> Vec<(&'static str, &HealthSource)> {
+        let mut t = vec![("country", &self.data.country), ("asn", &self.data.asn)];
+        if let Some(city) = &self.data.city {
+            t.push(("city", city));
+        }
+        t
+    }
+}
+
 impl Page {
     /// The body of the page in `format`.
     pub fn render(&self, format: Format) -> String {

@@ -9,33 +9,14 @@ pub fn page(page: &Page) -> String {
         Page::Lookup(p) if p.kind == LookupKind::Root => format!("{}\n", p.info.ip),
         Page::Lookup(p) => aligned(&info_rows(&p.info)),
         Page::Health(h) => {
-            let mut rows = vec![("status", h.status.to_owned())];
-            for (name, s) in [("country", &h.data.country), ("asn", &h.data.asn)] {
-                rows.push((
-                    if name == "country" {
-                        "country_release"
-                    } else {
-                        "asn_release"
-                    },
-                    s.release_date.clone(),
-                ));
-                rows.push((
-                    if name == "country" {
-                        "country_rows"
-                    } else {
-                        "asn_rows"
-                    },
-                    s.rows.to_string(),
-                ));
-                rows.push((
-                    if name == "country" {
-                        "country_source"
-                    } else {
-                        "asn_source"
-                    },
-                    s.source.clone(),
-                ));
+            let mut rows = vec![("status".to_owned(), h.status.to_owned())];
+            for (name, t) in h.tables() {
+                rows.push((format!("{name}_release"), t.release_date.clone()));
+                rows.push((format!("{name}_rows"), t.rows.to_string()));
+                rows.push((format!("{name}_source"), t.source.clone()));
             }
+            let rows: Vec<(&str, String)> =
+                rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
             aligned(&rows)
         }
         Page::Docs(d) => {
