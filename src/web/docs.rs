@@ -5,8 +5,9 @@
 
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::json;
@@ -116,21 +117,36 @@ pub fn openapi(base: &str) -> utoipa::openapi::OpenApi {
     doc
 }
 
-fn request_base(state: &AppState, peer: SocketAddr, headers: &HeaderMap, uri: &Uri) -> String {
-    base_url(peer, headers, uri, &state.proxies, state.tls)
+/// The URL callers used to reach the service (`scheme://host[:port]`), for absolute links.
+pub struct BaseUrl(pub String);
+
+impl FromRequestParts<AppState> for BaseUrl {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)), |c| c.0);
+        Ok(BaseUrl(base_url(
+            peer,
+            &parts.headers,
+            &parts.uri,
+            &state.proxies,
+            state.tls,
+        )))
+    }
 }
 
 /// `GET /api/v1/openapi.json`.
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "discovery",
     summary = "This OpenAPI 3.1 document",
     responses((status = 200, description = "OpenAPI 3.1 document", content_type = "application/json")))]
-pub async fn openapi_json(
-    State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    let doc = openapi(&request_base(&state, peer, &headers, &uri));
+pub async fn openapi_json(BaseUrl(base): BaseUrl) -> Response {
+    let doc = openapi(&base);
     let body = doc.to_pretty_json().unwrap_or_default();
     document(body, "application/json", true)
 }
@@ -249,14 +265,8 @@ fn flatten(path: &str, op: &utoipa::openapi::path::Operation) -> Operation {
             (model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn docs_page(
-    State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    uri: Uri,
-    headers: HeaderMap,
-    wants: Wants,
-) -> Response {
-    let page = Page::Docs(Box::new(docs(&request_base(&state, peer, &headers, &uri))));
+pub async fn docs_page(BaseUrl(base): BaseUrl, wants: Wants) -> Response {
+    let page = Page::Docs(Box::new(docs(&base)));
     let reply = Reply {
         default: wants.page_default(),
         caching: Caching::Document,
@@ -282,13 +292,8 @@ pub struct DocsJson {
 #[utoipa::path(get, path = "/llms.txt", tag = "discovery",
     summary = "llms.txt: what this service is and where its documents are, for language models",
     responses((status = 200, description = "llms.txt (Markdown)", content_type = "text/markdown")))]
-pub async fn llms_txt(
-    State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    let body = llms(&docs(&request_base(&state, peer, &headers, &uri)));
+pub async fn llms_txt(BaseUrl(base): BaseUrl) -> Response {
+    let body = llms(&docs(&base));
     document(body, "text/markdown; charset=utf-8", true)
 }
 
@@ -320,13 +325,8 @@ pub fn llms(d: &DocsPage) -> String {
 #[utoipa::path(get, path = "/.well-known/api-catalog", tag = "discovery",
     summary = "API catalog (RFC 9727 linkset)",
     responses((status = 200, description = "Linkset", content_type = "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"")))]
-pub async fn api_catalog(
-    State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    let b = request_base(&state, peer, &headers, &uri);
+pub async fn api_catalog(BaseUrl(base): BaseUrl) -> Response {
+    let b = base;
     let body = json!({
         "linkset": [{
             "anchor": format!("{b}/api/v1"),
@@ -386,14 +386,8 @@ fn server_name(base: &str) -> String {
 #[utoipa::path(get, path = "/.well-known/mcp/server-card.json", tag = "discovery",
     summary = "MCP server card (points at the MCP endpoint /mcp)",
     responses((status = 200, description = "Server card", content_type = "application/mcp-server-card+json")))]
-pub async fn server_card(
-    State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    let text = serde_json::to_string_pretty(&card(&request_base(&state, peer, &headers, &uri)))
-        .unwrap_or_default();
+pub async fn server_card(BaseUrl(base): BaseUrl) -> Response {
+    let text = serde_json::to_string_pretty(&card(&base)).unwrap_or_default();
     document(text, "application/mcp-server-card+json", true)
 }
 
@@ -406,12 +400,7 @@ pub async fn server_card(
         (status = 200, description = "The MCP server card", content_type = "application/mcp-server-card+json"),
         (status = 405, description = "GET with `Accept: text/event-stream`: this stateless server opens no SSE stream"),
     ))]
-pub async fn mcp_get(
-    State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
+pub async fn mcp_get(BaseUrl(base): BaseUrl, headers: HeaderMap) -> Response {
     let wants_sse = headers
         .get_all(header::ACCEPT)
         .iter()
@@ -428,8 +417,7 @@ pub async fn mcp_get(
             .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
         return response;
     }
-    let text = serde_json::to_string_pretty(&card(&request_base(&state, peer, &headers, &uri)))
-        .unwrap_or_default();
+    let text = serde_json::to_string_pretty(&card(&base)).unwrap_or_default();
     document(text, "application/mcp-server-card+json", true)
 }
 
@@ -518,13 +506,8 @@ More: [API docs]({base}/docs?format=md), [OpenAPI]({base}/api/v1/openapi.json), 
 #[utoipa::path(get, path = "/.well-known/agent-skills/index.json", tag = "discovery",
     summary = "Agent skills discovery index",
     responses((status = 200, description = "Skills index", content_type = "application/json")))]
-pub async fn skills_index(
-    State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    let b = request_base(&state, peer, &headers, &uri);
+pub async fn skills_index(BaseUrl(base): BaseUrl) -> Response {
+    let b = base;
     let digest = sha2::Sha256::digest(skill(&b).as_bytes());
     let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
     let body = json!({
@@ -548,17 +531,8 @@ pub async fn skills_index(
 #[utoipa::path(get, path = "/.well-known/agent-skills/iplookup/SKILL.md", tag = "discovery",
     summary = "The agent skill for this API",
     responses((status = 200, description = "SKILL.md with YAML front matter", content_type = "text/markdown")))]
-pub async fn skill_md(
-    State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    document(
-        skill(&request_base(&state, peer, &headers, &uri)),
-        "text/markdown; charset=utf-8",
-        true,
-    )
+pub async fn skill_md(BaseUrl(base): BaseUrl) -> Response {
+    document(skill(&base), "text/markdown; charset=utf-8", true)
 }
 
 fn document(body: String, content_type: &str, cors: bool) -> Response {
