@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# HTTP throughput and latency of `GET /api/v1/ip/{random ip}` against the
+# ceiling of this machine (issue 6, item 1, "HTTP").
+#
+#  - ours:    target/release/iplookup serve --no-reverse-dns (embedded data);
+#  - ceiling: bench/ceiling, a minimal hyper 1 server answering one fixed body:
+#             the real answer of ours to /api/v1/ip/8.8.8.8, so the bodies
+#             have the same size;
+#  - ours with reverse DNS on, its cache warmed: --dns-server points at a local
+#    PTR responder (bench/ceiling/helpers/ptr_responder.py, every address has
+#    a name, TTL 1 h), one pass over the whole address list fills the cache,
+#    then the same measurement.
+#
+# Load: wrk, one thread, CONNECTIONS keep-alive connections, DURATION seconds,
+# each request for an address drawn at random from ADDRESSES distinct public
+# addresses (half IPv4, half IPv6 in 2000::/3; bench/ceiling/helpers/
+# addresses.py, fixed seed). The servers run on SERVER_CPUS and wrk on
+# CLIENT_CPUS (taskset) so that the load generator does not steal the server's
+# CPU; ours and the ceiling alternate for ROUNDS rounds (the median counts),
+# so that drift on a shared machine hits both alike.
+#
+# Prints req/s, p50 and p99 of each, and the ratios ours/ceiling
+# (targets: req/s >= 0.80, p99 <= 2.0, with reverse DNS off).
+#
+# Usage: bash bench/http.sh
+# Environment: DURATION (10), CONNECTIONS (8), ROUNDS (3), ADDRESSES (100000),
+#   SERVER_CPUS (1), CLIENT_CPUS (0) (PIN=0: no pinning), PORT (first of 3
+#   ports, 18800), BUILD=0 to skip the release builds, RDNS=0 to skip the
+#   reverse DNS run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+
+DURATION="${DURATION:-10}"
+CONNECTIONS="${CONNECTIONS:-8}"
+ROUNDS="${ROUNDS:-3}"
+ADDRESSES="${ADDRESSES:-100000}"
+BASE_PORT="${PORT:-18800}"
+P_OURS=$BASE_PORT P_CEIL=$((BASE_PORT + 1)) P_DNS=$((BASE_PORT + 2))
+HELPERS="$ROOT/bench/ceiling/helpers"
+BIN="$ROOT/target/release/iplookup"
+CEILING="$ROOT/bench/ceiling/target/release/ceiling"
+
+for tool in wrk curl python3; do
+    command -v "$tool" >/dev/null || { echo "http.sh: needs $tool (apt-get install -y wrk curl)" >&2; exit 1; }
+done
+if [[ "${PIN:-1}" == 1 ]] && command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
+    SERVER_PIN=(taskset -c "${SERVER_CPUS:-1}")
+    CLIENT_PIN=(taskset -c "${CLIENT_CPUS:-0}")
+else
+    SERVER_PIN=() CLIENT_PIN=()
+fi
+
+if [[ "${BUILD:-1}" == 1 ]]; then
+    cargo build --release --locked --bin iplookup
+    (cd bench/ceiling && cargo build --release --locked)
+fi
+
+unset IPLOOKUP_DATA_DIR IPLOOKUP_LISTEN IPLOOKUP_TRUSTED_PROXIES IPLOOKUP_NO_REVERSE_DNS \
+    IPLOOKUP_DNS_SERVER IPLOOKUP_RATE_LIMIT IPLOOKUP_MAX_CONNECTIONS
+# The interpreter itself, not a shim (pyenv): its PID is the one to signal.
+PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
+WORK="$(mktemp -d)"
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+wait_healthy() { # PORT
+    for _ in $(seq 1 300); do
+        [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/healthz" || true)" == 200 ]] && return 0
+        sleep 0.1
+    done
+    echo "http.sh: nothing answers on port $1" >&2
+    exit 1
+}
+port_free() {
+    if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/"; then
+        echo "http.sh: port $1 is in use; set PORT" >&2
+        exit 1
+    fi
+}
+stop() { # PID
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
+# One wrk run; prints its "WRK ..." line.
+run_wrk() { # PORT SCRIPT DURATION [ARGS...]
+    local port=$1 script=$2 dur=$3
+    shift 3
+    "${CLIENT_PIN[@]}" wrk -t1 -c"$CONNECTIONS" -d"${dur}s" --timeout 5s -s "$HELPERS/$script" \
+        "http://127.0.0.1:$port" -- "$@" | grep '^WRK '
+}
+# A wrk run that ends when its script creates the marker file (walk.lua,
+# distinct.lua): wrk would otherwise sleep for its whole -d. Prints the WRK line.
+run_wrk_until_done() { # PORT SCRIPT MAX_SECONDS ARGS... (the marker file is appended to ARGS)
+    local port=$1 script=$2 dur=$3
+    shift 3
+    local marker="$WORK/wrk.done" out="$WORK/wrk.out"
+    rm -f "$marker"
+    "${CLIENT_PIN[@]}" wrk -t1 -c"$CONNECTIONS" -d"${dur}s" --timeout 5s -s "$HELPERS/$script" \
+        "http://127.0.0.1:$port" -- "$@" "$marker" > "$out" &
+    local w=$!
+    while kill -0 "$w" 2>/dev/null && [[ ! -e "$marker" ]]; do sleep 0.05; done
+    kill -INT "$w" 2>/dev/null || true
+    wait "$w" || true
+    grep '^WRK ' "$out"
+}
+field() { sed -E "s/.* $1=([0-9.]+).*/\1/" <<<"$2"; }
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
+
+"$PYTHON" "$HELPERS/addresses.py" "$ADDRESSES" > "$WORK/addresses.txt"
+for p in "$P_OURS" "$P_CEIL" "$P_DNS"; do port_free "$p"; done
+
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
+echo "servers on CPUs ${SERVER_CPUS:-1}, wrk on CPUs ${CLIENT_CPUS:-0} (pinning: ${#SERVER_PIN[@]} != 0)"
+echo "wrk -t1 -c$CONNECTIONS -d${DURATION}s, $ROUNDS rounds, $ADDRESSES distinct random public addresses"
+echo
+
+# The ceiling's body: our real answer for 8.8.8.8.
+"${SERVER_PIN[@]}" "$BIN" serve --listen "127.0.0.1:$P_OURS" --no-reverse-dns >/dev/null 2>&1 &
+ours=$!
+pids+=("$ours")
+wait_healthy "$P_OURS"
+curl -s -D "$WORK/ours.head" -o "$WORK/body.json" "http://127.0.0.1:$P_OURS/api/v1/ip/8.8.8.8"
+"${SERVER_PIN[@]}" "$CEILING" "127.0.0.1:$P_CEIL" "$WORK/body.json" 2>/dev/null &
+ceiling=$!
+pids+=("$ceiling")
+wait_healthy "$P_CEIL"
+curl -s -D "$WORK/ceil.head" -o /dev/null "http://127.0.0.1:$P_CEIL/api/v1/ip/8.8.8.8"
+echo "body of /api/v1/ip/8.8.8.8: $(wc -c < "$WORK/body.json") bytes (ours and the ceiling);" \
+    "response head: ours $(wc -c < "$WORK/ours.head") bytes, ceiling $(wc -c < "$WORK/ceil.head") bytes"
+
+# Warm-up, then alternate.
+run_wrk "$P_OURS" random.lua 2 "$WORK/addresses.txt" >/dev/null
+run_wrk "$P_CEIL" random.lua 2 "$WORK/addresses.txt" >/dev/null
+o_rps=() o_p50=() o_p99=() c_rps=() c_p50=() c_p99=()
+for ((r = 1; r <= ROUNDS; r++)); do
+    o=$(run_wrk "$P_OURS" random.lua "$DURATION" "$WORK/addresses.txt")
+    c=$(run_wrk "$P_CEIL" random.lua "$DURATION" "$WORK/addresses.txt")
+    echo "round $r ours:    $o"
+    echo "round $r ceiling: $c"
+    o_rps+=("$(field rps "$o")") o_p50+=("$(field p50_us "$o")") o_p99+=("$(field p99_us "$o")")
+    c_rps+=("$(field rps "$c")") c_p50+=("$(field p50_us "$c")") c_p99+=("$(field p99_us "$c")")
+    for line in "$o" "$c"; do
+        if [[ "$(field err_status "$line")" != 0 || "$(field err_connect "$line")" != 0 \
+              || "$(field err_read "$line")" != 0 || "$(field err_timeout "$line")" != 0 ]]; then
+            echo "http.sh: errors in the run above" >&2
+        fi
+    done
+done
+stop "$ours"
+stop "$ceiling"
+
+O_RPS=$(median "${o_rps[@]}") O_P50=$(median "${o_p50[@]}") O_P99=$(median "${o_p99[@]}")
+C_RPS=$(median "${c_rps[@]}") C_P50=$(median "${c_p50[@]}") C_P99=$(median "${c_p99[@]}")
+
+R_RPS="" R_P50="" R_P99=""
+if [[ "${RDNS:-1}" == 1 ]]; then
+    echo
+    echo "reverse DNS on: PTR responder on 127.0.0.1:$P_DNS"
+    "${CLIENT_PIN[@]}" "$PYTHON" "$HELPERS/ptr_responder.py" "$P_DNS" 3600 > "$WORK/dns.out" 2> "$WORK/dns.err" &
+    dns=$!
+    pids+=("$dns")
+    for _ in $(seq 1 50); do grep -q ready "$WORK/dns.out" && break; sleep 0.1; done
+    "${SERVER_PIN[@]}" "$BIN" serve --listen "127.0.0.1:$P_OURS" --dns-server "127.0.0.1:$P_DNS" \
+        --rdns-cache-size $((ADDRESSES * 2)) >/dev/null 2>&1 &
+    ours=$!
+    pids+=("$ours")
+    wait_healthy "$P_OURS"
+    # Warm: ask every address of the list once, wait for the late answers, once more.
+    w1=$(run_wrk_until_done "$P_OURS" walk.lua 600 "$WORK/addresses.txt")
+    sleep 3
+    w2=$(run_wrk_until_done "$P_OURS" walk.lua 600 "$WORK/addresses.txt")
+    echo "warm pass 1: $w1"
+    echo "warm pass 2: $w2"
+    metrics=$(curl -s "http://127.0.0.1:$P_OURS/metrics")
+    hits=$(awk '/^iplookup_rdns_cache_total\{.*result="hit"/ {print $NF}' <<<"$metrics")
+    misses=$(awk '/^iplookup_rdns_cache_total\{.*result="miss"/ {print $NF}' <<<"$metrics")
+    echo "after warming: rDNS cache hits ${hits:-?}, misses ${misses:-?} (${ADDRESSES} addresses)"
+    sample=$(head -n 3 "$WORK/addresses.txt" | tail -n 1)
+    echo "sample: /api/v1/ip/$sample -> $(curl -s "http://127.0.0.1:$P_OURS/api/v1/ip/$sample" | python3 -c 'import json,sys; print("reverse_dns =", json.load(sys.stdin)["network"]["reverse_dns"])')"
+    r_rps=() r_p50=() r_p99=()
+    for ((r = 1; r <= ROUNDS; r++)); do
+        o=$(run_wrk "$P_OURS" random.lua "$DURATION" "$WORK/addresses.txt")
+        echo "round $r ours, reverse DNS on, warm: $o"
+        r_rps+=("$(field rps "$o")") r_p50+=("$(field p50_us "$o")") r_p99+=("$(field p99_us "$o")")
+    done
+    metrics2=$(curl -s "http://127.0.0.1:$P_OURS/metrics")
+    misses2=$(awk '/^iplookup_rdns_cache_total\{.*result="miss"/ {print $NF}' <<<"$metrics2")
+    echo "rDNS cache misses during the measurement: $(( ${misses2%.*} - ${misses%.*} ))"
+    stop "$ours"
+    stop "$dns"
+    R_RPS=$(median "${r_rps[@]}") R_P50=$(median "${r_p50[@]}") R_P99=$(median "${r_p99[@]}")
+fi
+
+echo
+echo "== GET /api/v1/ip/{random ip}, median of $ROUNDS x ${DURATION}s, wrk -t1 -c$CONNECTIONS =="
+printf '%-28s %10s %10s %10s\n' "" "req/s" "p50 ms" "p99 ms"
+printf '%-28s %10.0f %10s %10s\n' "ceiling (fixed body)" "$C_RPS" "$(ms "$C_P50")" "$(ms "$C_P99")"
+printf '%-28s %10.0f %10s %10s\n' "ours, reverse DNS off" "$O_RPS" "$(ms "$O_P50")" "$(ms "$O_P99")"
+[[ -n "$R_RPS" ]] && printf '%-28s %10.0f %10s %10s\n' "ours, reverse DNS on (warm)" "$R_RPS" "$(ms "$R_P50")" "$(ms "$R_P99")"
+echo
+echo "ours/ceiling req/s: $(ratio "$O_RPS" "$C_RPS") (target >= 0.80)"
+echo "ours/ceiling p99:   $(ratio "$O_P99" "$C_P99") (target <= 2.00)"
+echo "ours/ceiling p50:   $(ratio "$O_P50" "$C_P50")"
+if [[ -n "$R_RPS" ]]; then
+    echo "reverse DNS on (warm)/ceiling req/s: $(ratio "$R_RPS" "$C_RPS"), p99: $(ratio "$R_P99" "$C_P99")"
+    echo "reverse DNS on (warm)/off req/s: $(ratio "$R_RPS" "$O_RPS"), p99: $(ratio "$R_P99" "$O_P99")"
+fi
