@@ -14,6 +14,8 @@ use std::path::Path;
 
 #[path = "src/geo/csv.rs"]
 mod csv;
+#[path = "src/geo/directory.rs"]
+mod directory;
 #[path = "src/geo/networks.rs"]
 mod networks;
 #[path = "src/geo/ranges.rs"]

@@ -7,6 +7,7 @@
 
 pub mod countries;
 pub mod csv;
+pub mod directory;
 pub mod load;
 pub mod mmdb;
 pub mod networks;

@@ -12,7 +12,8 @@ pub struct Networks {
     asns: Cow<'static, [u32]>,
     /// Organisation of pair `id - 1` is `arena[offsets[2i]..offsets[2i + 1]]`.
     offsets: Cow<'static, [u32]>,
-    arena: Cow<'static, [u8]>,
+    /// Checked as UTF-8 once, at load; lookups only slice it.
+    arena: Cow<'static, str>,
 }
 
 /// Why stored network arrays are inconsistent.
@@ -20,7 +21,8 @@ pub struct Networks {
 pub struct NetworksError(pub &'static str);
 
 impl Networks {
-    /// Checks the arrays: one offset pair per ASN, every slice in the arena and valid UTF-8.
+    /// Checks the arrays: one offset pair per ASN, the arena valid UTF-8, every
+    /// name a slice of it on character boundaries.
     pub fn new(
         asns: Cow<'static, [u32]>,
         offsets: Cow<'static, [u32]>,
@@ -29,12 +31,20 @@ impl Networks {
         if offsets.len() != asns.len() * 2 {
             return Err(NetworksError("offset count does not match AS count"));
         }
+        let not_utf8 = |_| NetworksError("organisation names are not UTF-8");
+        let arena: Cow<'static, str> = match arena {
+            Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).map_err(not_utf8)?),
+            Cow::Owned(v) => Cow::Owned(
+                String::from_utf8(v)
+                    .map_err(|_| NetworksError("organisation names are not UTF-8"))?,
+            ),
+        };
         for pair in offsets.chunks_exact(2) {
-            let (a, b) = (pair[0] as usize, pair[1] as usize);
-            let bytes = arena
-                .get(a..b)
-                .ok_or(NetworksError("organisation outside the arena"))?;
-            std::str::from_utf8(bytes).map_err(|_| NetworksError("organisation is not UTF-8"))?;
+            arena
+                .get(pair[0] as usize..pair[1] as usize)
+                .ok_or(NetworksError(
+                    "organisation outside the arena or not on a character boundary",
+                ))?;
         }
         Ok(Networks {
             asns,
@@ -52,7 +62,7 @@ impl Networks {
             self.offsets[2 * i + 1] as usize,
         );
         // Checked in `new`; an empty name reads as "no organisation".
-        let org = std::str::from_utf8(&self.arena[a..b]).unwrap_or_default();
+        let org = self.arena.get(a..b).unwrap_or_default();
         Some((asn, org))
     }
 
@@ -68,7 +78,7 @@ impl Networks {
 
     /// The raw arrays, for the snapshot writer.
     pub fn parts(&self) -> (&[u32], &[u32], &[u8]) {
-        (&self.asns, &self.offsets, &self.arena)
+        (&self.asns, &self.offsets, self.arena.as_bytes())
     }
 }
 
@@ -77,7 +87,7 @@ impl Networks {
 pub struct NetworksBuilder {
     asns: Vec<u32>,
     offsets: Vec<u32>,
-    arena: Vec<u8>,
+    arena: String,
     ids: HashMap<(u32, String), u32>,
     names: HashMap<String, (u32, u32)>,
 }
@@ -92,7 +102,7 @@ impl NetworksBuilder {
             Some(span) => *span,
             None => {
                 let a = self.arena.len() as u32;
-                self.arena.extend_from_slice(organization.as_bytes());
+                self.arena.push_str(organization);
                 let span = (a, self.arena.len() as u32);
                 self.names.insert(organization.to_owned(), span);
                 span

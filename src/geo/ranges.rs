@@ -12,6 +12,7 @@
 use std::borrow::Cow;
 use std::fmt::Debug;
 
+use super::directory::Directory;
 use super::rows::RowError;
 
 /// An address of one family as an unsigned integer (`u32` for IPv4, `u128` for IPv6).
@@ -24,10 +25,10 @@ pub trait Key: Copy + Ord + Debug + Default + bytemuck::Pod + Send + Sync + 'sta
     fn succ(self) -> Option<Self>;
     /// The address minus one (callers never ask below zero).
     fn pred(self) -> Self;
-    /// The top `bits` bits, as a directory slot.
-    fn top(self, bits: u32) -> usize;
-    /// The first address whose top `bits` bits are `slot`.
-    fn from_top(slot: usize, bits: u32) -> Self;
+    /// The `count` bits that follow the top `from` bits.
+    fn bits(self, from: u32, count: u32) -> usize;
+    /// `prefix` with the `count` bits after its top `from` bits set to `value`.
+    fn with_bits(prefix: Self, from: u32, count: u32, value: usize) -> Self;
 }
 
 impl Key for u32 {
@@ -39,11 +40,11 @@ impl Key for u32 {
     fn pred(self) -> Self {
         self.saturating_sub(1)
     }
-    fn top(self, bits: u32) -> usize {
-        (self >> (32 - bits)) as usize
+    fn bits(self, from: u32, count: u32) -> usize {
+        (self.checked_shl(from).unwrap_or(0) >> (32 - count)) as usize
     }
-    fn from_top(slot: usize, bits: u32) -> Self {
-        (slot as u32) << (32 - bits)
+    fn with_bits(prefix: Self, from: u32, count: u32, value: usize) -> Self {
+        prefix | ((value as u32) << (32 - from - count))
     }
 }
 
@@ -56,16 +57,13 @@ impl Key for u128 {
     fn pred(self) -> Self {
         self.saturating_sub(1)
     }
-    fn top(self, bits: u32) -> usize {
-        (self >> (128 - bits)) as usize
+    fn bits(self, from: u32, count: u32) -> usize {
+        (self.checked_shl(from).unwrap_or(0) >> (128 - count)) as usize
     }
-    fn from_top(slot: usize, bits: u32) -> Self {
-        (slot as u128) << (128 - bits)
+    fn with_bits(prefix: Self, from: u32, count: u32, value: usize) -> Self {
+        prefix | ((value as u128) << (128 - from - count))
     }
 }
-
-/// Bits of the address used to index the directory (2^16 slots, 256 KiB).
-const DIR_BITS: u32 = 16;
 
 /// A payload id: zero means "no data".
 pub trait Value:
@@ -88,9 +86,8 @@ pub struct Entry<K, V> {
 pub struct RangeTable<K: Key, V: Value> {
     starts: Cow<'static, [K]>,
     values: Cow<'static, [V]>,
-    /// `dir[s]` is the index of the entry holding the first address of slot `s`;
-    /// `dir[2^DIR_BITS]` is the last index.
-    dir: Box<[u32]>,
+    /// Narrows a lookup to a short run of starts.
+    dir: Directory,
 }
 
 /// Why a pair of arrays cannot form a table.
@@ -121,7 +118,7 @@ impl<K: Key, V: Value> RangeTable<K, V> {
         if let Some(i) = starts.windows(2).position(|w| w[0] >= w[1]) {
             return Err(TableError::NotStrictlySorted(i + 1));
         }
-        let dir = build_directory(&starts);
+        let dir = Directory::build(&starts);
         Ok(RangeTable {
             starts,
             values,
@@ -152,9 +149,7 @@ impl<K: Key, V: Value> RangeTable<K, V> {
     /// Index of the entry holding `key`.
     #[inline]
     pub fn index_of(&self, key: K) -> usize {
-        let slot = key.top(DIR_BITS);
-        let lo = self.dir[slot] as usize;
-        let hi = self.dir[slot + 1] as usize;
+        let (lo, hi) = self.dir.narrow(key);
         // The answer lies in lo..=hi; count the starts after lo that are <= key.
         lo + self.starts[lo + 1..=hi].partition_point(|s| *s <= key)
     }
@@ -184,21 +179,6 @@ impl<K: Key, V: Value> RangeTable<K, V> {
     pub fn value(&self, key: K) -> V {
         self.values[self.index_of(key)]
     }
-}
-
-fn build_directory<K: Key>(starts: &[K]) -> Box<[u32]> {
-    let slots = 1usize << DIR_BITS;
-    let mut dir = Vec::with_capacity(slots + 1);
-    let mut i = 0usize;
-    for slot in 0..slots {
-        let first = K::from_top(slot, DIR_BITS);
-        while i + 1 < starts.len() && starts[i + 1] <= first {
-            i += 1;
-        }
-        dir.push(i as u32);
-    }
-    dir.push((starts.len() - 1) as u32);
-    dir.into_boxed_slice()
 }
 
 /// What [`TableBuilder::push`] did with a row.
