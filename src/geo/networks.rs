@@ -14,6 +14,9 @@ pub struct Networks {
     offsets: Cow<'static, [u32]>,
     /// Checked as UTF-8 once, at load; lookups only slice it.
     arena: Cow<'static, str>,
+    /// `(asn, name start, name end)` per pair, side by side so that a lookup
+    /// touches one cache line instead of two arrays.
+    records: Box<[(u32, u32, u32)]>,
 }
 
 /// Why stored network arrays are inconsistent.
@@ -46,24 +49,20 @@ impl Networks {
                     "organisation outside the arena or not on a character boundary",
                 ))?;
         }
+        let records = interleave(&asns, &offsets);
         Ok(Networks {
             asns,
             offsets,
             arena,
+            records,
         })
     }
 
     /// The (ASN, organisation) pair with this id; `None` for id 0 or an unknown id.
     pub fn get(&self, id: u32) -> Option<(u32, &str)> {
-        let i = (id as usize).checked_sub(1)?;
-        let asn = *self.asns.get(i)?;
-        let (a, b) = (
-            self.offsets[2 * i] as usize,
-            self.offsets[2 * i + 1] as usize,
-        );
+        let (asn, a, b) = *self.records.get((id as usize).checked_sub(1)?)?;
         // Checked in `new`; an empty name reads as "no organisation".
-        let org = self.arena.get(a..b).unwrap_or_default();
-        Some((asn, org))
+        Some((asn, self.arena.get(a as usize..b as usize).unwrap_or_default()))
     }
 
     /// Number of distinct pairs.
@@ -80,6 +79,14 @@ impl Networks {
     pub fn parts(&self) -> (&[u32], &[u32], &[u8]) {
         (&self.asns, &self.offsets, self.arena.as_bytes())
     }
+}
+
+/// `(asn, name start, name end)` side by side.
+fn interleave(asns: &[u32], offsets: &[u32]) -> Box<[(u32, u32, u32)]> {
+    asns.iter()
+        .zip(offsets.chunks_exact(2))
+        .map(|(asn, span)| (*asn, span[0], span[1]))
+        .collect()
 }
 
 /// Interns pairs while a file is read.
@@ -117,10 +124,12 @@ impl NetworksBuilder {
 
     /// The finished store.
     pub fn finish(self) -> Networks {
+        let records = interleave(&self.asns, &self.offsets);
         Networks {
             asns: self.asns.into(),
             offsets: self.offsets.into(),
             arena: self.arena.into(),
+            records,
         }
     }
 }
