@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 mod checks;
 
 /// `(target, file)` pairs that still fail, each with an ignored test below.
-const KNOWN_BUGS: &[(&str, &str)] = &[("snapshot_decode", "bug-get-packed-non-letter-code")];
+const KNOWN_BUGS: &[(&str, &str)] = &[];
 
 fn corpus(target: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -116,11 +116,10 @@ fn known_bugs_have_files() {
     }
 }
 
-/// `CountryTable::get_packed` maps a packed code that is not two upper-case
-/// letters to another country: 0x415e ("A^") gives slot 0 * 26 + 29, which is
-/// "BD". A snapshot (or any table) holding such a code answers Bangladesh.
+/// `CountryTable::get_packed` used to map a packed code that is not two
+/// upper-case letters to another country: 0x415e ("A^") gave slot 0 * 26 + 29,
+/// "BD". Fixed: such codes have no country.
 #[test]
-#[ignore = "BUG: CountryTable::get_packed accepts non-letter codes (0x415e \"A^\" -> BD)"]
 fn bug_get_packed_non_letter_code() {
     replay_one(
         "snapshot_decode",

@@ -116,8 +116,12 @@ impl CountryTable {
     /// The country with this packed code (`b'D' << 8 | b'E'`).
     pub fn get_packed(&self, packed: u16) -> Option<&Country> {
         let [a, b] = packed.to_be_bytes();
-        let slot = usize::from(a.checked_sub(b'A')?) * 26 + usize::from(b.checked_sub(b'A')?);
-        self.slots.get(slot)?.as_ref()
+        if !a.is_ascii_uppercase() || !b.is_ascii_uppercase() {
+            return None;
+        }
+        self.slots
+            .get(usize::from(a - b'A') * 26 + usize::from(b - b'A'))?
+            .as_ref()
     }
 
     /// Number of countries.

@@ -14,9 +14,10 @@ pub struct Networks {
     offsets: Cow<'static, [u32]>,
     /// Checked as UTF-8 once, at load; lookups only slice it.
     arena: Cow<'static, str>,
-    /// `(asn, name start, name end)` per pair, side by side so that a lookup
-    /// touches one cache line instead of two arrays.
-    records: Box<[(u32, u32, u32)]>,
+    /// `(asn, name)` per pair, side by side: a lookup reads one record and
+    /// never touches the name's bytes (slicing the arena would, to check
+    /// character boundaries), so it costs one cache line.
+    records: Box<[(u32, Box<str>)]>,
 }
 
 /// Why stored network arrays are inconsistent.
@@ -49,7 +50,7 @@ impl Networks {
                     "organisation outside the arena or not on a character boundary",
                 ))?;
         }
-        let records = interleave(&asns, &offsets);
+        let records = interleave(&asns, &offsets, &arena);
         Ok(Networks {
             asns,
             offsets,
@@ -60,9 +61,8 @@ impl Networks {
 
     /// The (ASN, organisation) pair with this id; `None` for id 0 or an unknown id.
     pub fn get(&self, id: u32) -> Option<(u32, &str)> {
-        let (asn, a, b) = *self.records.get((id as usize).checked_sub(1)?)?;
-        // Checked in `new`; an empty name reads as "no organisation".
-        Some((asn, self.arena.get(a as usize..b as usize).unwrap_or_default()))
+        let (asn, name) = self.records.get((id as usize).checked_sub(1)?)?;
+        Some((*asn, name))
     }
 
     /// Number of distinct pairs.
@@ -81,11 +81,19 @@ impl Networks {
     }
 }
 
-/// `(asn, name start, name end)` side by side.
-fn interleave(asns: &[u32], offsets: &[u32]) -> Box<[(u32, u32, u32)]> {
+/// `(asn, name)` side by side (offsets already checked against the arena).
+fn interleave(asns: &[u32], offsets: &[u32], arena: &str) -> Box<[(u32, Box<str>)]> {
     asns.iter()
         .zip(offsets.chunks_exact(2))
-        .map(|(asn, span)| (*asn, span[0], span[1]))
+        .map(|(asn, span)| {
+            (
+                *asn,
+                arena
+                    .get(span[0] as usize..span[1] as usize)
+                    .unwrap_or_default()
+                    .into(),
+            )
+        })
         .collect()
 }
 
@@ -124,7 +132,7 @@ impl NetworksBuilder {
 
     /// The finished store.
     pub fn finish(self) -> Networks {
-        let records = interleave(&self.asns, &self.offsets);
+        let records = interleave(&self.asns, &self.offsets, &self.arena);
         Networks {
             asns: self.asns.into(),
             offsets: self.offsets.into(),
