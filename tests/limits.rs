@@ -13,6 +13,7 @@
 //!
 //! The tests of this file run one at a time (they share the process's file
 //! descriptors and its resident memory, which one of them measures).
+#![allow(clippy::await_holding_lock)] // see SERIAL
 
 mod common;
 
@@ -24,7 +25,9 @@ use iplookup::web::ratelimit::RateLimit;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// One test at a time.
+/// One test at a time. Each test runs on its own runtime (`#[tokio::test]`), so
+/// holding this std mutex across its awaits blocks only the other tests, which
+/// is the point: they must not share the machine's file descriptors and cores.
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -424,10 +427,7 @@ async fn pipelined_batch(
     let mut chunk = [0u8; 65536];
     while got < sent {
         // Parse as many complete responses as are in the buffer.
-        loop {
-            let Some(end) = find(&buf[pos..], "\r\n\r\n") else {
-                break;
-            };
+        while let Some(end) = find(&buf[pos..], "\r\n\r\n") {
             let head = std::str::from_utf8(&buf[pos..pos + end]).unwrap();
             let len: usize = head
                 .lines()
