@@ -730,11 +730,7 @@ fn check_db(db: &GeoDb) {
             let _ = iplookup::geo::largest_block(ip, s, e)
                 .unwrap_or_else(|| panic!("{ip}: no block inside {s}..{e}"));
         }
-        let letters = code.to_be_bytes().iter().all(u8::is_ascii_uppercase);
-        if let Some(country) = answer
-            .country
-            .filter(|_| letters || !tolerated("get_packed"))
-        {
+        if let Some(country) = answer.country {
             assert_eq!(
                 rows::pack_country(&country.code),
                 Ok(code),
@@ -751,8 +747,9 @@ fn check_db(db: &GeoDb) {
 /// in `IPLOOKUP_FUZZ_TOLERATE` (comma-separated), so that a long fuzz run
 /// can look past a bug already reported. The regression test never sets it.
 ///
-/// - `get_packed`: `CountryTable::get_packed` maps codes that are not two
-///   upper-case letters (`0x415e`, "A^") to another country ("BD").
+/// None is open now. Past ones: `get_packed` (`CountryTable::get_packed`
+/// mapped codes that are not two upper-case letters, `0x415e` "A^", to
+/// another country, "BD"; fixed in a2d5028).
 pub fn tolerated(bug: &str) -> bool {
     static TOLERATE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TOLERATE
