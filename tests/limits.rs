@@ -562,7 +562,7 @@ async fn limiter_memory_stays_bounded_under_200k_distinct_callers() {
     );
 
     // The server still answers, and new callers are served.
-    assert_eq!(get_as(&client, &api, Some("198.51.100.77")).await.0, 200);
+    assert_eq!(get_as(&client, &api, Some("198.18.0.77")).await.0, 200);
     let (status, _, _) = get_as(&client, &format!("{}/healthz", server.base), None).await;
     assert_eq!(status, 200);
 
@@ -570,11 +570,9 @@ async fn limiter_memory_stays_bounded_under_200k_distinct_callers() {
     // of 1 and one token per 1000 s gets one answer, then 429s. Measured for
     // 200 new callers, 5 requests each, one after the other, and for the last
     // caller of the flood (one request already made, 4 more now).
-    // A flood caller may have been refused by the cache's admission policy
-    // while the cache was full (moka's TinyLFU): such a caller, not
-    // remembered, starts with a full bucket again, as the limiter documents
-    // for evicted callers: at most one extra answer, and then it is
-    // remembered (its frequency has grown).
+    // The limiter's cache is LRU, so every new caller is remembered even while
+    // the cache is full (an evicted caller, the least recent, would start with
+    // a full bucket again, as the limiter documents: at most one extra answer).
     let last = format!(
         "{}.{}.{}.{}",
         100 + ((CALLERS - 1) >> 24),

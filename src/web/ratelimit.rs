@@ -55,6 +55,9 @@ impl RateLimiter {
             (f64::from(limit.burst.max(1)) / limit.per_second.max(0.001)).min(3600.0),
         );
         let buckets = Cache::builder()
+            // LRU, not the default TinyLFU: a new caller must always get a bucket,
+            // or a flood of other callers would leave it unlimited.
+            .eviction_policy(moka::policy::EvictionPolicy::lru())
             .max_capacity(capacity)
             .time_to_idle(refill + Duration::from_secs(1))
             .build();
