@@ -25,8 +25,10 @@
 # Usage: bash bench/http.sh
 # Environment: DURATION (10), CONNECTIONS (8), ROUNDS (3), ADDRESSES (100000),
 #   SERVER_CPUS (1), CLIENT_CPUS (0) (PIN=0: no pinning), PORT (first of 3
-#   ports, 18800), BUILD=0 to skip the release builds, RDNS=0 to skip the
-#   reverse DNS run.
+#   ports, 18800), BUILD=0 to skip the release builds (IPLOOKUP_BIN=PATH: use
+#   that binary, not built), RDNS=0 to skip the
+#   reverse DNS run, DIAG=1 to also time ours on fixed paths (/api/v1/ip/8.8.8.8,
+#   /healthz, a 404) against the ceiling, to see where the gap is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -38,7 +40,7 @@ ADDRESSES="${ADDRESSES:-100000}"
 BASE_PORT="${PORT:-18800}"
 P_OURS=$BASE_PORT P_CEIL=$((BASE_PORT + 1)) P_DNS=$((BASE_PORT + 2))
 HELPERS="$ROOT/bench/ceiling/helpers"
-BIN="$ROOT/target/release/iplookup"
+BIN="${IPLOOKUP_BIN:-$ROOT/target/release/iplookup}"
 CEILING="$ROOT/bench/ceiling/target/release/ceiling"
 
 for tool in wrk curl python3; do
@@ -52,7 +54,7 @@ else
 fi
 
 if [[ "${BUILD:-1}" == 1 ]]; then
-    cargo build --release --locked --bin iplookup
+    [[ -n "${IPLOOKUP_BIN:-}" ]] || cargo build --release --locked --bin iplookup
     (cd bench/ceiling && cargo build --release --locked)
 fi
 
@@ -119,7 +121,11 @@ ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
 for p in "$P_OURS" "$P_CEIL" "$P_DNS"; do port_free "$p"; done
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
-echo "servers on CPUs ${SERVER_CPUS:-1}, wrk on CPUs ${CLIENT_CPUS:-0} (pinning: ${#SERVER_PIN[@]} != 0)"
+if (( ${#SERVER_PIN[@]} )); then
+    echo "pinned with taskset: servers on CPUs ${SERVER_CPUS:-1}, wrk and the DNS responder on CPUs ${CLIENT_CPUS:-0}"
+else
+    echo "not pinned"
+fi
 echo "wrk -t1 -c$CONNECTIONS -d${DURATION}s, $ROUNDS rounds, $ADDRESSES distinct random public addresses"
 echo
 
@@ -155,6 +161,24 @@ for ((r = 1; r <= ROUNDS; r++)); do
         fi
     done
 done
+# Where the gap is (DIAG=1): ours on fixed paths, same wrk settings.
+diag=()
+if [[ "${DIAG:-0}" == 1 ]]; then
+    for path in /api/v1/ip/8.8.8.8 /healthz /nope; do
+        echo "${path#/}" > "$WORK/one.txt"
+        d_rps=() d_p99=()
+        for ((r = 1; r <= ROUNDS; r++)); do
+            o=$(run_wrk "$P_OURS" random.lua "$DURATION" "$WORK/one.txt" /)
+            c=$(run_wrk "$P_CEIL" random.lua "$DURATION" "$WORK/addresses.txt")
+            d_rps+=("$(ratio "$(field rps "$o")" "$(field rps "$c")")")
+            d_p99+=("$(ratio "$(field p99_us "$o")" "$(field p99_us "$c")")")
+            echo "diag $path round $r ours: $o"
+            echo "diag $path round $r ceiling: $c"
+        done
+        diag+=("$(printf 'ours GET %-20s /ceiling: req/s %s, p99 %s (median of %d alternating rounds)' \
+            "$path" "$(median "${d_rps[@]}")" "$(median "${d_p99[@]}")" "$ROUNDS")")
+    done
+fi
 stop "$ours"
 stop "$ceiling"
 
@@ -210,6 +234,7 @@ echo
 echo "ours/ceiling req/s: $(ratio "$O_RPS" "$C_RPS") (target >= 0.80)"
 echo "ours/ceiling p99:   $(ratio "$O_P99" "$C_P99") (target <= 2.00)"
 echo "ours/ceiling p50:   $(ratio "$O_P50" "$C_P50")"
+for d in "${diag[@]}"; do echo "$d"; done
 if [[ -n "$R_RPS" ]]; then
     echo "reverse DNS on (warm)/ceiling req/s: $(ratio "$R_RPS" "$C_RPS"), p99: $(ratio "$R_P99" "$C_P99")"
     echo "reverse DNS on (warm)/off req/s: $(ratio "$R_RPS" "$O_RPS"), p99: $(ratio "$R_P99" "$O_P99")"

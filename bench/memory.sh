@@ -19,7 +19,9 @@
 # Usage: bash bench/memory.sh
 # Environment: LOOKUPS (1000000), CHUNK (250000), CACHE_SIZES ("100000 10000";
 #   100000 is the default of --rdns-cache-size), CONNECTIONS (8), PORT (18820),
-#   BUILD=0 to skip the release build, SERVER_CPUS (1) / CLIENT_CPUS (0), PIN=0.
+#   SCRAPE=1 to GET /metrics after each chunk, as a Prometheus scraper would
+#   (the histogram samples of the metrics recorder are only drained then),
+#   BUILD=0 to skip the release build (IPLOOKUP_BIN=PATH: use that binary, not built), SERVER_CPUS (1) / CLIENT_CPUS (0), PIN=0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -28,10 +30,11 @@ LOOKUPS="${LOOKUPS:-1000000}"
 CHUNK="${CHUNK:-250000}"
 CACHE_SIZES="${CACHE_SIZES:-100000 10000}"
 CONNECTIONS="${CONNECTIONS:-8}"
+SCRAPE="${SCRAPE:-0}"
 BASE_PORT="${PORT:-18820}"
 P_OURS=$BASE_PORT P_DNS=$((BASE_PORT + 1))
 HELPERS="$ROOT/bench/ceiling/helpers"
-BIN="$ROOT/target/release/iplookup"
+BIN="${IPLOOKUP_BIN:-$ROOT/target/release/iplookup}"
 
 for tool in wrk curl python3; do
     command -v "$tool" >/dev/null || { echo "memory.sh: needs $tool" >&2; exit 1; }
@@ -42,7 +45,7 @@ if [[ "${PIN:-1}" == 1 ]] && command -v taskset >/dev/null && (( $(nproc) >= 2 )
 else
     SERVER_PIN=() CLIENT_PIN=()
 fi
-if [[ "${BUILD:-1}" == 1 ]]; then
+if [[ "${BUILD:-1}" == 1 && -z "${IPLOOKUP_BIN:-}" ]]; then
     cargo build --release --locked --bin iplookup
 fi
 unset IPLOOKUP_DATA_DIR IPLOOKUP_LISTEN IPLOOKUP_TRUSTED_PROXIES IPLOOKUP_NO_REVERSE_DNS \
@@ -129,7 +132,7 @@ for _ in $(seq 1 50); do grep -q ready "$WORK/dns.out" && break; sleep 0.1; done
 
 summary=()
 for cap in $CACHE_SIZES; do
-    echo "== reverse DNS on, --rdns-cache-size $cap: $LOOKUPS lookups of distinct addresses =="
+    echo "== reverse DNS on, --rdns-cache-size $cap: $LOOKUPS lookups of distinct addresses$([[ "$SCRAPE" == 1 ]] && echo ", /metrics scraped after each chunk") =="
     "${SERVER_PIN[@]}" "$BIN" serve --listen "127.0.0.1:$P_OURS" --dns-server "127.0.0.1:$P_DNS" \
         --rdns-cache-size "$cap" >/dev/null 2>&1 &
     pid=$!
@@ -147,6 +150,7 @@ for cap in $CACHE_SIZES; do
         done_n=$(( done_n + $(field requests "$line") ))
         chunk_i=$((chunk_i + 1))
         errs=$(( $(field err_status "$line") + $(field err_connect "$line") + $(field err_read "$line") + $(field err_timeout "$line") ))
+        [[ "$SCRAPE" == 1 ]] && curl -s -o /dev/null "http://127.0.0.1:$P_OURS/metrics"
         r=$(status_kib "$pid" VmRSS) h=$(status_kib "$pid" VmHWM)
         rsses+=("$r")
         printf '%9s lookups: VmRSS %6s MiB  VmHWM %6s MiB  (%+.1f MiB; %s req/s, %s errors)\n' \
@@ -161,8 +165,8 @@ for cap in $CACHE_SIZES; do
     r=$(status_kib "$pid" VmRSS) h=$(status_kib "$pid" VmHWM)
     echo "done in ${secs}s; rDNS cache hits $hits, misses $misses"
     echo "final: VmRSS $(mib "$r") MiB (x$(ratio "$r" "$START_OFF") of after start), VmHWM $(mib "$h") MiB (x$(ratio "$h" "$START_OFF"))"
-    summary+=("$(printf -- '--rdns-cache-size %-7s after start %6s MiB; after %s lookups VmRSS %6s MiB (x%s), VmHWM %6s MiB (x%s); growth over the last chunk %+.1f MiB' \
-        "$cap" "$(mib "$base")" "$done_n" "$(mib "$r")" "$(ratio "$r" "$START_OFF")" "$(mib "$h")" "$(ratio "$h" "$START_OFF")" \
+    summary+=("$(printf -- '--rdns-cache-size %-7s (scrape %s) after start %6s MiB; after %s lookups VmRSS %6s MiB (x%s), VmHWM %6s MiB (x%s); growth over the last chunk %+.1f MiB' \
+        "$cap" "$SCRAPE" "$(mib "$base")" "$done_n" "$(mib "$r")" "$(ratio "$r" "$START_OFF")" "$(mib "$h")" "$(ratio "$h" "$START_OFF")" \
         "$(awk -v a="${rsses[-1]}" -v b="${rsses[-2]:-$base}" 'BEGIN{print (a-b)/1024}')")")
     stop "$pid"
     echo

@@ -358,6 +358,10 @@ async fn the_rate_limit_holds_for_one_caller_while_others_are_served() {
             .starts_with("application/json"),
         "{headers:?}"
     );
+    eprintln!(
+        "6th request of {greedy}: 429, Retry-After: {retry}, Content-Type: {:?}, body {body}",
+        headers["content-type"]
+    );
     let error: serde_json::Value = serde_json::from_str(&body).expect("a JSON Error body");
     assert_eq!(error["error"], "rate_limited", "{body}");
     assert!(

@@ -16,9 +16,9 @@ with Accept-Encoding: gzip, some with Connection: close (new connections all
 along). Each request knows the status class it expects (2xx for a valid
 request, 4xx for an invalid one); any other is counted as unexpected.
 
-At DURATION/2 it runs --reload-cmd (which drops a new release into the data
-directory and sends SIGHUP), then watches /healthz until the release date
-changes.
+At DURATION/2 (or, with --reloads N, at DURATION*k/(N+1) for k = 1..N) it
+runs --reload-cmd (which drops a new release into the data directory and
+sends SIGHUP), then watches /healthz until the release date changes.
 
 Reported: requests, answers by status, unexpected statuses, failed
 connections (refused, reset, closed early, timed out), p50/p99/max latency,
@@ -28,6 +28,7 @@ VmRSS sampled every second (peak, first minute vs last minute), VmHWM.
 import argparse
 import asyncio
 import json
+import os
 import random
 import subprocess
 import sys
@@ -249,7 +250,9 @@ async def main():
     ap.add_argument("--duration", type=float, default=600)
     ap.add_argument("--rate", type=float, default=300, help="requests per second, all connections")
     ap.add_argument("--connections", type=int, default=16)
-    ap.add_argument("--reload-cmd", default=None)
+    ap.add_argument("--reload-cmd", default=None,
+                    help="shell command run for each reload, with RELOAD_N=1, 2, ... in its environment")
+    ap.add_argument("--reloads", type=int, default=1, help="reloads, evenly spread (default 1: in the middle)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     u = urlsplit(args.base)
@@ -272,21 +275,25 @@ async def main():
             await asyncio.sleep(1)
 
     async def reloader():
-        await asyncio.sleep(args.duration / 2)
-        _, h = await get_json(host, port, "/healthz")
-        before = release_of(h)
-        t = time.monotonic() - start
-        subprocess.run(args.reload_cmd, shell=True, check=True)
-        events.append((t, "reload: new release dropped in + SIGHUP (was: %s)" % before))
-        while time.monotonic() < stop_at:
-            await asyncio.sleep(0.2)
+        for n in range(1, args.reloads + 1):
+            at = start + args.duration * n / (args.reloads + 1)
+            await asyncio.sleep(max(0, at - time.monotonic()))
             _, h = await get_json(host, port, "/healthz")
-            now = release_of(h)
-            if now != before:
-                events.append((time.monotonic() - start, "reload done after %.1f s: now %s" % (
-                    time.monotonic() - start - t, now)))
-                return
-        events.append((time.monotonic() - start, "reload NOT seen in /healthz"))
+            before = release_of(h)
+            t = time.monotonic() - start
+            subprocess.run(args.reload_cmd, shell=True, check=True, env=dict(os.environ, RELOAD_N=str(n)))
+            events.append((t, "reload %d: new release dropped in + SIGHUP (was: %s; VmRSS %.1f MiB)" % (
+                n, before, read_status(args.pid)["VmRSS"] / 1024)))
+            while time.monotonic() < stop_at:
+                await asyncio.sleep(0.2)
+                _, h = await get_json(host, port, "/healthz")
+                now = release_of(h)
+                if now != before:
+                    events.append((time.monotonic() - start, "reload %d done after %.1f s: now %s" % (
+                        n, time.monotonic() - start - t, now)))
+                    break
+            else:
+                events.append((time.monotonic() - start, "reload %d NOT seen in /healthz" % n))
 
     _, h = await get_json(host, port, "/healthz")
     events.append((0.0, "start: %s" % release_of(h)))
@@ -337,8 +344,9 @@ async def main():
             "last_over_first_minute_mean": round(mean(last) / mean(first), 3),
             "final_vmrss": round(final["VmRSS"] / 1024, 1),
             "final_vmhwm": round(final["VmHWM"] / 1024, 1),
-            "per_minute_max": [round(max([k for t, k in rss if m * 60 <= t < (m + 1) * 60] or [0]) / 1024, 1)
-                               for m in range(int(elapsed // 60) + 1)],
+            "per_minute_max": [round(max(k for t, k in rss if m * 60 <= t < (m + 1) * 60) / 1024, 1)
+                               for m in range(int(elapsed // 60) + 1)
+                               if any(m * 60 <= t < (m + 1) * 60 for t, _ in rss)],
         },
         "by_endpoint": {k: dict(sorted(v.items())) for k, v in sorted(stats.by_label_status.items())},
         "events": [(round(t, 1), e) for t, e in events],
