@@ -31,6 +31,18 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
                 .ok()?
                 .install_recorder()
                 .ok()
+                .inspect(|handle| {
+                    // Without upkeep the histogram keeps every sample until a scrape.
+                    let handle = handle.clone();
+                    let _ = std::thread::Builder::new()
+                        .name("metrics-upkeep".into())
+                        .spawn(move || {
+                            loop {
+                                std::thread::sleep(std::time::Duration::from_secs(5));
+                                handle.run_upkeep();
+                            }
+                        });
+                })
         })
         .as_ref()
 }
