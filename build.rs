@@ -16,6 +16,8 @@ use std::path::Path;
 mod csv;
 #[path = "src/geo/directory.rs"]
 mod directory;
+#[path = "src/geo/index.rs"]
+mod index;
 #[path = "src/geo/networks.rs"]
 mod networks;
 #[path = "src/geo/ranges.rs"]
@@ -56,14 +58,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     describe(&mut meta, "country", COUNTRY, &country.stats);
     describe(&mut meta, "asn", ASN, &asn.stats);
     let (na, no, arena) = asn.networks.parts();
-    let parts = snapshot::Parts {
+    let mut parts = snapshot::Parts {
         country_v4: (country.v4.0.into(), country.v4.1.into()),
         country_v6: (country.v6.0.into(), country.v6.1.into()),
         asn_v4: (asn.v4.0.into(), asn.v4.1.into()),
         asn_v6: (asn.v6.0.into(), asn.v6.1.into()),
         networks: (Cow::Borrowed(na), Cow::Borrowed(no), Cow::Borrowed(arena)),
         meta: meta.into(),
+        ..snapshot::Parts::default()
     };
+    // The lookup index, merged here so the binary starts without merging.
+    parts.add_index()?;
     let out = Path::new(&std::env::var("OUT_DIR")?).join("snapshot.bin");
     std::fs::write(out, snapshot::encode(&parts))?;
     Ok(())

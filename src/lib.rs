@@ -14,6 +14,7 @@
 //!   description documents, the MCP endpoint and Prometheus metrics.
 //! - [`reload`]: watching the data directory (and SIGHUP) and swapping in new releases.
 //! - [`connections`]: the cap on open connections.
+//! - [`memory`]: handing freed memory back to the system after a reload (glibc).
 //! - [`server`]: configuration, listening (HTTP or HTTPS), limits, graceful shutdown.
 //! - [`update`]: fetching, checking and installing a new DB-IP release (`iplookup update`).
 //!
@@ -24,6 +25,7 @@ pub mod address;
 pub mod connections;
 pub mod geo;
 pub mod lookup;
+pub mod memory;
 pub mod model;
 pub mod rdns;
 pub mod reload;

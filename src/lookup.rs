@@ -122,11 +122,7 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
 /// The network part: ASN and organisation, and the range of the ASN row
 /// (or of the country row when the ASN table has no data for the address).
 fn network(ip: IpAddr, answer: &Answer<'_>) -> Network {
-    let source = match (answer.network, answer.country) {
-        (Some(_), _) => Some(answer.asn_range),
-        (None, Some(_)) => Some(answer.country_range),
-        (None, None) => None,
-    };
+    let source = answer.range;
     Network {
         asn: answer.network.map(|(asn, _)| asn),
         organization: answer

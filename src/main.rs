@@ -214,6 +214,8 @@ fn main() -> anyhow::Result<()> {
 
 fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.log_format);
+    // Before any table is allocated: reloads must hand the old release back.
+    iplookup::memory::pin_mmap_threshold();
     let rdns = (!args.no_reverse_dns).then(|| RdnsConfig {
         server: args.dns_server,
         deadline: Duration::from_millis(args.rdns_timeout_ms),

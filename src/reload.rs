@@ -91,6 +91,9 @@ fn spawn_sighup(tx: mpsc::UnboundedSender<()>) {
 #[cfg(not(unix))]
 fn spawn_sighup(_tx: mpsc::UnboundedSender<()>) {}
 
+/// How long after a swap the old release's memory is handed back.
+const RELEASE_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Loads the release in `dir` and swaps it in, or logs why it was refused.
 pub async fn reload(dir: &Path, skip_bad_rows: bool, lookup: &Lookup) -> bool {
     let path = dir.to_owned();
@@ -101,6 +104,11 @@ pub async fn reload(dir: &Path, skip_bad_rows: bool, lookup: &Lookup) -> bool {
             let r = db.release();
             tracing::info!(country = %r.country.date, asn = %r.asn.date, country_rows = r.country.rows, asn_rows = r.asn.rows, "data reloaded");
             lookup.replace(db);
+            // Requests in flight may still hold the old release for a moment.
+            tokio::spawn(async {
+                tokio::time::sleep(RELEASE_GRACE).await;
+                crate::memory::release_freed();
+            });
             metrics::counter!("iplookup_reloads_total", "result" => "ok").increment(1);
             true
         }

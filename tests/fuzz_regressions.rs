@@ -144,7 +144,7 @@ fn snapshot_seeds_are_current() {
     let c = csv::read_country(&country_csv[..], "dbip-country-lite.csv", false).unwrap();
     let a = csv::read_asn(&asn_csv[..], "asn.csv", false).unwrap();
     let (asns, offsets, arena) = a.networks.parts();
-    let parts = Parts {
+    let mut parts = Parts {
         country_v4: (c.v4.0.into(), c.v4.1.into()),
         country_v6: (c.v6.0.into(), c.v6.1.into()),
         asn_v4: (a.v4.0.into(), a.v4.1.into()),
@@ -157,7 +157,10 @@ fn snapshot_seeds_are_current() {
         meta: "country.file=data/dbip-country-lite.csv.gz\ncountry.date=2026-06-01\n\
                country.rows=9\nasn.file=data/asn.csv.gz\nasn.rows=9\nasn.trimmed=0\n"
             .into(),
+        ..Parts::default()
     };
+    let mut bug_get_packed = parts.clone();
+    parts.add_index().unwrap();
     let sample = snapshot::encode(&parts);
     let mut seeds: Vec<(&str, Vec<u8>)> = vec![("sample", sample.clone())];
     seeds.push(("truncated", sample[..sample.len() - 40].to_vec()));
@@ -181,6 +184,18 @@ fn snapshot_seeds_are_current() {
     let first = 16 + 16; // magic + count, then length and size of section 1
     unsorted[first + 4..first + 8].copy_from_slice(&0xffff_ffffu32.to_le_bytes());
     seeds.push(("unsorted-starts", unsorted));
+    // A country code that is not two letters, 0x415e "A^" (see
+    // bug_get_packed_non_letter_code): it must read as no country.
+    let mut codes = bug_get_packed.country_v4.1.to_vec();
+    if let Some(code) = codes.iter_mut().find(|c| **c != 0) {
+        *code = 0x415e;
+    }
+    bug_get_packed.country_v4.1 = codes.into();
+    bug_get_packed.add_index().unwrap();
+    seeds.push((
+        "bug-get-packed-non-letter-code",
+        snapshot::encode(&bug_get_packed),
+    ));
 
     let write = std::env::var_os("FUZZ_WRITE_SEEDS").is_some();
     for (name, bytes) in seeds {

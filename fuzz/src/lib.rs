@@ -550,7 +550,9 @@ fn country_parts(a: &CountryArrays) -> Parts<'static> {
         asn_v6: (vec![0].into(), vec![0].into()),
         networks: (Vec::new().into(), Vec::new().into(), Vec::new().into()),
         meta: "country.file=fuzz.csv\n".into(),
+        ..Parts::default()
     }
+    .indexed()
 }
 
 fn asn_parts(a: &AsnArrays) -> Parts<'static> {
@@ -566,6 +568,21 @@ fn asn_parts(a: &AsnArrays) -> Parts<'static> {
             arena.to_vec().into(),
         ),
         meta: "asn.file=fuzz.csv\n".into(),
+        ..Parts::default()
+    }
+    .indexed()
+}
+
+/// Parts with their lookup index filled in.
+trait Indexed {
+    fn indexed(self) -> Self;
+}
+
+impl Indexed for Parts<'static> {
+    fn indexed(mut self) -> Self {
+        self.add_index()
+            .expect("loader tables do not merge into an index");
+        self
     }
 }
 
@@ -681,6 +698,9 @@ fn owned_parts(p: &Parts<'_>) -> Parts<'static> {
         asn_v4: (own(&p.asn_v4.0), own(&p.asn_v4.1)),
         asn_v6: (own(&p.asn_v6.0), own(&p.asn_v6.1)),
         networks: (own(&p.networks.0), own(&p.networks.1), own(&p.networks.2)),
+        index_v4: (own(&p.index_v4.0), own(&p.index_v4.1)),
+        index_v6: (own(&p.index_v6.0), own(&p.index_v6.1)),
+        codes: own(&p.codes),
         meta: Cow::Owned(p.meta.to_string()),
     }
 }
@@ -695,6 +715,9 @@ fn assert_same_parts(a: &Parts<'_>, b: &Parts<'_>) {
     assert_eq!(a.asn_v6.0, b.asn_v6.0);
     assert_eq!(a.asn_v6.1, b.asn_v6.1);
     assert_eq!(a.networks, b.networks);
+    assert_eq!(a.index_v4, b.index_v4);
+    assert_eq!(a.index_v6, b.index_v6);
+    assert_eq!(a.codes, b.codes);
     assert_eq!(a.meta, b.meta);
 }
 
@@ -722,7 +745,10 @@ fn check_db(db: &GeoDb) {
             IpAddr::V4(a) => (c.v4.value(a.into()), n.v4.value(a.into())),
             IpAddr::V6(a) => (c.v6.value(a.into()), n.v6.value(a.into())),
         };
-        for (what, (s, e)) in [("country", answer.country_range), ("asn", answer.asn_range)] {
+        let (country_range, asn_range) = db.source_ranges(ip);
+        let ranges = [("country", Some(country_range)), ("asn", Some(asn_range))];
+        for (what, range) in ranges.into_iter().chain([("network", answer.range)]) {
+            let Some((s, e)) = range else { continue };
             assert!(
                 same_family(ip, s) && same_family(ip, e) && s <= ip && ip <= e,
                 "{ip}: {what} range {s}..{e} does not hold it"
@@ -730,6 +756,13 @@ fn check_db(db: &GeoDb) {
             let _ = iplookup::geo::largest_block(ip, s, e)
                 .unwrap_or_else(|| panic!("{ip}: no block inside {s}..{e}"));
         }
+        // The answer's range is the source row it came from.
+        let want = match (answer.network, answer.country) {
+            (Some(_), _) => Some(asn_range),
+            (None, Some(_)) => Some(country_range),
+            (None, None) => None,
+        };
+        assert_eq!(answer.range, want, "{ip}: network range");
         if let Some(country) = answer.country {
             assert_eq!(
                 rows::pack_country(&country.code),

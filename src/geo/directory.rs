@@ -3,25 +3,48 @@
 //!
 //! The root splits the address space on its top 16 bits. A slot that still
 //! holds more than [`LEAF_MAX`] range starts (common in IPv6, where the data
-//! crowds into a handful of /16s) gets a child table on the next 8 bits, and so
-//! on, so every search ends in a short run of starts that fits a few cache lines.
+//! crowds into a handful of /16s) gets a child table on the next bits, and so
+//! on, so every search ends in a short run of starts that fits a few cache
+//! lines. An IPv4 child is only as wide as its starts need (about
+//! [`PER_SLOT`] per slot), so the thousands of IPv4 slots just over the limit
+//! cost little memory; IPv6 children are always [`CHILD_BITS_MAX`] bits wide:
+//! IPv6 starts bunch up unevenly inside a slot, and narrower children there
+//! only add levels (measured: country lookups of IPv6 addresses in data
+//! about 1.5x slower with adaptive IPv6 children).
 
 use super::ranges::Key;
 
 const ROOT_BITS: u32 = 16;
-const CHILD_BITS: u32 = 8;
+/// The widest child table, in bits.
+const CHILD_BITS_MAX: u32 = 8;
 /// Slots holding more starts than this get a child table.
 const LEAF_MAX: usize = 32;
+/// Starts per slot a child table aims at.
+const PER_SLOT: usize = 8;
+/// A child link holds the child's base in its low bits and its width above.
+const WIDTH_SHIFT: u32 = 28;
+const BASE_MASK: u32 = (1 << WIDTH_SHIFT) - 1;
 
-/// Flattened tables of slot bounds and child links.
+/// Flattened tables of slots, each its bound and child link side by side
+/// (one cache line answers both).
 #[derive(Debug, Clone, Default)]
 pub struct Directory {
-    /// `bounds[base + s]` is the index of the entry holding the first address of
-    /// slot `s` of the table at `base`; `bounds[base + 2^width]` is the table's last index.
-    bounds: Vec<u32>,
-    /// `children[base + s]` is the base of slot `s`'s child table, or 0 for a leaf
-    /// (the root sits at base 0, so no child does).
-    children: Vec<u32>,
+    /// `slots[base + s][0]` is the index of the entry holding the first address
+    /// of slot `s` of the table at `base`; `slots[base + 2^width][0]` is the
+    /// table's last index. `slots[base + s][1]` is the base of slot `s`'s child
+    /// table, or 0 for a leaf (the root sits at base 0, so no child does).
+    slots: Vec<[u32; 2]>,
+}
+
+/// Width of a child table for a slot holding `count` starts of `K`.
+fn child_bits<K: Key>(count: usize) -> u32 {
+    if K::BITS > 32 {
+        return CHILD_BITS_MAX;
+    }
+    (count / PER_SLOT)
+        .next_power_of_two()
+        .trailing_zeros()
+        .clamp(1, CHILD_BITS_MAX)
 }
 
 impl Directory {
@@ -33,8 +56,9 @@ impl Directory {
             K::default(),
             0,
             ROOT_BITS,
-            starts.len().saturating_sub(1),
+            (0, starts.len().saturating_sub(1)),
         );
+        dir.slots.shrink_to_fit();
         dir
     }
 
@@ -44,50 +68,58 @@ impl Directory {
         let (mut base, mut consumed, mut width) = (0usize, 0u32, ROOT_BITS);
         loop {
             let slot = base + key.bits(consumed, width);
-            match self.children[slot] {
-                0 => return (self.bounds[slot] as usize, self.bounds[slot + 1] as usize),
-                child => {
-                    base = child as usize;
-                    consumed += width;
-                    width = CHILD_BITS;
-                }
+            let [bound, child] = self.slots[slot];
+            if child == 0 {
+                return (bound as usize, self.slots[slot + 1][0] as usize);
             }
+            base = (child & BASE_MASK) as usize;
+            consumed += width;
+            width = child >> WIDTH_SHIFT;
         }
     }
 
     /// Number of tables (root included).
     pub fn tables(&self) -> usize {
-        self.children.iter().filter(|c| **c != 0).count() + 1
+        self.slots.iter().filter(|s| s[1] != 0).count() + 1
     }
 
     /// Adds the table for the addresses starting with `prefix` (its top
-    /// `consumed` bits), split on the next `width` bits; returns its base.
+    /// `consumed` bits), split on the next `width` bits, whose entries are
+    /// `span.0..=span.1`; returns its base. One pass over the span: slot
+    /// bounds only grow.
     fn add_table<K: Key>(
         &mut self,
         starts: &[K],
         prefix: K,
         consumed: u32,
         width: u32,
-        last: usize,
+        span: (usize, usize),
     ) -> usize {
-        let base = self.bounds.len();
+        let (mut holder, last) = span;
+        let base = self.slots.len();
         let slots = 1usize << width;
         let first = |s: usize| K::with_bits(prefix, consumed, width, s);
         for s in 0..slots {
-            let holder = starts.partition_point(|x| *x <= first(s)).saturating_sub(1);
-            self.bounds.push(holder as u32);
+            while holder < last && starts[holder + 1] <= first(s) {
+                holder += 1;
+            }
+            self.slots.push([holder as u32, 0]);
         }
-        self.bounds.push(last as u32);
-        self.children.resize(self.bounds.len(), 0);
-        let deeper = consumed + width + CHILD_BITS <= K::BITS;
+        self.slots.push([last as u32, 0]);
+        let room = K::BITS - consumed - width;
         for s in 0..slots {
             let (lo, hi) = (
-                self.bounds[base + s] as usize,
-                self.bounds[base + s + 1] as usize,
+                self.slots[base + s][0] as usize,
+                self.slots[base + s + 1][0] as usize,
             );
-            if deeper && hi - lo > LEAF_MAX {
-                let child = self.add_table(starts, first(s), consumed + width, CHILD_BITS, hi);
-                self.children[base + s] = child as u32;
+            let bits = child_bits::<K>(hi - lo).min(room);
+            if hi - lo > LEAF_MAX && bits > 0 {
+                let child = self.add_table(starts, first(s), consumed + width, bits, (lo, hi));
+                // A base past the link's range (a table of hundreds of millions
+                // of entries) leaves the slot a leaf: a longer search, still right.
+                if child <= BASE_MASK as usize {
+                    self.slots[base + s][1] = child as u32 | bits << WIDTH_SHIFT;
+                }
             }
         }
         base

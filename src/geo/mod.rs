@@ -8,6 +8,7 @@
 pub mod countries;
 pub mod csv;
 pub mod directory;
+pub mod index;
 pub mod load;
 pub mod mmdb;
 pub mod networks;
@@ -16,13 +17,15 @@ pub mod rows;
 pub mod snapshot;
 pub mod special;
 
+use std::borrow::Cow;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 
 use countries::{Country, CountryTable, CountryTableError};
+use index::{CodeBook, IndexError, Slot};
 use networks::{Networks, NetworksError};
-use ranges::{Entry, RangeTable, TableError};
+use ranges::{RangeTable, TableError};
 
 /// The snapshot written by `build.rs`, aligned so its arrays can be used in place.
 #[repr(C, align(16))]
@@ -45,6 +48,8 @@ pub enum GeoError {
     Networks(NetworksError),
     #[error("{path}: {reason}")]
     File { path: String, reason: String },
+    #[error("cannot build the lookup index: {0}")]
+    Index(#[from] IndexError),
 }
 
 /// Where one table came from and what loading it found.
@@ -139,28 +144,130 @@ pub struct CityTables {
     pub cities: Vec<mmdb::City>,
 }
 
+/// The country and ASN tables of both families merged for lookups (see [`index`]).
+#[derive(Debug, Clone)]
+pub struct Index {
+    pub v4: RangeTable<u32, Slot>,
+    pub v6: RangeTable<u128, Slot>,
+    pub codes: CodeBook,
+}
+
+impl Index {
+    /// Merges the source tables of both families and builds the search directories.
+    pub fn build(country: &CountryTables, asn: &AsnTables) -> Result<Index, GeoError> {
+        let mut codes = vec![0];
+        let (s4, v4) = index::merge(
+            (country.v4.starts(), country.v4.values()),
+            (asn.v4.starts(), asn.v4.values()),
+            &mut codes,
+        )?;
+        let (s6, v6) = index::merge(
+            (country.v6.starts(), country.v6.values()),
+            (asn.v6.starts(), asn.v6.values()),
+            &mut codes,
+        )?;
+        let table = |name| move |e| GeoError::Table(name, e);
+        let index = Index {
+            v4: RangeTable::new(s4.into(), v4.into()).map_err(table("index IPv4"))?,
+            v6: RangeTable::new(s6.into(), v6.into()).map_err(table("index IPv6"))?,
+            codes: CodeBook::new(codes.into())?,
+        };
+        index.v4.prepare();
+        index.v6.prepare();
+        Ok(index)
+    }
+
+    /// Takes a stored index (from a snapshot) and builds the search
+    /// directories; with [`Checks::Full`], checks it against the network count.
+    pub fn from_parts(
+        v4: (Cow<'static, [u32]>, Cow<'static, [u32]>),
+        v6: (Cow<'static, [u128]>, Cow<'static, [u32]>),
+        codes: Cow<'static, [u16]>,
+        networks: u32,
+        checks: Checks,
+    ) -> Result<Index, GeoError> {
+        let index = Index {
+            v4: checks.table(v4.0, slots(v4.1)?, "index IPv4")?,
+            v6: checks.table(v6.0, slots(v6.1)?, "index IPv6")?,
+            codes: CodeBook::new(codes)?,
+        };
+        if checks == Checks::Full {
+            index::check(&index.v4, &index.codes, networks)?;
+            index::check(&index.v6, &index.codes, networks)?;
+        }
+        index.v4.prepare();
+        index.v6.prepare();
+        Ok(index)
+    }
+}
+
+/// How much of a snapshot to check when it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checks {
+    /// Every array, entry by entry: for snapshots from anywhere.
+    Full,
+    /// Only what costs no pass over the arrays: for the snapshot the build
+    /// script wrote into this binary, whose full check runs as a unit test
+    /// (`embedded_snapshot_passes_every_check`).
+    Built,
+}
+
+impl Checks {
+    fn table<K: ranges::Key, V: ranges::Value>(
+        self,
+        starts: Cow<'static, [K]>,
+        values: Cow<'static, [V]>,
+        name: &'static str,
+    ) -> Result<RangeTable<K, V>, GeoError> {
+        match self {
+            Checks::Full => RangeTable::new(starts, values),
+            Checks::Built => RangeTable::new_built(starts, values),
+        }
+        .map_err(|e| GeoError::Table(name, e))
+    }
+}
+
+/// Slots stored flat, two words each, viewed as slots (in place when borrowed).
+fn slots(flat: Cow<'static, [u32]>) -> Result<Cow<'static, [Slot]>, GeoError> {
+    let odd = || GeoError::Snapshot(snapshot::SnapshotError("odd slot array"));
+    match flat {
+        Cow::Borrowed(words) => bytemuck::try_cast_slice(words)
+            .map(Cow::Borrowed)
+            .map_err(|_| odd()),
+        Cow::Owned(words) if words.len() % 2 == 0 => Ok(Cow::Owned(
+            words.chunks_exact(2).map(|w| [w[0], w[1]]).collect(),
+        )),
+        Cow::Owned(_) => Err(odd()),
+    }
+}
+
 /// One immutable release of the address data.
 #[derive(Debug)]
 pub struct GeoDb {
+    /// The source tables: kept for reloads that replace only one of them,
+    /// and for the rare range the index could not store.
     country: CountryTables,
     asn: AsnTables,
+    /// What lookups search.
+    index: Index,
+    /// The country of each code book entry (`None`: no data or unknown code).
+    country_of: Box<[Option<&'static Country>]>,
     city: Option<CityTables>,
     countries: &'static CountryTable,
     release: Release,
 }
 
 /// What the data says of one address.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Answer<'a> {
     pub country: Option<&'a Country>,
-    /// The source range the country came from (gaps included).
-    pub country_range: (IpAddr, IpAddr),
     /// AS number and organisation.
     pub network: Option<(u32, &'a str)>,
-    /// The source range the network came from (gaps included).
-    pub asn_range: (IpAddr, IpAddr),
     /// The city, when a city database is loaded and knows the address.
     pub city: Option<&'a mmdb::City>,
+    /// The source row `network.range` is cut from: the ASN row, or the
+    /// country row where the ASN table has no data; `None` when neither has.
+    pub range: Option<(IpAddr, IpAddr)>,
 }
 
 impl GeoDb {
@@ -168,28 +275,41 @@ impl GeoDb {
     pub fn embedded() -> Result<GeoDb, GeoError> {
         let parts = snapshot::decode(&EMBEDDED.0)?;
         let release = Release::from_meta(&parts.meta);
-        GeoDb::from_parts(parts, release)
+        GeoDb::from_parts_checked(parts, release, Checks::Built)
     }
 
-    /// Assembles a database from snapshot arrays.
+    /// Assembles a database from snapshot arrays, checking every array.
     pub fn from_parts(
         parts: snapshot::Parts<'static>,
         release: Release,
     ) -> Result<GeoDb, GeoError> {
-        let table = |name| move |e| GeoError::Table(name, e);
+        GeoDb::from_parts_checked(parts, release, Checks::Full)
+    }
+
+    fn from_parts_checked(
+        parts: snapshot::Parts<'static>,
+        release: Release,
+        checks: Checks,
+    ) -> Result<GeoDb, GeoError> {
         let country = CountryTables {
-            v4: RangeTable::new(parts.country_v4.0, parts.country_v4.1)
-                .map_err(table("country IPv4"))?,
-            v6: RangeTable::new(parts.country_v6.0, parts.country_v6.1)
-                .map_err(table("country IPv6"))?,
+            v4: checks.table(parts.country_v4.0, parts.country_v4.1, "country IPv4")?,
+            v6: checks.table(parts.country_v6.0, parts.country_v6.1, "country IPv6")?,
         };
         let (asns, offsets, arena) = parts.networks;
         let asn = AsnTables {
-            v4: RangeTable::new(parts.asn_v4.0, parts.asn_v4.1).map_err(table("ASN IPv4"))?,
-            v6: RangeTable::new(parts.asn_v6.0, parts.asn_v6.1).map_err(table("ASN IPv6"))?,
+            v4: checks.table(parts.asn_v4.0, parts.asn_v4.1, "ASN IPv4")?,
+            v6: checks.table(parts.asn_v6.0, parts.asn_v6.1, "ASN IPv6")?,
             networks: Networks::new(asns, offsets, arena).map_err(GeoError::Networks)?,
         };
-        GeoDb::new(country, asn, release)
+        let networks = asn.networks.len() as u32;
+        let index = Index::from_parts(
+            parts.index_v4,
+            parts.index_v6,
+            parts.codes,
+            networks,
+            checks,
+        )?;
+        GeoDb::assemble(country, asn, index, release)
     }
 
     /// Assembles a database from tables, checking every id points somewhere.
@@ -208,11 +328,31 @@ impl GeoDb {
         {
             return Err(GeoError::Networks(NetworksError("network id out of range")));
         }
+        let index = Index::build(&country, &asn)?;
+        GeoDb::assemble(country, asn, index, release)
+    }
+
+    /// Puts the parts together (the index already checked against the tables).
+    fn assemble(
+        country: CountryTables,
+        asn: AsnTables,
+        index: Index,
+        release: Release,
+    ) -> Result<GeoDb, GeoError> {
+        let countries = CountryTable::embedded()?;
+        let country_of = index
+            .codes
+            .codes()
+            .iter()
+            .map(|c| countries.get_packed(*c))
+            .collect();
         Ok(GeoDb {
             country,
             asn,
+            index,
+            country_of,
             city: None,
-            countries: CountryTable::embedded()?,
+            countries,
             release,
         })
     }
@@ -229,6 +369,8 @@ impl GeoDb {
         {
             return Err(GeoError::Networks(NetworksError("city id out of range")));
         }
+        city.v4.prepare();
+        city.v6.prepare();
         self.city = Some(city);
         self.release.city = Some(info);
         Ok(self)
@@ -259,54 +401,99 @@ impl GeoDb {
         &self.asn
     }
 
-    /// Looks an address up in both tables. IPv4-mapped IPv6 addresses are
-    /// looked up as IPv6: callers convert them first.
+    /// The merged index lookups search.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// Looks an address up: one search of the merged index. IPv4-mapped
+    /// IPv6 addresses are looked up as IPv6: callers convert them first.
+    #[inline]
     pub fn lookup(&self, ip: IpAddr) -> Answer<'_> {
         match ip {
             IpAddr::V4(a) => {
+                let (key, t) = (u32::from(a), &self.index.v4);
+                let at = t.index_of(key);
+                let city = self.city.as_ref().map_or(0, |c| c.v4.value(key));
+                let mut answer = self.answer(&t.values()[at], city);
+                if answer.country.is_some() || answer.network.is_some() {
+                    let (s, e) = index::row_span(t, at).unwrap_or_else(|| {
+                        self.source_row(&self.country.v4, &self.asn.v4, key, &answer)
+                    });
+                    answer.range = Some((Ipv4Addr::from(s).into(), Ipv4Addr::from(e).into()));
+                }
+                answer
+            }
+            IpAddr::V6(a) => {
+                let (key, t) = (u128::from(a), &self.index.v6);
+                let at = t.index_of(key);
+                let city = self.city.as_ref().map_or(0, |c| c.v6.value(key));
+                let mut answer = self.answer(&t.values()[at], city);
+                if answer.country.is_some() || answer.network.is_some() {
+                    let (s, e) = index::row_span(t, at).unwrap_or_else(|| {
+                        self.source_row(&self.country.v6, &self.asn.v6, key, &answer)
+                    });
+                    answer.range = Some((Ipv6Addr::from(s).into(), Ipv6Addr::from(e).into()));
+                }
+                answer
+            }
+        }
+    }
+
+    /// Country, network and city of an index entry; the range is filled in by the caller.
+    #[inline]
+    fn answer(&self, slot: &Slot, city: u32) -> Answer<'_> {
+        Answer {
+            country: self
+                .country_of
+                .get(index::code_index(slot))
+                .copied()
+                .flatten(),
+            network: self.asn.networks.get(index::network(slot)),
+            city: (city as usize)
+                .checked_sub(1)
+                .and_then(|i| self.city.as_ref()?.cities.get(i)),
+            range: None,
+        }
+    }
+
+    /// The `network.range` row read from the source tables: for the rare
+    /// row too long for the index to store its reach.
+    #[cold]
+    fn source_row<K: ranges::Key>(
+        &self,
+        country: &RangeTable<K, u16>,
+        asn: &RangeTable<K, u32>,
+        key: K,
+        answer: &Answer<'_>,
+    ) -> (K, K) {
+        if answer.network.is_some() {
+            let e = asn.entry(key);
+            (e.start, e.end)
+        } else {
+            let e = country.entry(key);
+            (e.start, e.end)
+        }
+    }
+
+    /// The country and ASN source entries (rows or gaps) holding `ip`,
+    /// straight from the source tables (slow: for checks, not for answers).
+    pub fn source_ranges(&self, ip: IpAddr) -> ((IpAddr, IpAddr), (IpAddr, IpAddr)) {
+        match ip {
+            IpAddr::V4(a) => {
                 let key = u32::from(a);
-                let c = self.country.v4.entry(key);
-                let n = self.asn.v4.entry(key);
-                let city = self.city.as_ref().map_or(0, |t| t.v4.value(key));
-                self.answer(c.value, span_v4(c), n.value, span_v4(n), city)
+                let (c, n) = (self.country.v4.entry(key), self.asn.v4.entry(key));
+                let v4 = |s: u32, e: u32| (Ipv4Addr::from(s).into(), Ipv4Addr::from(e).into());
+                (v4(c.start, c.end), v4(n.start, n.end))
             }
             IpAddr::V6(a) => {
                 let key = u128::from(a);
-                let c = self.country.v6.entry(key);
-                let n = self.asn.v6.entry(key);
-                let city = self.city.as_ref().map_or(0, |t| t.v6.value(key));
-                self.answer(c.value, span_v6(c), n.value, span_v6(n), city)
+                let (c, n) = (self.country.v6.entry(key), self.asn.v6.entry(key));
+                let v6 = |s: u128, e: u128| (Ipv6Addr::from(s).into(), Ipv6Addr::from(e).into());
+                (v6(c.start, c.end), v6(n.start, n.end))
             }
         }
     }
-
-    fn answer(
-        &self,
-        code: u16,
-        country_range: (IpAddr, IpAddr),
-        network: u32,
-        asn_range: (IpAddr, IpAddr),
-        city: u32,
-    ) -> Answer<'_> {
-        let city = (city as usize)
-            .checked_sub(1)
-            .and_then(|i| self.city.as_ref()?.cities.get(i));
-        Answer {
-            country: self.countries.get_packed(code),
-            country_range,
-            network: self.asn.networks.get(network),
-            asn_range,
-            city,
-        }
-    }
-}
-
-fn span_v4<V>(e: Entry<u32, V>) -> (IpAddr, IpAddr) {
-    (Ipv4Addr::from(e.start).into(), Ipv4Addr::from(e.end).into())
-}
-
-fn span_v6<V>(e: Entry<u128, V>) -> (IpAddr, IpAddr) {
-    (Ipv6Addr::from(e.start).into(), Ipv6Addr::from(e.end).into())
 }
 
 /// The largest CIDR block that holds `ip` and lies inside `start..=end`.
@@ -377,13 +564,94 @@ mod tests {
         );
     }
 
+    /// An ASN row spanning more country rows than a slot can count: the
+    /// range comes from the source table instead, and is still whole.
+    #[test]
+    fn long_rows_fall_back_to_the_source_table() {
+        let (mut c, mut a) = (
+            ranges::TableBuilder::<u32, u16>::default(),
+            ranges::TableBuilder::<u32, u32>::default(),
+        );
+        let codes = [u16::from_be_bytes(*b"AU"), u16::from_be_bytes(*b"NZ")];
+        for i in 0..70_000u32 {
+            c.push(
+                0x0100_0000 + i * 2,
+                0x0100_0000 + i * 2 + 1,
+                codes[i as usize % 2],
+                false,
+            )
+            .unwrap();
+        }
+        a.push(0x0100_0000, 0x0100_0000 + 140_000 - 1, 1, false)
+            .unwrap();
+        let (cs, cv) = c.finish();
+        let (as_, av) = a.finish();
+        let mut nets = networks::NetworksBuilder::default();
+        nets.intern(64500, "Example");
+        let country = CountryTables {
+            v4: RangeTable::new(cs.into(), cv.into()).unwrap(),
+            v6: RangeTable::new(vec![0].into(), vec![0].into()).unwrap(),
+        };
+        let asn = AsnTables {
+            v4: RangeTable::new(as_.into(), av.into()).unwrap(),
+            v6: RangeTable::new(vec![0].into(), vec![0].into()).unwrap(),
+            networks: nets.finish(),
+        };
+        let db = GeoDb::new(country, asn, Release::default()).unwrap();
+        let whole = Some((ip("1.0.0.0"), ip("1.2.34.223")));
+        for probe in ["1.0.0.0", "1.1.17.113", "1.2.34.223"] {
+            let a = db.lookup(ip(probe));
+            assert_eq!(a.network, Some((64500, "Example")), "{probe}");
+            assert!(a.country.is_some(), "{probe}");
+            assert_eq!(a.range, whole, "{probe}");
+        }
+        let past = db.lookup(ip("1.2.34.224"));
+        assert_eq!((past.network, past.range), (None, None));
+    }
+
+    /// The embedded snapshot is read at start with [`Checks::Built`]; here it
+    /// goes through every check a foreign snapshot would, and answers alike.
+    #[test]
+    fn embedded_snapshot_passes_every_check() {
+        let parts = snapshot::decode(&EMBEDDED.0).unwrap();
+        let release = Release::from_meta(&parts.meta);
+        let checked = GeoDb::from_parts(parts, release).unwrap();
+        let built = GeoDb::embedded().unwrap();
+        for probe in [
+            "1.0.0.1",
+            "8.8.8.8",
+            "2001:4860:4860::8888",
+            "10.0.0.1",
+            "2c0f:f248::1",
+        ] {
+            assert_eq!(
+                checked.lookup(ip(probe)),
+                built.lookup(ip(probe)),
+                "{probe}"
+            );
+        }
+        // The source tables agree with the index the build merged from them.
+        let mut again = snapshot::decode(&EMBEDDED.0).unwrap();
+        let stored = (
+            again.index_v4.clone(),
+            again.index_v6.clone(),
+            again.codes.clone(),
+        );
+        again.add_index().unwrap();
+        assert!(stored == (again.index_v4, again.index_v6, again.codes));
+    }
+
     #[test]
     fn embedded_data_answers_known_addresses() {
         let db = GeoDb::embedded().unwrap();
         let a = db.lookup(ip("1.0.0.1"));
         assert_eq!(a.country.map(|c| c.code.as_str()), Some("AU"));
         assert_eq!(a.network, Some((13335, "Cloudflare, Inc.")));
-        assert_eq!(a.asn_range, (ip("1.0.0.0"), ip("1.0.0.255")));
+        assert_eq!(a.range, Some((ip("1.0.0.0"), ip("1.0.0.255"))));
+        assert_eq!(
+            db.source_ranges(ip("1.0.0.1")).1,
+            (ip("1.0.0.0"), ip("1.0.0.255"))
+        );
         let gap = db.lookup(ip("10.0.0.1"));
         assert_eq!((gap.country, gap.network), (None, None));
         assert_eq!(db.release().country.date, "2026-06-01");

@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Debug;
+use std::sync::OnceLock;
 
 use super::directory::Directory;
 use super::rows::RowError;
@@ -72,6 +73,8 @@ pub trait Value:
 }
 impl Value for u16 {}
 impl Value for u32 {}
+/// Index slots (see [`super::index::Slot`]).
+impl Value for [u32; 2] {}
 
 /// The entry of a table that holds an address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,8 +89,9 @@ pub struct Entry<K, V> {
 pub struct RangeTable<K: Key, V: Value> {
     starts: Cow<'static, [K]>,
     values: Cow<'static, [V]>,
-    /// Narrows a lookup to a short run of starts.
-    dir: Directory,
+    /// Narrows a lookup to a short run of starts; built on first use (or by
+    /// [`RangeTable::prepare`]), so tables kept only as a source cost nothing.
+    dir: OnceLock<Directory>,
 }
 
 /// Why a pair of arrays cannot form a table.
@@ -101,7 +105,7 @@ pub enum TableError {
 }
 
 impl<K: Key, V: Value> RangeTable<K, V> {
-    /// Checks the arrays (non-empty, first start zero, strictly increasing) and builds the directory.
+    /// Checks the arrays (non-empty, first start zero, strictly increasing).
     pub fn new(starts: Cow<'static, [K]>, values: Cow<'static, [V]>) -> Result<Self, TableError> {
         if starts.is_empty() {
             return Err(TableError::Empty);
@@ -118,12 +122,53 @@ impl<K: Key, V: Value> RangeTable<K, V> {
         if let Some(i) = starts.windows(2).position(|w| w[0] >= w[1]) {
             return Err(TableError::NotStrictlySorted(i + 1));
         }
-        let dir = Directory::build(&starts);
         Ok(RangeTable {
             starts,
             values,
-            dir,
+            dir: OnceLock::new(),
         })
+    }
+
+    /// Like [`RangeTable::new`] but without the pass over every start: for
+    /// arrays the build script wrote from checked tables (the embedded
+    /// snapshot, whose full check runs as a test), so that starting the
+    /// service does not page in tables it may never read. Unsorted arrays
+    /// would give wrong answers, never a panic.
+    pub fn new_built(
+        starts: Cow<'static, [K]>,
+        values: Cow<'static, [V]>,
+    ) -> Result<Self, TableError> {
+        if starts.is_empty() {
+            return Err(TableError::Empty);
+        }
+        if starts.len() != values.len() {
+            return Err(TableError::LengthMismatch);
+        }
+        if u32::try_from(starts.len()).is_err() {
+            return Err(TableError::TooLarge);
+        }
+        if starts[0] != K::default() {
+            return Err(TableError::NotFromZero);
+        }
+        Ok(RangeTable {
+            starts,
+            values,
+            dir: OnceLock::new(),
+        })
+    }
+
+    /// Builds the search directory now rather than at the first lookup.
+    pub fn prepare(&self) {
+        self.directory();
+    }
+
+    /// Number of directory tables (root included), for memory accounting.
+    pub fn dir_tables(&self) -> usize {
+        self.directory().tables()
+    }
+
+    fn directory(&self) -> &Directory {
+        self.dir.get_or_init(|| Directory::build(&self.starts))
     }
 
     /// Number of entries, gaps included.
@@ -149,7 +194,7 @@ impl<K: Key, V: Value> RangeTable<K, V> {
     /// Index of the entry holding `key`.
     #[inline]
     pub fn index_of(&self, key: K) -> usize {
-        let (lo, hi) = self.dir.narrow(key);
+        let (lo, hi) = self.directory().narrow(key);
         // The answer lies in lo..=hi; count the starts after lo that are <= key.
         lo + self.starts[lo + 1..=hi].partition_point(|s| *s <= key)
     }
@@ -159,6 +204,18 @@ impl<K: Key, V: Value> RangeTable<K, V> {
     pub fn entry(&self, key: K) -> Entry<K, V> {
         let i = self.index_of(key);
         self.entry_at(i)
+    }
+
+    /// The first and last address of the entry at index `i` (an index from
+    /// this table's own positions: out of range reads as the last entry).
+    #[inline]
+    pub fn span_at(&self, i: usize) -> (K, K) {
+        let i = i.min(self.starts.len() - 1);
+        let end = match self.starts.get(i + 1) {
+            Some(next) => next.pred(),
+            None => K::MAX,
+        };
+        (self.starts[i], end)
     }
 
     /// The entry at index `i`.

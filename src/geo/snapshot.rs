@@ -3,29 +3,59 @@
 //! in place, without parsing or copying.
 //!
 //! The build script writes it from the committed CSV files; the library reads
-//! it back at start. Layout: the magic `IPLKSNP1`, the section count (u64),
+//! it back at start. Layout: the magic `IPLKSNP2`, the section count (u64),
 //! then each section as its byte length (u64), element size (u64) and bytes,
 //! padded to 16 bytes. Sections come in the fixed order of [`Parts`].
 
 use std::borrow::Cow;
 
-const MAGIC: &[u8; 8] = b"IPLKSNP1";
-const SECTIONS: usize = 12;
+use super::index::{self, IndexError, Slot};
+
+const MAGIC: &[u8; 8] = b"IPLKSNP2";
+const SECTIONS: usize = 17;
 const ALIGN: usize = 16;
 
 /// The arrays of the network store: AS numbers, organisation offsets, name arena.
 pub type NetworkArrays<'a> = (Cow<'a, [u32]>, Cow<'a, [u32]>, Cow<'a, [u8]>);
 
 /// The arrays of every table plus a free-text metadata block.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Parts<'a> {
     pub country_v4: (Cow<'a, [u32]>, Cow<'a, [u16]>),
     pub country_v6: (Cow<'a, [u128]>, Cow<'a, [u16]>),
     pub asn_v4: (Cow<'a, [u32]>, Cow<'a, [u32]>),
     pub asn_v6: (Cow<'a, [u128]>, Cow<'a, [u32]>),
     pub networks: NetworkArrays<'a>,
+    /// The merged lookup index of each family (see `index.rs`): starts and
+    /// slots, the slots flattened to two words each.
+    pub index_v4: (Cow<'a, [u32]>, Cow<'a, [u32]>),
+    pub index_v6: (Cow<'a, [u128]>, Cow<'a, [u32]>),
+    /// The index's code book.
+    pub codes: Cow<'a, [u16]>,
     /// `key=value` lines describing the sources.
     pub meta: Cow<'a, str>,
+}
+
+impl Parts<'_> {
+    /// Fills in the lookup index, merged from the source tables.
+    pub fn add_index(&mut self) -> Result<(), IndexError> {
+        let mut codes = vec![0];
+        let (s4, v4) = index::merge(
+            (&self.country_v4.0, &self.country_v4.1),
+            (&self.asn_v4.0, &self.asn_v4.1),
+            &mut codes,
+        )?;
+        let (s6, v6) = index::merge(
+            (&self.country_v6.0, &self.country_v6.1),
+            (&self.asn_v6.0, &self.asn_v6.1),
+            &mut codes,
+        )?;
+        let flat = |slots: Vec<Slot>| slots.into_iter().flatten().collect::<Vec<u32>>();
+        self.index_v4 = (s4.into(), flat(v4).into());
+        self.index_v6 = (s6.into(), flat(v6).into());
+        self.codes = codes.into();
+        Ok(())
+    }
 }
 
 /// Why snapshot bytes could not be read.
@@ -49,6 +79,11 @@ pub fn encode(parts: &Parts<'_>) -> Vec<u8> {
     section(&mut out, &parts.networks.0);
     section(&mut out, &parts.networks.1);
     section(&mut out, &parts.networks.2);
+    section(&mut out, &parts.index_v4.0);
+    section(&mut out, &parts.index_v4.1);
+    section(&mut out, &parts.index_v6.0);
+    section(&mut out, &parts.index_v6.1);
+    section(&mut out, &parts.codes);
     section(&mut out, parts.meta.as_bytes());
     out
 }
@@ -89,6 +124,9 @@ pub fn decode(bytes: &'static [u8]) -> Result<Parts<'static>, SnapshotError> {
         asn_v4: (r.array()?, r.array()?),
         asn_v6: (r.array()?, r.array()?),
         networks: (r.array()?, r.array()?, r.array()?),
+        index_v4: (r.array()?, r.array()?),
+        index_v6: (r.array()?, r.array()?),
+        codes: r.array()?,
         meta: match r.array::<u8>()? {
             Cow::Borrowed(b) => Cow::Borrowed(
                 std::str::from_utf8(b).map_err(|_| SnapshotError("metadata is not UTF-8"))?,
@@ -169,12 +207,16 @@ mod tests {
                 b"abc".to_vec().into(),
             ),
             meta: "country.version=x\n".into(),
+            ..Parts::default()
         }
     }
 
     #[test]
     fn round_trips() {
-        let bytes: &'static [u8] = encode(&sample()).leak();
+        let mut parts = sample();
+        parts.add_index().unwrap();
+        assert_eq!(parts.index_v4.0.as_ref(), [0, 16]);
+        let bytes: &'static [u8] = encode(&parts).leak();
         let back = decode(bytes).unwrap();
         assert_eq!(back.country_v6.0.as_ref(), [0, 1u128 << 100]);
         assert_eq!(back.networks.2.as_ref(), b"abc");
