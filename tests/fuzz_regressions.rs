@@ -128,6 +128,19 @@ fn bug_get_packed_non_letter_code() {
     );
 }
 
+/// A snapshot whose stored lookup index disagrees with its own source tables
+/// (found by the fuzz smoke run the day the index was added: the index said
+/// "CN" where the country table said "CA"). Fixed: a fully checked snapshot's
+/// index must equal the one merged again from its source tables.
+#[test]
+fn bug_index_disagrees_with_sources() {
+    replay_one(
+        "snapshot_decode",
+        "bug-index-disagrees-with-sources",
+        checks::snapshot_decode,
+    );
+}
+
 /// The snapshot seeds are made from the CSV seeds; `FUZZ_WRITE_SEEDS=1 cargo
 /// test --test fuzz_regressions snapshot_seeds` rewrites them after a format change.
 #[test]

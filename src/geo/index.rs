@@ -47,6 +47,8 @@ pub enum IndexError {
     BadCodeBook,
     #[error("an index entry names a country code the code book lacks")]
     UnknownCode,
+    #[error("the stored index does not match the source tables")]
+    Mismatch,
 }
 
 /// The packed country code (see [`super::rows::pack_country`]) of each code

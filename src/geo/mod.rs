@@ -201,10 +201,22 @@ impl Index {
     }
 }
 
+impl Index {
+    /// Whether two indexes hold the same arrays.
+    fn same_as(&self, other: &Index) -> bool {
+        self.v4.starts() == other.v4.starts()
+            && self.v4.values() == other.v4.values()
+            && self.v6.starts() == other.v6.starts()
+            && self.v6.values() == other.v6.values()
+            && self.codes.codes() == other.codes.codes()
+    }
+}
+
 /// How much of a snapshot to check when it is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Checks {
-    /// Every array, entry by entry: for snapshots from anywhere.
+    /// Every array, entry by entry, and the stored index against one merged
+    /// again from the source tables: for snapshots from anywhere.
     Full,
     /// Only what costs no pass over the arrays: for the snapshot the build
     /// script wrote into this binary, whose full check runs as a unit test
@@ -309,6 +321,9 @@ impl GeoDb {
             networks,
             checks,
         )?;
+        if checks == Checks::Full && !index.same_as(&Index::build(&country, &asn)?) {
+            return Err(IndexError::Mismatch.into());
+        }
         GeoDb::assemble(country, asn, index, release)
     }
 
