@@ -70,7 +70,7 @@ impl Lookup {
 pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
     let ip = address::canonical(ip);
     let mut info = IpInfo {
-        ip: ip.to_string(),
+        ip: address::text(ip),
         version: Some(address::version(ip).to_owned()),
         is_public: Some(true),
         location: Location::default(),
@@ -78,7 +78,7 @@ pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
     };
     if let Some(block) = geo::special::block(ip).filter(|b| !b.global) {
         info.is_public = Some(false);
-        info.network.range = Some(block.net.to_string());
+        info.network.range = Some(address::net_text(&block.net));
         return info;
     }
     let answer = db.lookup(ip);
@@ -135,7 +135,7 @@ fn network(ip: IpAddr, answer: &Answer<'_>) -> Network {
             .filter(|o| !o.is_empty()),
         range: source
             .and_then(|(start, end)| geo::largest_block(ip, start, end))
-            .map(|net| net.to_string()),
+            .map(|net| address::net_text(&net)),
         reverse_dns: None,
     }
 }

@@ -147,6 +147,8 @@ pub struct GeoDb {
     city: Option<CityTables>,
     countries: &'static CountryTable,
     release: Release,
+    /// [`Release::tag`], computed once.
+    tag: std::sync::OnceLock<std::sync::Arc<str>>,
 }
 
 /// What the data says of one address.
@@ -214,6 +216,7 @@ impl GeoDb {
             city: None,
             countries: CountryTable::embedded()?,
             release,
+            tag: std::sync::OnceLock::new(),
         })
     }
 
@@ -231,6 +234,7 @@ impl GeoDb {
         }
         self.city = Some(city);
         self.release.city = Some(info);
+        self.tag = std::sync::OnceLock::new();
         Ok(self)
     }
 
@@ -242,6 +246,11 @@ impl GeoDb {
     /// The releases this database holds.
     pub fn release(&self) -> &Release {
         &self.release
+    }
+
+    /// The [`Release::tag`] of this database, computed once.
+    pub fn tag(&self) -> std::sync::Arc<str> {
+        self.tag.get_or_init(|| self.release.tag().into()).clone()
     }
 
     /// The country metadata table.

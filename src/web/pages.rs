@@ -180,7 +180,7 @@ async fn lookup_reply(
         Ok(ip) => {
             let (info, db) = state.lookup.answer(ip).await;
             let page = Page::Lookup(Box::new(LookupPage { info, kind }));
-            let etag = Some(db.release().tag());
+            let etag = Some(db.tag());
             let cors = kind == LookupKind::ApiIp;
             respond(
                 page,

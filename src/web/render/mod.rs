@@ -2,6 +2,7 @@
 //! HTML. Handlers build a [`Page`]; only this module turns it into bytes.
 
 mod html;
+mod json;
 mod markdown;
 mod text;
 
@@ -104,7 +105,12 @@ impl Page {
 
     fn json(&self) -> String {
         let value = match self {
-            Page::Lookup(p) => serde_json::to_string_pretty(&p.info),
+            Page::Lookup(p) => {
+                let mut body = String::with_capacity(1024);
+                json::ip_info(&mut body, &p.info);
+                body.push('\n');
+                return body;
+            }
             Page::Health(h) => serde_json::to_string_pretty(h),
             Page::Docs(d) => serde_json::to_string_pretty(d),
             Page::Error(e) => serde_json::to_string_pretty(&e.body),
@@ -159,7 +165,7 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
 
 /// The `Content-Security-Policy` of HTML pages: nothing external, the inline
 /// style allowed by its hash, forms only to this origin.
-pub fn csp() -> String {
+pub fn csp() -> &'static str {
     use base64::Engine;
     use sha2::Digest;
     static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -169,7 +175,6 @@ pub fn csp() -> String {
             "default-src 'none'; style-src 'sha256-{hash}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
         )
     })
-    .clone()
 }
 
 /// The path of the address page and the API answer for an address.
