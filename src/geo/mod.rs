@@ -154,7 +154,8 @@ pub struct GeoDb {
 /// What the data says of one address.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer<'a> {
-    pub country: Option<&'a Country>,
+    /// From the country table, which is compiled in and lives as long as the process.
+    pub country: Option<&'static Country>,
     /// The source range the country came from (gaps included).
     pub country_range: (IpAddr, IpAddr),
     /// AS number and organisation.

@@ -125,23 +125,23 @@ impl Page {
 /// The fields of an answer as (label, value) rows, in the order of the spec;
 /// unknown values are empty.
 pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
-    let s = |v: &Option<String>| v.clone().unwrap_or_default();
+    let s = |v: Option<&str>| v.unwrap_or_default().to_owned();
     let n = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
     let l = &info.location;
     let net = &info.network;
     vec![
         ("ip", info.ip.clone()),
-        ("version", s(&info.version)),
+        ("version", s(info.version.as_deref())),
         (
             "is_public",
             info.is_public.map(|b| b.to_string()).unwrap_or_default(),
         ),
-        ("country_code", s(&l.country_code)),
-        ("country", s(&l.country)),
-        ("country_bn", s(&l.country_bn)),
-        ("flag", s(&l.flag)),
-        ("continent", s(&l.continent)),
-        ("city", s(&l.city)),
+        ("country_code", s(l.country_code.as_deref())),
+        ("country", s(l.country.as_deref())),
+        ("country_bn", s(l.country_bn.as_deref())),
+        ("flag", s(l.flag.as_deref())),
+        ("continent", s(l.continent.as_deref())),
+        ("city", s(l.city.as_deref())),
         ("latitude", n(l.latitude)),
         ("longitude", n(l.longitude)),
         (
@@ -152,14 +152,14 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
                 None => String::new(),
             },
         ),
-        ("time_zone", s(&l.time_zone)),
-        ("local_time", s(&l.local_time)),
-        ("currency", s(&l.currency)),
-        ("calling_code", s(&l.calling_code)),
+        ("time_zone", s(l.time_zone.as_deref())),
+        ("local_time", s(l.local_time.as_deref())),
+        ("currency", s(l.currency.as_deref())),
+        ("calling_code", s(l.calling_code.as_deref())),
         ("asn", net.asn.map(|a| a.to_string()).unwrap_or_default()),
-        ("organization", s(&net.organization)),
-        ("range", s(&net.range)),
-        ("reverse_dns", s(&net.reverse_dns)),
+        ("organization", s(net.organization.as_deref())),
+        ("range", s(net.range.as_deref())),
+        ("reverse_dns", s(net.reverse_dns.as_deref())),
     ]
 }
 
