@@ -150,7 +150,7 @@ mod tests {
     fn text_is_what_display_writes() {
         use rand::Rng;
         let mut rng = rand::rng();
-        let mut check = |ip: IpAddr| assert_eq!(text(ip), ip.to_string(), "{ip:?}");
+        let check = |ip: IpAddr| assert_eq!(text(ip), ip.to_string(), "{ip:?}");
         for s in [
             "0.0.0.0",
             "255.255.255.255",

@@ -113,7 +113,7 @@ pub struct Reply {
 pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
     let format = match negotiated(wants, reply.default) {
         Ok(format) => format,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let status = match &page {
         Page::Error(e) => e.status,
@@ -175,28 +175,32 @@ fn with_headers(status: StatusCode, headers: HeaderMap, body: Body) -> Response 
 }
 
 /// The format to answer in, or the 400/406 answer if the request's format
-/// cannot be served.
-fn negotiated(wants: &Wants, default: Format) -> Result<Format, Response> {
+/// cannot be served (boxed: it is the rare case).
+fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response>> {
     if wants.bad_query {
-        return Err(refusal(
+        return Err(Box::new(refusal(
             bad_request("bad_query", "the query string could not be read".into()),
             wants,
             default,
-        ));
+        )));
     }
     match negotiate::choose(wants.format.as_deref(), wants.accept.as_deref(), default) {
         Ok(format) => Ok(format),
         Err(Refusal::BadFormat(v)) => {
             let msg = format!("unknown format {v:?}: use json, text, md or html");
-            Err(refusal(bad_request("bad_format", msg), wants, default))
+            Err(Box::new(refusal(
+                bad_request("bad_format", msg),
+                wants,
+                default,
+            )))
         }
-        Err(Refusal::NotAcceptable) => Err(not_acceptable()),
+        Err(Refusal::NotAcceptable) => Err(Box::new(not_acceptable())),
     }
 }
 
 /// The 400/406 answer if the request's format cannot be served, before any work is done.
 pub fn negotiation_refusal(wants: &Wants, default: Format) -> Option<Response> {
-    negotiated(wants, default).err()
+    negotiated(wants, default).err().map(|refused| *refused)
 }
 
 /// An error page answered in the format the request wants (or its route default).
