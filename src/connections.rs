@@ -1,6 +1,7 @@
 //! A cap on open connections: each accepted connection holds a permit until it
 //! closes; when none is left, new connections are closed at once instead of
 //! piling up (idle keep-alive and slow clients are bounded by the header timeout).
+//! Accepted connections get `TCP_NODELAY`.
 
 use std::io;
 use std::pin::Pin;
@@ -9,6 +10,7 @@ use std::task::{Context, Poll};
 
 use axum_server::accept::Accept;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// An acceptor that admits at most a fixed number of open connections.
@@ -26,15 +28,17 @@ impl ConnectionCap {
     }
 }
 
-impl<I, S> Accept<I, S> for ConnectionCap
-where
-    I: AsyncRead + AsyncWrite + Unpin,
-{
-    type Stream = Capped<I>;
+impl<S> Accept<TcpStream, S> for ConnectionCap {
+    type Stream = Capped<TcpStream>;
     type Service = S;
-    type Future = std::future::Ready<io::Result<(Capped<I>, S)>>;
+    type Future = std::future::Ready<io::Result<(Capped<TcpStream>, S)>>;
 
-    fn accept(&self, stream: I, service: S) -> Self::Future {
+    fn accept(&self, stream: TcpStream, service: S) -> Self::Future {
+        // As axum-server's default acceptor does (this one replaces it): a
+        // response is written as soon as it is ready, not held back by Nagle.
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+        }
         std::future::ready(match self.permits.clone().try_acquire_owned() {
             Ok(permit) => Ok((
                 Capped {

@@ -4,6 +4,7 @@
 //! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
 //! release while readers keep the one they started with, never locking.
 
+use std::borrow::Cow;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -70,15 +71,15 @@ impl Lookup {
 pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
     let ip = address::canonical(ip);
     let mut info = IpInfo {
-        ip: ip.to_string(),
-        version: Some(address::version(ip).to_owned()),
+        ip: address::text(ip),
+        version: Some(Cow::Borrowed(address::version(ip))),
         is_public: Some(true),
         location: Location::default(),
         network: Network::default(),
     };
     if let Some(block) = geo::special::block(ip).filter(|b| !b.global) {
         info.is_public = Some(false);
-        info.network.range = Some(block.net.to_string());
+        info.network.range = Some(address::net_text(&block.net));
         return info;
     }
     let answer = db.lookup(ip);
@@ -95,12 +96,13 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
     let city = answer
         .city
         .filter(|c| c.latitude.is_some() && c.longitude.is_some());
+    let text = |s: &'static Option<String>| s.as_deref().map(Cow::Borrowed);
     Location {
-        country_code: Some(c.code.clone()),
-        country: Some(c.name.clone()),
-        country_bn: c.name_bn.clone(),
-        flag: Some(c.flag()),
-        continent: c.continent.clone(),
+        country_code: Some(Cow::Borrowed(&c.code)),
+        country: Some(Cow::Borrowed(&c.name)),
+        country_bn: text(&c.name_bn),
+        flag: Some(Cow::Borrowed(c.flag())),
+        continent: text(&c.continent),
         city: answer.city.map(|c| c.name.clone()),
         latitude: city.map_or(c.latitude, |c| c.latitude),
         longitude: city.map_or(c.longitude, |c| c.longitude),
@@ -109,13 +111,13 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
         } else {
             crate::model::Accuracy::Country
         }),
-        time_zone: c.time_zone.map(|tz| tz.name().to_owned()),
+        time_zone: c.time_zone.map(|tz| Cow::Borrowed(tz.name())),
         local_time: c.time_zone.map(|tz| {
             now.with_timezone(&tz)
                 .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
         }),
-        currency: c.currency.clone(),
-        calling_code: c.calling_code.clone(),
+        currency: text(&c.currency),
+        calling_code: text(&c.calling_code),
     }
 }
 
@@ -131,7 +133,7 @@ fn network(ip: IpAddr, answer: &Answer<'_>) -> Network {
             .filter(|o| !o.is_empty()),
         range: source
             .and_then(|(start, end)| geo::largest_block(ip, start, end))
-            .map(|net| net.to_string()),
+            .map(|net| address::net_text(&net)),
         reverse_dns: None,
     }
 }

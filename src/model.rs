@@ -2,9 +2,15 @@
 //! SPEC.md section 2 names them. Every field is always present; unknown
 //! values are `null`.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+/// Text that is often a constant or comes from the compiled-in country table
+/// (borrowed, no copy per answer), and otherwise owned. On the wire a string.
+pub type Text = Cow<'static, str>;
 
 /// The answer of both lookup endpoints.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
@@ -13,8 +19,8 @@ pub struct IpInfo {
     /// IPv4-mapped IPv6 as IPv4).
     pub ip: String,
     /// `IPv4` or `IPv6`.
-    #[schema(examples("IPv4"))]
-    pub version: Option<String>,
+    #[schema(examples("IPv4"), value_type = Option<String>)]
+    pub version: Option<Text>,
     /// False inside IANA special-purpose blocks that are not globally reachable.
     pub is_public: Option<bool>,
     pub location: Location,
@@ -24,11 +30,16 @@ pub struct IpInfo {
 /// Where the address is, at country precision (city with a city database).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Location {
-    pub country_code: Option<String>,
-    pub country: Option<String>,
-    pub country_bn: Option<String>,
-    pub flag: Option<String>,
-    pub continent: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub country_code: Option<Text>,
+    #[schema(value_type = Option<String>)]
+    pub country: Option<Text>,
+    #[schema(value_type = Option<String>)]
+    pub country_bn: Option<Text>,
+    #[schema(value_type = Option<String>)]
+    pub flag: Option<Text>,
+    #[schema(value_type = Option<String>)]
+    pub continent: Option<Text>,
     pub city: Option<String>,
     /// Country centroid.
     pub latitude: Option<f64>,
@@ -37,13 +48,16 @@ pub struct Location {
     /// `country` when the location comes from country data, `city` with a city
     /// database, null when no location is known.
     pub accuracy: Option<Accuracy>,
-    pub time_zone: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub time_zone: Option<Text>,
     /// Current time in `time_zone`, RFC 3339 with offset.
     #[schema(format = DateTime)]
     #[schemars(extend("format" = "date-time"))]
     pub local_time: Option<String>,
-    pub currency: Option<String>,
-    pub calling_code: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub currency: Option<Text>,
+    #[schema(value_type = Option<String>)]
+    pub calling_code: Option<Text>,
 }
 
 /// How precise the location is.

@@ -35,16 +35,21 @@ pub struct Country {
     pub time_zone: Option<Tz>,
     pub currency: Option<String>,
     pub calling_code: Option<String>,
+    /// The flag emoji: the two regional-indicator symbols of the code.
+    flag: String,
 }
 
 impl Country {
     /// The flag emoji: the two regional-indicator symbols of the code.
-    pub fn flag(&self) -> String {
-        self.code
-            .bytes()
-            .filter_map(|b| char::from_u32(0x1F1E6 + u32::from(b.wrapping_sub(b'A'))))
-            .collect()
+    pub fn flag(&self) -> &str {
+        &self.flag
     }
+}
+
+fn flag_of(code: &str) -> String {
+    code.bytes()
+        .filter_map(|b| char::from_u32(0x1F1E6 + u32::from(b.wrapping_sub(b'A'))))
+        .collect()
 }
 
 /// Why the country table could not be read.
@@ -168,6 +173,7 @@ fn parse_row(line: &str) -> Result<Country, String> {
         .map(|s| Tz::from_str(&s).map_err(|_| format!("unknown time zone {s:?}")))
         .transpose()?;
     Ok(Country {
+        flag: flag_of(cells[0]),
         code: cells[0].to_owned(),
         name: text(1).ok_or("empty name")?,
         name_bn: text(2),

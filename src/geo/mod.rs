@@ -267,12 +267,15 @@ pub struct GeoDb {
     city: Option<CityTables>,
     countries: &'static CountryTable,
     release: Release,
+    /// [`Release::tag`], computed once.
+    tag: std::sync::OnceLock<std::sync::Arc<str>>,
 }
 
 /// What the data says of one address.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Answer<'a> {
-    pub country: Option<&'a Country>,
+    /// From the country table, which is compiled in and lives as long as the process.
+    pub country: Option<&'static Country>,
     /// AS number and organisation.
     pub network: Option<(u32, &'a str)>,
     /// The city, when a city database is loaded and knows the address.
@@ -369,6 +372,7 @@ impl GeoDb {
             city: None,
             countries,
             release,
+            tag: std::sync::OnceLock::new(),
         })
     }
 
@@ -388,6 +392,7 @@ impl GeoDb {
         city.v6.prepare();
         self.city = Some(city);
         self.release.city = Some(info);
+        self.tag = std::sync::OnceLock::new();
         Ok(self)
     }
 
@@ -399,6 +404,11 @@ impl GeoDb {
     /// The releases this database holds.
     pub fn release(&self) -> &Release {
         &self.release
+    }
+
+    /// The [`Release::tag`] of this database, computed once.
+    pub fn tag(&self) -> std::sync::Arc<str> {
+        self.tag.get_or_init(|| self.release.tag().into()).clone()
     }
 
     /// The country metadata table.

@@ -2,14 +2,15 @@
 //! histogram, the age of the loaded data release, reloads and the reverse DNS
 //! cache's hits and misses.
 
-use std::sync::OnceLock;
-use std::time::Instant;
+use std::collections::HashMap;
+use std::sync::{OnceLock, PoisonError, RwLock};
+use std::time::Duration;
 
-use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderValue, header};
-use axum::middleware::Next;
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::{NaiveDate, Utc};
+use metrics::{Counter, Histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use super::AppState;
@@ -47,20 +48,70 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
         .as_ref()
 }
 
-/// Middleware: counts each request by route and status and times it.
-pub async fn track(request: Request, next: Next) -> Response {
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
-    let started = Instant::now();
-    let response = next.run(request).await;
-    let status = response.status().as_u16().to_string();
-    metrics::counter!("iplookup_requests_total", "route" => route.clone(), "status" => status)
-        .increment(1);
-    metrics::histogram!("iplookup_request_duration_seconds", "route" => route)
-        .record(started.elapsed().as_secs_f64());
-    response
+/// The request metrics of one route: its latency histogram and its counters
+/// by status, registered once so that recording a request builds no labels
+/// and looks nothing up in the recorder.
+pub struct RouteMetrics {
+    route: String,
+    duration: Histogram,
+    by_status: RwLock<Vec<(u16, Counter)>>,
+}
+
+impl RouteMetrics {
+    /// Counts one response of this route and records how long it took.
+    pub fn record(&self, status: StatusCode, elapsed: Duration) {
+        let code = status.as_u16();
+        let counter = read(&self.by_status)
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map(|(_, counter)| counter.clone());
+        let counter = counter.unwrap_or_else(|| {
+            let mut by_status = self
+                .by_status
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some((_, counter)) = by_status.iter().find(|(c, _)| *c == code) {
+                return counter.clone();
+            }
+            let counter = metrics::counter!(
+                "iplookup_requests_total",
+                "route" => self.route.clone(),
+                "status" => code.to_string()
+            );
+            by_status.push((code, counter.clone()));
+            counter
+        });
+        counter.increment(1);
+        self.duration.record(elapsed.as_secs_f64());
+    }
+}
+
+/// The metrics of `route` (a route template such as `/api/v1/ip/{ip}`, or
+/// `unmatched`). Routes are few and fixed, so each is registered once for
+/// the life of the process.
+pub fn route_metrics(route: &str) -> &'static RouteMetrics {
+    static ROUTES: OnceLock<RwLock<HashMap<String, &'static RouteMetrics>>> = OnceLock::new();
+    let routes = ROUTES.get_or_init(Default::default);
+    if let Some(m) = read(routes).get(route) {
+        return m;
+    }
+    // The recorder must exist before handles are taken, or they record nothing.
+    handle();
+    let mut routes = routes.write().unwrap_or_else(PoisonError::into_inner);
+    routes.entry(route.to_owned()).or_insert_with(|| {
+        Box::leak(Box::new(RouteMetrics {
+            route: route.to_owned(),
+            duration: metrics::histogram!(
+                "iplookup_request_duration_seconds",
+                "route" => route.to_owned()
+            ),
+            by_status: RwLock::new(Vec::new()),
+        }))
+    })
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// `GET /metrics`: the Prometheus text exposition.

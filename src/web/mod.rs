@@ -3,6 +3,7 @@
 //! [`negotiate`] and [`render`]; the caller's address in [`client`].
 
 pub mod client;
+pub mod common;
 pub mod docs;
 pub mod mcp;
 pub mod metrics;
@@ -16,12 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::{HeaderValue, Method, header};
 use axum::routing::get;
-use tower::limit::GlobalConcurrencyLimitLayer;
-use tower_http::cors::CorsLayer;
-use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::timeout::TimeoutLayer;
 
 use crate::lookup::Lookup;
 use client::TrustedProxies;
@@ -67,11 +63,9 @@ impl Default for Limits {
     }
 }
 
-/// All routes, with the common layers.
+/// All routes, with the common layer ([`common`]).
 pub fn router(state: AppState, limits: &Limits) -> Router {
-    let tls = state.tls;
-    let max_uri = limits.max_uri_bytes;
-    let router = Router::new()
+    Router::new()
         .route("/", get(pages::root))
         .route("/healthz", get(pages::healthz))
         .route("/api/v1/me", get(pages::api_me))
@@ -99,44 +93,6 @@ pub fn router(state: AppState, limits: &Limits) -> Router {
         .route("/{ip}", get(pages::address_page))
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
-        .layer(SetResponseHeaderLayer::appending(
-            header::LINK,
-            HeaderValue::from_static("</.well-known/api-catalog>; rel=\"api-catalog\""),
-        ))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        ))
-        .layer(TimeoutLayer::with_status_code(
-            axum::http::StatusCode::SERVICE_UNAVAILABLE,
-            limits.request_timeout,
-        ))
-        .layer(GlobalConcurrencyLimitLayer::new(limits.max_in_flight))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            ratelimit::enforce,
-        ))
-        .layer(axum::middleware::from_fn(move |req, next| {
-            pages::uri_limit(max_uri, req, next)
-        }))
-        .layer(
-            CorsLayer::new()
-                .allow_origin(tower_http::cors::Any)
-                .allow_methods([Method::GET, Method::HEAD, Method::POST])
-                .allow_headers(tower_http::cors::Any)
-                .expose_headers([header::ETAG, header::LINK, header::RETRY_AFTER])
-                .max_age(Duration::from_secs(86_400))
-                // The allowed origin is always `*`, so responses do not vary by Origin.
-                .vary(Vec::<header::HeaderName>::new()),
-        )
-        .layer(axum::middleware::from_fn(metrics::track))
-        .with_state(state);
-    if tls {
-        router.layer(SetResponseHeaderLayer::if_not_present(
-            header::STRICT_TRANSPORT_SECURITY,
-            HeaderValue::from_static("max-age=31536000"),
-        ))
-    } else {
-        router
-    }
+        .layer(common::CommonLayer::new(state.clone(), limits))
+        .with_state(state)
 }

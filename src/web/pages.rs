@@ -180,7 +180,7 @@ async fn lookup_reply(
         Ok(ip) => {
             let (info, db) = state.lookup.answer(ip).await;
             let page = Page::Lookup(Box::new(LookupPage { info, kind }));
-            let etag = Some(db.release().tag());
+            let etag = Some(db.tag());
             let cors = kind == LookupKind::ApiIp;
             respond(
                 page,
@@ -290,28 +290,16 @@ fn default_for(uri: &Uri, wants: &Wants) -> Format {
     }
 }
 
-/// Middleware: refuses a path and query longer than `max` bytes with 414.
-pub async fn uri_limit(
-    max: usize,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    let len = request
-        .uri()
-        .path_and_query()
-        .map_or(0, |p| p.as_str().len());
-    if len > max {
-        let page = ErrorPage {
-            status: StatusCode::URI_TOO_LONG,
-            body: model::Error::new(
-                "uri_too_long",
-                format!("the path and query may hold at most {max} bytes"),
-            ),
-        };
-        let wants = Wants::default();
-        return error(page, &wants, Format::Json);
-    }
-    next.run(request).await
+/// The 414 answer to a path and query longer than `max` bytes.
+pub fn uri_too_long(max: usize) -> Response {
+    let page = ErrorPage {
+        status: StatusCode::URI_TOO_LONG,
+        body: model::Error::new(
+            "uri_too_long",
+            format!("the path and query may hold at most {max} bytes"),
+        ),
+    };
+    error(page, &Wants::default(), Format::Json)
 }
 
 #[cfg(test)]

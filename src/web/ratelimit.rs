@@ -7,9 +7,8 @@ use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::Response;
 use moka::sync::Cache;
 
@@ -106,48 +105,37 @@ fn bucket_key(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// Middleware: 429 with an Error body and `Retry-After` when the caller is over its limit.
+/// The 429 answer (an Error body and `Retry-After`) when the caller of
+/// `request` is over its limit; `None` to let the request through.
 /// `/healthz` and `/metrics` are exempt (probes and scrapers).
-pub async fn enforce(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let Some(limiter) = &state.limiter else {
-        return next.run(request).await;
-    };
+pub fn refusal(state: &AppState, request: &Request) -> Option<Response> {
+    let limiter = state.limiter.as_ref()?;
     let path = request.uri().path();
     if path == "/healthz" || path == "/metrics" {
-        return next.run(request).await;
+        return None;
     }
-    let Some(peer) = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0)
-    else {
-        return next.run(request).await;
-    };
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>()?.0;
     let caller = client_addr(peer, request.headers(), &state.proxies);
-    match limiter.check(caller) {
-        Ok(()) => next.run(request).await,
-        Err(wait) => {
-            metrics::counter!("iplookup_rate_limited_total").increment(1);
-            let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
-            let page = ErrorPage {
-                status: StatusCode::TOO_MANY_REQUESTS,
-                body: model::Error::new(
-                    "rate_limited",
-                    format!("too many requests from {caller}; retry in {secs} s"),
-                ),
-            };
-            let default = if path.starts_with("/api/") {
-                Format::Json
-            } else {
-                Format::Text
-            };
-            let mut response = error(page, &Wants::default(), default);
-            if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
-                response.headers_mut().insert(header::RETRY_AFTER, v);
-            }
-            response
-        }
-    }
+    let wait = limiter.check(caller).err()?;
+    metrics::counter!("iplookup_rate_limited_total").increment(1);
+    let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+    let page = ErrorPage {
+        status: StatusCode::TOO_MANY_REQUESTS,
+        body: model::Error::new(
+            "rate_limited",
+            format!("too many requests from {caller}; retry in {secs} s"),
+        ),
+    };
+    let default = if path.starts_with("/api/") {
+        Format::Json
+    } else {
+        Format::Text
+    };
+    let mut response = error(page, &Wants::default(), default);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    Some(response)
 }
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 //! headers every public page needs (`Vary`, CORS, caching, CSP, `ETag`) and
 //! the 304/400/406 answers of negotiation itself.
 
+use std::sync::Arc;
+
+use axum::body::Body;
 use axum::extract::{FromRequestParts, Query};
 use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::http::{StatusCode, request::Parts};
@@ -11,6 +14,9 @@ use serde::Deserialize;
 use super::negotiate::{self, Format, Refusal};
 use super::render::{ErrorPage, Page};
 use crate::model;
+
+const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent");
+const ANY: HeaderValue = HeaderValue::from_static("*");
 
 /// What the request says about the wanted format.
 #[derive(Debug, Clone, Default)]
@@ -98,80 +104,103 @@ pub struct Reply {
     pub default: Format,
     pub caching: Caching,
     /// Tag of the data the page was built from; becomes a weak `ETag`.
-    pub etag: Option<String>,
+    pub etag: Option<Arc<str>>,
     /// Send `Access-Control-Allow-Origin: *` whatever the format.
     pub cors: bool,
 }
 
 /// Renders `page` in the format the request wants, with every header.
 pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
-    if let Some(refused) = negotiation_refusal(wants, reply.default) {
-        return refused;
-    }
-    let format = negotiate::choose(
-        wants.format.as_deref(),
-        wants.accept.as_deref(),
-        reply.default,
-    )
-    .unwrap_or(reply.default);
+    let format = match negotiated(wants, reply.default) {
+        Ok(format) => format,
+        Err(refused) => return *refused,
+    };
     let status = match &page {
         Page::Error(e) => e.status,
         _ => StatusCode::OK,
     };
-    let etag = reply
-        .etag
-        .as_ref()
-        .filter(|_| status == StatusCode::OK)
-        .map(|t| format!("W/\"{t}-{format}\""));
-    let mut headers = HeaderMap::new();
-    insert(&mut headers, header::CONTENT_TYPE, format.content_type());
-    insert(&mut headers, header::VARY, "Accept, User-Agent");
+    let mut headers = HeaderMap::with_capacity(12);
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(format.content_type()),
+    );
+    headers.insert(header::VARY, VARY);
     if reply.cors || format == Format::Json {
-        insert(&mut headers, header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, ANY);
     }
     let cache = match (status.is_success(), reply.caching) {
         (false, _) | (_, Caching::PerCaller) => "no-store",
         (true, Caching::Shared) => "public, max-age=300",
         (true, Caching::Document) => "public, max-age=3600",
     };
-    insert(&mut headers, header::CACHE_CONTROL, cache);
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     if format == Format::Html {
         insert(
             &mut headers,
             header::CONTENT_SECURITY_POLICY,
-            &super::render::csp(),
+            super::render::csp(),
         );
     }
-    if let Some(tag) = &etag {
-        insert(&mut headers, header::ETAG, tag);
-        if wants
+    if let Some(tag) = reply.etag.as_deref().filter(|_| status == StatusCode::OK) {
+        let etag = weak_etag(tag, format);
+        let not_modified = wants
             .if_none_match
             .as_deref()
-            .is_some_and(|inm| matches_etag(inm, tag))
-        {
-            return (StatusCode::NOT_MODIFIED, headers).into_response();
+            .is_some_and(|inm| matches_etag(inm, &etag));
+        insert(&mut headers, header::ETAG, &etag);
+        if not_modified {
+            return with_headers(StatusCode::NOT_MODIFIED, headers, Body::empty());
         }
     }
-    (status, headers, page.render(format)).into_response()
+    with_headers(status, headers, Body::from(page.render(format)))
+}
+
+/// `W/"{tag}-{format}"`.
+fn weak_etag(tag: &str, format: Format) -> String {
+    let name = format.query_name();
+    let mut etag = String::with_capacity(tag.len() + name.len() + 5);
+    etag.push_str("W/\"");
+    etag.push_str(tag);
+    etag.push('-');
+    etag.push_str(name);
+    etag.push('"');
+    etag
+}
+
+fn with_headers(status: StatusCode, headers: HeaderMap, body: Body) -> Response {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
+    response
+}
+
+/// The format to answer in, or the 400/406 answer if the request's format
+/// cannot be served (boxed: it is the rare case).
+fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response>> {
+    if wants.bad_query {
+        return Err(Box::new(refusal(
+            bad_request("bad_query", "the query string could not be read".into()),
+            wants,
+            default,
+        )));
+    }
+    match negotiate::choose(wants.format.as_deref(), wants.accept.as_deref(), default) {
+        Ok(format) => Ok(format),
+        Err(Refusal::BadFormat(v)) => {
+            let msg = format!("unknown format {v:?}: use json, text, md or html");
+            Err(Box::new(refusal(
+                bad_request("bad_format", msg),
+                wants,
+                default,
+            )))
+        }
+        Err(Refusal::NotAcceptable) => Err(Box::new(not_acceptable())),
+    }
 }
 
 /// The 400/406 answer if the request's format cannot be served, before any work is done.
 pub fn negotiation_refusal(wants: &Wants, default: Format) -> Option<Response> {
-    if wants.bad_query {
-        return Some(refusal(
-            bad_request("bad_query", "the query string could not be read".into()),
-            wants,
-            default,
-        ));
-    }
-    match negotiate::choose(wants.format.as_deref(), wants.accept.as_deref(), default) {
-        Ok(_) => None,
-        Err(Refusal::BadFormat(v)) => {
-            let msg = format!("unknown format {v:?}: use json, text, md or html");
-            Some(refusal(bad_request("bad_format", msg), wants, default))
-        }
-        Err(Refusal::NotAcceptable) => Some(not_acceptable()),
-    }
+    negotiated(wants, default).err().map(|refused| *refused)
 }
 
 /// An error page answered in the format the request wants (or its route default).

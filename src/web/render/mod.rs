@@ -2,6 +2,7 @@
 //! HTML. Handlers build a [`Page`]; only this module turns it into bytes.
 
 mod html;
+mod json;
 mod markdown;
 mod text;
 
@@ -104,7 +105,12 @@ impl Page {
 
     fn json(&self) -> String {
         let value = match self {
-            Page::Lookup(p) => serde_json::to_string_pretty(&p.info),
+            Page::Lookup(p) => {
+                let mut body = String::with_capacity(1024);
+                json::ip_info(&mut body, &p.info);
+                body.push('\n');
+                return body;
+            }
             Page::Health(h) => serde_json::to_string_pretty(h),
             Page::Docs(d) => serde_json::to_string_pretty(d),
             Page::Error(e) => serde_json::to_string_pretty(&e.body),
@@ -119,23 +125,23 @@ impl Page {
 /// The fields of an answer as (label, value) rows, in the order of the spec;
 /// unknown values are empty.
 pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
-    let s = |v: &Option<String>| v.clone().unwrap_or_default();
+    let s = |v: Option<&str>| v.unwrap_or_default().to_owned();
     let n = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
     let l = &info.location;
     let net = &info.network;
     vec![
         ("ip", info.ip.clone()),
-        ("version", s(&info.version)),
+        ("version", s(info.version.as_deref())),
         (
             "is_public",
             info.is_public.map(|b| b.to_string()).unwrap_or_default(),
         ),
-        ("country_code", s(&l.country_code)),
-        ("country", s(&l.country)),
-        ("country_bn", s(&l.country_bn)),
-        ("flag", s(&l.flag)),
-        ("continent", s(&l.continent)),
-        ("city", s(&l.city)),
+        ("country_code", s(l.country_code.as_deref())),
+        ("country", s(l.country.as_deref())),
+        ("country_bn", s(l.country_bn.as_deref())),
+        ("flag", s(l.flag.as_deref())),
+        ("continent", s(l.continent.as_deref())),
+        ("city", s(l.city.as_deref())),
         ("latitude", n(l.latitude)),
         ("longitude", n(l.longitude)),
         (
@@ -146,20 +152,20 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
                 None => String::new(),
             },
         ),
-        ("time_zone", s(&l.time_zone)),
-        ("local_time", s(&l.local_time)),
-        ("currency", s(&l.currency)),
-        ("calling_code", s(&l.calling_code)),
+        ("time_zone", s(l.time_zone.as_deref())),
+        ("local_time", s(l.local_time.as_deref())),
+        ("currency", s(l.currency.as_deref())),
+        ("calling_code", s(l.calling_code.as_deref())),
         ("asn", net.asn.map(|a| a.to_string()).unwrap_or_default()),
-        ("organization", s(&net.organization)),
-        ("range", s(&net.range)),
-        ("reverse_dns", s(&net.reverse_dns)),
+        ("organization", s(net.organization.as_deref())),
+        ("range", s(net.range.as_deref())),
+        ("reverse_dns", s(net.reverse_dns.as_deref())),
     ]
 }
 
 /// The `Content-Security-Policy` of HTML pages: nothing external, the inline
 /// style allowed by its hash, forms only to this origin.
-pub fn csp() -> String {
+pub fn csp() -> &'static str {
     use base64::Engine;
     use sha2::Digest;
     static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -169,7 +175,6 @@ pub fn csp() -> String {
             "default-src 'none'; style-src 'sha256-{hash}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
         )
     })
-    .clone()
 }
 
 /// The path of the address page and the API answer for an address.

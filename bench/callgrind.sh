@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Instructions per request of one server under callgrind: repeatable whatever
+# the load of the machine (wall-clock figures of bench/http.sh are not).
+#
+# Starts the server under `valgrind --tool=callgrind`, waits for /healthz,
+# zeroes the counters, sends requests with wrk for DURATION seconds (random.lua:
+# PREFIX + a line of LIST drawn at random), dumps, and prints the requests
+# served and the instructions per request (start-up excluded). The profile is
+# left in OUT (callgrind_annotate OUT/callgrind.out.*.1 shows where they go).
+#
+# Usage: bash bench/callgrind.sh PORT LIST PREFIX -- SERVER_COMMAND...
+#   bash bench/callgrind.sh 18900 addresses.txt /api/v1/ip/ -- \
+#       target/release/iplookup serve --listen 127.0.0.1:18900 --no-reverse-dns
+#   bash bench/callgrind.sh 18901 addresses.txt /api/v1/ip/ -- \
+#       bench/ceiling/target/release/ceiling 127.0.0.1:18901 body.json
+#   (addresses.txt: python3 bench/ceiling/helpers/addresses.py 100000 > addresses.txt;
+#    /healthz: a LIST holding the line `healthz` and PREFIX `/`)
+# Environment: DURATION (6), OUT (a new temporary directory).
+# Function names need symbols only; for line numbers build with
+# CARGO_PROFILE_RELEASE_DEBUG=line-tables-only.
+set -euo pipefail
+port=$1 list=$2 prefix=$3
+shift 3
+[[ "${1:-}" == "--" ]] && shift
+for tool in valgrind callgrind_control callgrind_annotate wrk curl; do
+    command -v "$tool" >/dev/null || { echo "callgrind.sh: needs $tool (apt-get install -y valgrind wrk curl)" >&2; exit 1; }
+done
+HELPERS="$(cd "$(dirname "$0")" && pwd)/ceiling/helpers"
+OUT="${OUT:-$(mktemp -d)}"
+mkdir -p "$OUT"
+list="$(realpath "$list")"
+
+valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out.%p" "$@" > "$OUT/server.log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 600); do
+    [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz" || true)" == 200 ]] && break
+    sleep 0.2
+done
+callgrind_control -z "$pid" > /dev/null 2>&1
+requests=$(wrk -t1 -c8 -d"${DURATION:-6}s" -s "$HELPERS/random.lua" "http://127.0.0.1:$port" -- "$list" "$prefix" \
+    | sed -nE 's/^WRK requests=([0-9]+).*/\1/p')
+callgrind_control -d "$pid" > /dev/null 2>&1
+kill "$pid"
+wait "$pid" || true
+total=$(callgrind_annotate "$(ls -t "$OUT"/callgrind.out.*.1 | head -n 1)" 2>/dev/null \
+    | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+echo "requests $requests, instructions $total, per request $((total / requests)) (profile in $OUT)"
