@@ -2,7 +2,6 @@
 //! HTML. Handlers build a [`Page`]; only this module turns it into bytes.
 
 mod html;
-mod json;
 mod markdown;
 mod text;
 
@@ -104,21 +103,20 @@ impl Page {
     }
 
     fn json(&self) -> String {
-        let value = match self {
-            Page::Lookup(p) => {
-                let mut body = String::with_capacity(1024);
-                json::ip_info(&mut body, &p.info);
-                body.push('\n');
-                return body;
-            }
-            Page::Health(h) => serde_json::to_string_pretty(h),
-            Page::Docs(d) => serde_json::to_string_pretty(d),
-            Page::Error(e) => serde_json::to_string_pretty(&e.body),
+        let mut body = Vec::with_capacity(1024);
+        let written = match self {
+            Page::Lookup(p) => serde_json::to_writer_pretty(&mut body, &p.info),
+            Page::Health(h) => serde_json::to_writer_pretty(&mut body, h),
+            Page::Docs(d) => serde_json::to_writer_pretty(&mut body, d),
+            Page::Error(e) => serde_json::to_writer_pretty(&mut body, &e.body),
         };
-        // These types hold only strings, numbers and options: serialising cannot fail.
-        let mut body = value.unwrap_or_default();
-        body.push('\n');
-        body
+        // These types hold only strings, numbers and options: serialising
+        // into memory cannot fail, and serde_json writes UTF-8.
+        if written.is_err() {
+            body.clear();
+        }
+        body.push(b'\n');
+        String::from_utf8(body).unwrap_or_default()
     }
 }
 
