@@ -41,6 +41,8 @@ pub enum IndexError {
     TooManyNetworks,
     #[error("a source table does not start at the first address")]
     NotFromZero,
+    #[error("a source table has more starts than values or the reverse")]
+    LengthMismatch,
     #[error("an index entry's row reaches outside the index")]
     BadRow,
     #[error("the code book does not start with the empty code")]
@@ -105,6 +107,9 @@ pub fn merge<K: Key>(
     asn: (&[K], &[u32]),
     codes: &mut Vec<u16>,
 ) -> Result<(Vec<K>, Vec<Slot>), IndexError> {
+    if country.0.len() != country.1.len() || asn.0.len() != asn.1.len() {
+        return Err(IndexError::LengthMismatch);
+    }
     if country.0.first() != Some(&K::default()) || asn.0.first() != Some(&K::default()) {
         return Err(IndexError::NotFromZero);
     }
@@ -269,6 +274,12 @@ mod tests {
             &mut codes,
         );
         assert_eq!(from_one.unwrap_err(), IndexError::NotFromZero);
+        let uneven = merge(
+            (&[0u32, 5][..], &[0u16][..]),
+            (&[0u32][..], &[0][..]),
+            &mut codes,
+        );
+        assert_eq!(uneven.unwrap_err(), IndexError::LengthMismatch);
         assert_eq!(
             CodeBook::new(vec![5].into()).unwrap_err(),
             IndexError::BadCodeBook
