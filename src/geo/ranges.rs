@@ -107,26 +107,11 @@ pub enum TableError {
 impl<K: Key, V: Value> RangeTable<K, V> {
     /// Checks the arrays (non-empty, first start zero, strictly increasing).
     pub fn new(starts: Cow<'static, [K]>, values: Cow<'static, [V]>) -> Result<Self, TableError> {
-        if starts.is_empty() {
-            return Err(TableError::Empty);
-        }
-        if starts.len() != values.len() {
-            return Err(TableError::LengthMismatch);
-        }
-        if u32::try_from(starts.len()).is_err() {
-            return Err(TableError::TooLarge);
-        }
-        if starts[0] != K::default() {
-            return Err(TableError::NotFromZero);
-        }
-        if let Some(i) = starts.windows(2).position(|w| w[0] >= w[1]) {
+        let table = RangeTable::new_built(starts, values)?;
+        if let Some(i) = table.starts.windows(2).position(|w| w[0] >= w[1]) {
             return Err(TableError::NotStrictlySorted(i + 1));
         }
-        Ok(RangeTable {
-            starts,
-            values,
-            dir: OnceLock::new(),
-        })
+        Ok(table)
     }
 
     /// Like [`RangeTable::new`] but without the pass over every start: for
