@@ -11,13 +11,25 @@
 #    a name, TTL 1 h), one pass over the whole address list fills the cache,
 #    then the same measurement.
 #
-# Load: wrk, one thread, CONNECTIONS keep-alive connections, DURATION seconds,
+# Load: closed loop, CONNECTIONS keep-alive connections, DURATION seconds,
 # each request for an address drawn at random from ADDRESSES distinct public
 # addresses (half IPv4, half IPv6 in 2000::/3; bench/ceiling/helpers/
-# addresses.py, fixed seed). The servers run on SERVER_CPUS and wrk on
-# CLIENT_CPUS (taskset) so that the load generator does not steal the server's
-# CPU; ours and the ceiling alternate for ROUNDS rounds (the median counts),
-# so that drift on a shared machine hits both alike.
+# addresses.py, fixed seed), with two load generators in turn:
+#  - wrk (Debian), one thread, a Lua script building each request;
+#  - oha (crates.io: cargo install --locked oha --version 1.16.0), the same
+#    addresses as a URL list (--urls-from-file).
+# The servers run on SERVER_CPUS and the load generator on CLIENT_CPUS
+# (taskset) so that the load generator does not steal the server's CPU; ours
+# and the ceiling alternate for ROUNDS rounds (the median counts), so that
+# drift on a shared machine hits both alike.
+#
+# Every run also prints cpu=, the share of one CPU the server process used
+# while the load ran (utime + stime from /proc). A server near cpu=1.0 is the
+# bottleneck (saturated); below that the load generator is. p99 in a closed
+# loop depends on which side is the bottleneck, so compare it knowing that.
+# The control run (CONTROL=1) shows it: wrk without a script (one fixed
+# request, much cheaper per request for wrk) on /api/v1/ip/8.8.8.8, where the
+# ceiling too is driven to saturation.
 #
 # Prints req/s, p50 and p99 of each, and the ratios ours/ceiling
 # (targets: req/s >= 0.80, p99 <= 2.0, with reverse DNS off).
@@ -26,9 +38,10 @@
 # Environment: DURATION (10), CONNECTIONS (8), ROUNDS (3), ADDRESSES (100000),
 #   SERVER_CPUS (1), CLIENT_CPUS (0) (PIN=0: no pinning), PORT (first of 3
 #   ports, 18800), BUILD=0 to skip the release builds (IPLOOKUP_BIN=PATH: use
-#   that binary, not built), RDNS=0 to skip the
-#   reverse DNS run, DIAG=1 to also time ours on fixed paths (/api/v1/ip/8.8.8.8,
-#   /healthz, a 404) against the ceiling, to see where the gap is.
+#   that binary, not built), RDNS=0 to skip the reverse DNS run, OHA=0 to skip
+#   the oha rounds, CONTROL=0 to skip the control run, DIAG=1 to also time
+#   ours on fixed paths (/api/v1/ip/8.8.8.8, /healthz, a 404) against the
+#   ceiling, to see where the gap is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -46,6 +59,10 @@ CEILING="$ROOT/bench/ceiling/target/release/ceiling"
 for tool in wrk curl python3; do
     command -v "$tool" >/dev/null || { echo "http.sh: needs $tool (apt-get install -y wrk curl)" >&2; exit 1; }
 done
+if [[ "${OHA:-1}" == 1 ]] && ! command -v oha >/dev/null; then
+    echo "http.sh: needs oha (cargo install --locked oha --version 1.16.0), or OHA=0" >&2
+    exit 1
+fi
 if [[ "${PIN:-1}" == 1 ]] && command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
     SERVER_PIN=(taskset -c "${SERVER_CPUS:-1}")
     CLIENT_PIN=(taskset -c "${CLIENT_CPUS:-0}")
@@ -97,6 +114,34 @@ run_wrk() { # PORT SCRIPT DURATION [ARGS...]
     "${CLIENT_PIN[@]}" wrk -t1 -c"$CONNECTIONS" -d"${dur}s" --timeout 5s -s "$HELPERS/$script" \
         "http://127.0.0.1:$port" -- "$@" | grep '^WRK '
 }
+# One oha run over the address list; prints an "OHA ..." line (oha_line.py).
+run_oha() { # PORT DURATION
+    sed "s#^#http://127.0.0.1:$1/api/v1/ip/#" "$WORK/addresses.txt" > "$WORK/urls.txt"
+    "${CLIENT_PIN[@]}" oha --no-tui -c "$CONNECTIONS" -z "${2}s" --urls-from-file "$WORK/urls.txt" \
+        --output-format json 2>/dev/null | python3 "$HELPERS/oha_line.py"
+}
+# One wrk run without a script: the same request every time, on 8.8.8.8.
+run_wrk_static() { # PORT DURATION
+    "${CLIENT_PIN[@]}" wrk -t1 -c"$CONNECTIONS" -d"${2}s" --timeout 5s --latency \
+        "http://127.0.0.1:$1/api/v1/ip/8.8.8.8" | awk '
+        /Requests\/sec/ { rps = $2 }
+        /^ +(50|90|99)%/ { v = $2; u = 1
+            if (v ~ /ms$/) u = 1000; else if (v ~ /[^mu]s$/) u = 1000000
+            sub(/[a-z]+$/, "", v); p[$1] = int(v * u + 0.5) }
+        END { printf "WRK-STATIC rps=%s p50_us=%d p90_us=%d p99_us=%d\n", rps, p["50%"], p["90%"], p["99%"] }'
+}
+# CPU time (user + system) of a process so far, in clock ticks.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# Runs a load command and appends cpu=, the share of one CPU that PID used meanwhile.
+with_cpu() { # PID COMMAND...
+    local pid=$1 t0 w0 line t1 w1
+    shift
+    t0=$(ticks "$pid") w0=$(date +%s.%N)
+    line=$("$@")
+    t1=$(ticks "$pid") w1=$(date +%s.%N)
+    awk -v l="$line" -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v w="$(awk -v a="$w0" -v b="$w1" 'BEGIN { print b - a }')" \
+        'BEGIN { printf "%s cpu=%.2f\n", l, t / hz / w }'
+}
 # A wrk run that ends when its script creates the marker file (walk.lua,
 # distinct.lua): wrk would otherwise sleep for its whole -d. Prints the WRK line.
 run_wrk_until_done() { # PORT SCRIPT MAX_SECONDS ARGS... (the marker file is appended to ARGS)
@@ -146,14 +191,15 @@ echo "body of /api/v1/ip/8.8.8.8: $(wc -c < "$WORK/body.json") bytes (ours and t
 # Warm-up, then alternate.
 run_wrk "$P_OURS" random.lua 2 "$WORK/addresses.txt" >/dev/null
 run_wrk "$P_CEIL" random.lua 2 "$WORK/addresses.txt" >/dev/null
-o_rps=() o_p50=() o_p99=() c_rps=() c_p50=() c_p99=()
+o_rps=() o_p50=() o_p99=() c_rps=() c_p50=() c_p99=() o_cpu=() c_cpu=()
 for ((r = 1; r <= ROUNDS; r++)); do
-    o=$(run_wrk "$P_OURS" random.lua "$DURATION" "$WORK/addresses.txt")
-    c=$(run_wrk "$P_CEIL" random.lua "$DURATION" "$WORK/addresses.txt")
+    o=$(with_cpu "$ours" run_wrk "$P_OURS" random.lua "$DURATION" "$WORK/addresses.txt")
+    c=$(with_cpu "$ceiling" run_wrk "$P_CEIL" random.lua "$DURATION" "$WORK/addresses.txt")
     echo "round $r ours:    $o"
     echo "round $r ceiling: $c"
     o_rps+=("$(field rps "$o")") o_p50+=("$(field p50_us "$o")") o_p99+=("$(field p99_us "$o")")
     c_rps+=("$(field rps "$c")") c_p50+=("$(field p50_us "$c")") c_p99+=("$(field p99_us "$c")")
+    o_cpu+=("$(field cpu "$o")") c_cpu+=("$(field cpu "$c")")
     for line in "$o" "$c"; do
         if [[ "$(field err_status "$line")" != 0 || "$(field err_connect "$line")" != 0 \
               || "$(field err_read "$line")" != 0 || "$(field err_timeout "$line")" != 0 ]]; then
@@ -161,6 +207,38 @@ for ((r = 1; r <= ROUNDS; r++)); do
         fi
     done
 done
+# The same with oha.
+h_rps=() h_p50=() h_p99=() hc_rps=() hc_p50=() hc_p99=() h_cpu=() hc_cpu=()
+if [[ "${OHA:-1}" == 1 ]]; then
+    run_oha "$P_OURS" 2 >/dev/null
+    run_oha "$P_CEIL" 2 >/dev/null
+    for ((r = 1; r <= ROUNDS; r++)); do
+        o=$(with_cpu "$ours" run_oha "$P_OURS" "$DURATION")
+        c=$(with_cpu "$ceiling" run_oha "$P_CEIL" "$DURATION")
+        echo "round $r ours, oha:    $o"
+        echo "round $r ceiling, oha: $c"
+        h_rps+=("$(field rps "$o")") h_p50+=("$(field p50_us "$o")") h_p99+=("$(field p99_us "$o")")
+        hc_rps+=("$(field rps "$c")") hc_p50+=("$(field p50_us "$c")") hc_p99+=("$(field p99_us "$c")")
+        h_cpu+=("$(field cpu "$o")") hc_cpu+=("$(field cpu "$c")")
+        for line in "$o" "$c"; do
+            if [[ "$(field non2xx "$line")" != 0 || "$(field errors "$line")" != 0 ]]; then
+                echo "http.sh: errors in the run above" >&2
+            fi
+        done
+    done
+fi
+# Control: wrk without a script, one fixed request (CONTROL=1).
+s_rps=() s_p99=() sc_rps=() sc_p99=() s_cpu=() sc_cpu=()
+if [[ "${CONTROL:-1}" == 1 ]]; then
+    for ((r = 1; r <= ROUNDS; r++)); do
+        o=$(with_cpu "$ours" run_wrk_static "$P_OURS" "$DURATION")
+        c=$(with_cpu "$ceiling" run_wrk_static "$P_CEIL" "$DURATION")
+        echo "control round $r ours:    $o"
+        echo "control round $r ceiling: $c"
+        s_rps+=("$(field rps "$o")") s_p99+=("$(field p99_us "$o")") s_cpu+=("$(field cpu "$o")")
+        sc_rps+=("$(field rps "$c")") sc_p99+=("$(field p99_us "$c")") sc_cpu+=("$(field cpu "$c")")
+    done
+fi
 # Where the gap is (DIAG=1): ours on fixed paths, same wrk settings.
 diag=()
 if [[ "${DIAG:-0}" == 1 ]]; then
@@ -184,6 +262,7 @@ stop "$ceiling"
 
 O_RPS=$(median "${o_rps[@]}") O_P50=$(median "${o_p50[@]}") O_P99=$(median "${o_p99[@]}")
 C_RPS=$(median "${c_rps[@]}") C_P50=$(median "${c_p50[@]}") C_P99=$(median "${c_p99[@]}")
+O_CPU=$(median "${o_cpu[@]}") C_CPU=$(median "${c_cpu[@]}")
 
 R_RPS="" R_P50="" R_P99=""
 if [[ "${RDNS:-1}" == 1 ]]; then
@@ -225,15 +304,33 @@ if [[ "${RDNS:-1}" == 1 ]]; then
 fi
 
 echo
-echo "== GET /api/v1/ip/{random ip}, median of $ROUNDS x ${DURATION}s, wrk -t1 -c$CONNECTIONS =="
-printf '%-28s %10s %10s %10s\n' "" "req/s" "p50 ms" "p99 ms"
-printf '%-28s %10.0f %10s %10s\n' "ceiling (fixed body)" "$C_RPS" "$(ms "$C_P50")" "$(ms "$C_P99")"
-printf '%-28s %10.0f %10s %10s\n' "ours, reverse DNS off" "$O_RPS" "$(ms "$O_P50")" "$(ms "$O_P99")"
-[[ -n "$R_RPS" ]] && printf '%-28s %10.0f %10s %10s\n' "ours, reverse DNS on (warm)" "$R_RPS" "$(ms "$R_P50")" "$(ms "$R_P99")"
+echo "== GET /api/v1/ip/{random ip}, median of $ROUNDS x ${DURATION}s, $CONNECTIONS connections =="
+printf '%-36s %10s %10s %10s %6s\n' "" "req/s" "p50 ms" "p99 ms" "cpu"
+printf '%-36s %10.0f %10s %10s %6s\n' "wrk: ceiling (fixed body)" "$C_RPS" "$(ms "$C_P50")" "$(ms "$C_P99")" "$C_CPU"
+printf '%-36s %10.0f %10s %10s %6s\n' "wrk: ours, reverse DNS off" "$O_RPS" "$(ms "$O_P50")" "$(ms "$O_P99")" "$O_CPU"
+[[ -n "$R_RPS" ]] && printf '%-36s %10.0f %10s %10s\n' "wrk: ours, reverse DNS on (warm)" "$R_RPS" "$(ms "$R_P50")" "$(ms "$R_P99")"
+if (( ${#h_rps[@]} )); then
+    H_RPS=$(median "${h_rps[@]}") H_P50=$(median "${h_p50[@]}") H_P99=$(median "${h_p99[@]}")
+    HC_RPS=$(median "${hc_rps[@]}") HC_P50=$(median "${hc_p50[@]}") HC_P99=$(median "${hc_p99[@]}")
+    printf '%-36s %10.0f %10s %10s %6s\n' "oha: ceiling (fixed body)" "$HC_RPS" "$(ms "$HC_P50")" "$(ms "$HC_P99")" "$(median "${hc_cpu[@]}")"
+    printf '%-36s %10.0f %10s %10s %6s\n' "oha: ours, reverse DNS off" "$H_RPS" "$(ms "$H_P50")" "$(ms "$H_P99")" "$(median "${h_cpu[@]}")"
+fi
+if (( ${#s_rps[@]} )); then
+    printf '%-36s %10.0f %10s %10s %6s\n' "control, wrk static 8.8.8.8: ceiling" "$(median "${sc_rps[@]}")" "" "$(ms "$(median "${sc_p99[@]}")")" "$(median "${sc_cpu[@]}")"
+    printf '%-36s %10.0f %10s %10s %6s\n' "control, wrk static 8.8.8.8: ours" "$(median "${s_rps[@]}")" "" "$(ms "$(median "${s_p99[@]}")")" "$(median "${s_cpu[@]}")"
+fi
 echo
-echo "ours/ceiling req/s: $(ratio "$O_RPS" "$C_RPS") (target >= 0.80)"
-echo "ours/ceiling p99:   $(ratio "$O_P99" "$C_P99") (target <= 2.00)"
-echo "ours/ceiling p50:   $(ratio "$O_P50" "$C_P50")"
+echo "wrk: ours/ceiling req/s: $(ratio "$O_RPS" "$C_RPS") (target >= 0.80)"
+echo "wrk: ours/ceiling p99:   $(ratio "$O_P99" "$C_P99") (target <= 2.00)"
+echo "wrk: ours/ceiling p50:   $(ratio "$O_P50" "$C_P50")"
+if (( ${#h_rps[@]} )); then
+    echo "oha: ours/ceiling req/s: $(ratio "$H_RPS" "$HC_RPS") (target >= 0.80)"
+    echo "oha: ours/ceiling p99:   $(ratio "$H_P99" "$HC_P99") (target <= 2.00)"
+    echo "oha: ours/ceiling p50:   $(ratio "$H_P50" "$HC_P50")"
+fi
+if (( ${#s_rps[@]} )); then
+    echo "control: ours/ceiling req/s $(ratio "$(median "${s_rps[@]}")" "$(median "${sc_rps[@]}")"), p99 $(ratio "$(median "${s_p99[@]}")" "$(median "${sc_p99[@]}")")"
+fi
 for d in "${diag[@]}"; do echo "$d"; done
 if [[ -n "$R_RPS" ]]; then
     echo "reverse DNS on (warm)/ceiling req/s: $(ratio "$R_RPS" "$C_RPS"), p99: $(ratio "$R_P99" "$C_P99")"
