@@ -1152,6 +1152,10 @@ fn nosniff_everywhere() {
         ]
         .map(String::from),
     );
+    // Answered before any handler: 414 (URI too long).
+    let long = format!("/{}", "a".repeat(5000));
+    assert_eq!(get(&long, &[]).status, 414);
+    targets.push(long);
     for t in targets {
         for ua in [UA_CHROME, UA_CURL] {
             let r = get(&t, &[ua]);

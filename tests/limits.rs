@@ -340,6 +340,11 @@ async fn the_rate_limit_holds_for_one_caller_while_others_are_served() {
     assert_eq!(statuses, [200; 5], "the burst of 5 is served");
     let (status, headers, body) = get_as(&client, &api, Some(greedy)).await;
     assert_eq!(status, 429, "{body}");
+    assert_eq!(
+        headers.get("x-content-type-options").map(|v| v.as_bytes()),
+        Some(&b"nosniff"[..]),
+        "nosniff on a 429 too"
+    );
     let retry: u64 = headers
         .get("retry-after")
         .expect("Retry-After on a 429")

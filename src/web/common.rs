@@ -20,8 +20,9 @@
 //! 6. at most `max_in_flight` requests are handled at once, others wait;
 //! 7. a request still running after `request_timeout` (counted from the
 //!    moment it is admitted): 503 with an empty body;
-//! 8. on the handler's own responses: `X-Content-Type-Options: nosniff`
-//!    unless present, and `Link: </.well-known/api-catalog>` appended.
+//! 8. on every response, the handler's and the ones above (preflight, 414,
+//!    429, 503): `X-Content-Type-Options: nosniff` unless present, and
+//!    `Link: </.well-known/api-catalog>` appended.
 //!
 //! The timeout timer is only armed when the handler does not finish on its
 //! first poll (a lookup without reverse DNS never waits), so the common case
@@ -229,9 +230,7 @@ where
                     timer,
                     ..
                 } => {
-                    if let Poll::Ready(result) = Pin::new(future).poll(cx) {
-                        let Ok(mut response) = result;
-                        handler_headers(&mut response);
+                    if let Poll::Ready(Ok(response)) = Pin::new(future).poll(cx) {
                         break response;
                     }
                     let timer = timer.get_or_insert_with(|| {
@@ -252,8 +251,9 @@ where
 }
 
 impl<F> CommonFuture<F> {
-    /// The headers of the outer layers, then the metrics.
+    /// The headers of every response, then the metrics.
     fn finish(&self, mut response: Response) -> Response {
+        fixed_headers(&mut response);
         let headers = response.headers_mut();
         if !self.preflight {
             // The CORS headers of a simple request.
@@ -269,8 +269,8 @@ impl<F> CommonFuture<F> {
     }
 }
 
-/// The headers added to every response of a handler.
-fn handler_headers(response: &mut Response) {
+/// The headers added to every response.
+fn fixed_headers(response: &mut Response) {
     let headers = response.headers_mut();
     headers.append(header::LINK, LINK);
     if !headers.contains_key(header::X_CONTENT_TYPE_OPTIONS) {

@@ -41,19 +41,27 @@ struct PageQuery {
 impl<S: Send + Sync> FromRequestParts<S> for Wants {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let query = Query::<PageQuery>::from_request_parts(parts, state).await;
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let query = match parts.uri.query() {
+            None => Ok(PageQuery::default()),
+            Some(_) => Query::<PageQuery>::try_from_uri(&parts.uri).map(|Query(q)| q),
+        };
+        // All the values of a header, joined with ", " (RFC 9110 section 5.3).
         let header = |name: header::HeaderName| {
-            let values: Vec<&str> = parts
+            let mut values = parts
                 .headers
                 .get_all(name)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .collect();
-            (!values.is_empty()).then(|| values.join(", "))
+                .into_iter()
+                .filter_map(|v| v.to_str().ok());
+            let mut joined = values.next()?.to_owned();
+            for v in values {
+                joined.push_str(", ");
+                joined.push_str(v);
+            }
+            Some(joined)
         };
         let (q, bad_query) = match query {
-            Ok(Query(q)) => (q, false),
+            Ok(q) => (q, false),
             Err(_) => (PageQuery::default(), true),
         };
         Ok(Wants {

@@ -92,17 +92,17 @@ impl Health {
 }
 
 impl Page {
-    /// The body of the page in `format`.
-    pub fn render(&self, format: Format) -> String {
+    /// The body of the page in `format` (UTF-8).
+    pub fn render(&self, format: Format) -> Vec<u8> {
         match format {
             Format::Json => self.json(),
-            Format::Text => text::page(self),
-            Format::Markdown => markdown::page(self),
-            Format::Html => html::page(self),
+            Format::Text => text::page(self).into_bytes(),
+            Format::Markdown => markdown::page(self).into_bytes(),
+            Format::Html => html::page(self).into_bytes(),
         }
     }
 
-    fn json(&self) -> String {
+    fn json(&self) -> Vec<u8> {
         let mut body = Vec::with_capacity(1024);
         let written = match self {
             Page::Lookup(p) => serde_json::to_writer_pretty(&mut body, &p.info),
@@ -111,12 +111,13 @@ impl Page {
             Page::Error(e) => serde_json::to_writer_pretty(&mut body, &e.body),
         };
         // These types hold only strings, numbers and options: serialising
-        // into memory cannot fail, and serde_json writes UTF-8.
+        // into memory cannot fail, and serde_json writes UTF-8 (so the body
+        // is not checked again).
         if written.is_err() {
             body.clear();
         }
         body.push(b'\n');
-        String::from_utf8(body).unwrap_or_default()
+        body
     }
 }
 
