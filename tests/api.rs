@@ -12,10 +12,9 @@ use std::time::Duration;
 
 use chrono::{DateTime, FixedOffset, Offset, Utc};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use common::TestServer;
+use common::wire::{self, Wire};
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -39,96 +38,9 @@ const LOCATION_KEYS: &[&str] = &[
 ];
 const NETWORK_KEYS: &[&str] = &["asn", "organization", "range", "reverse_dns"];
 
-/// A response read off the wire.
-#[derive(Debug)]
-struct Raw {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Raw {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body)
-            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", self.body))
-    }
-}
-
 /// Sends one HTTP/1.1 request with exactly this method and request target.
-async fn raw(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)]) -> Raw {
-    let fut = async {
-        let mut s = TcpStream::connect(addr).await.expect("connect");
-        let mut req =
-            format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str("\r\n");
-        s.write_all(req.as_bytes()).await.expect("write");
-        let mut buf = Vec::new();
-        s.read_to_end(&mut buf).await.expect("read");
-        buf
-    };
-    let buf = tokio::time::timeout(Duration::from_secs(10), fut)
-        .await
-        .expect("raw request timed out");
-    parse_response(&buf)
-}
-
-fn parse_response(buf: &[u8]) -> Raw {
-    let split = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("response has a header block");
-    let head = std::str::from_utf8(&buf[..split]).expect("header block is UTF-8");
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap();
-    let status: u16 = status_line
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    let mut body = buf[split + 4..].to_vec();
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k == "transfer-encoding" && v.to_ascii_lowercase().contains("chunked"));
-    if chunked {
-        body = dechunk(&body);
-    }
-    Raw {
-        status,
-        headers,
-        body: String::from_utf8(body).expect("body is UTF-8"),
-    }
-}
-
-fn dechunk(mut data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let eol = data
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .expect("chunk size line");
-        let size_text = std::str::from_utf8(&data[..eol]).unwrap();
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).unwrap();
-        data = &data[eol + 2..];
-        if size == 0 {
-            return out;
-        }
-        out.extend_from_slice(&data[..size]);
-        data = &data[size + 2..];
-    }
+async fn raw(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)]) -> Wire {
+    wire::send(addr, method, target, headers, b"").await
 }
 
 /// The harness's client. reqwest is built with `rustls-no-provider` (for the
@@ -555,7 +467,7 @@ async fn mapped_special_purpose_addresses_are_not_public() {
 // ---------------------------------------------------------------------------
 
 /// Checks a 400 `invalid_ip` JSON answer whose message names `named` (the input after one decoding).
-fn assert_invalid(r: &Raw, target: &str, named: Option<&str>) {
+fn assert_invalid(r: &Wire, target: &str, named: Option<&str>) {
     assert_eq!(r.status, 400, "{target}: {r:?}");
     let ct = r.header("content-type").unwrap_or_default();
     assert!(
@@ -755,8 +667,8 @@ async fn head_gives_the_get_headers_and_no_body() {
         let h = raw(srv.addr, "HEAD", path, &[]).await;
         assert_eq!(h.status, g.status, "{path}");
         assert!(!g.body.is_empty(), "GET {path} has a body");
-        assert_eq!(h.body, "", "HEAD {path} must have no body");
-        let names = |r: &Raw| -> BTreeSet<String> {
+        assert!(h.body.is_empty(), "HEAD {path} must have no body");
+        let names = |r: &Wire| -> BTreeSet<String> {
             r.headers
                 .iter()
                 .map(|(k, _)| k.clone())

@@ -11,13 +11,14 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use common::TestServer;
+use common::wire::{self, Wire};
 
 // ---------------------------------------------------------------------------
 // harness
@@ -55,60 +56,9 @@ fn v6() -> &'static (SocketAddr, String) {
     S.get_or_init(|| spawn_server("[::1]:0"))
 }
 
-#[derive(Debug)]
-struct Resp {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Resp {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
 /// `GET target` with exactly these headers (plus Host and Connection).
-fn get(addr: SocketAddr, target: &str, headers: &[(&str, &str)]) -> Resp {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
-    let mut req = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).unwrap();
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).unwrap();
-    let split = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    let head = String::from_utf8_lossy(&buf[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    assert!(
-        !headers
-            .iter()
-            .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked")),
-        "unexpected chunked body"
-    );
-    Resp {
-        status,
-        headers,
-        body: String::from_utf8(buf[split + 4..].to_vec()).expect("UTF-8 body"),
-    }
+fn get(addr: SocketAddr, target: &str, headers: &[(&str, &str)]) -> Wire {
+    wire::get_blocking(addr, target, headers)
 }
 
 // ---------------------------------------------------------------------------
@@ -166,7 +116,7 @@ const BROWSERS: &[(&str, &str)] = &[
     ),
 ];
 
-fn assert_bare(r: &Resp, want: &str, who: &str) {
+fn assert_bare(r: &Wire, want: &str, who: &str) {
     assert_eq!(r.status, 200, "{who}: status");
     assert_eq!(
         r.body,

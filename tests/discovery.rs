@@ -28,10 +28,12 @@ use chrono::DateTime;
 use reqwest::Url;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use common::TestServer;
+use common::wire::{self, Wire};
+
+/// A response of the server, with the URL it came from in `what`.
+type Fetched = Wire;
 
 const CATALOG_TYPE: &str =
     "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"";
@@ -57,67 +59,6 @@ const NETWORK_FIELDS: &[&str] = &["asn", "organization", "range", "reverse_dns"]
 // HTTP helpers
 // ---------------------------------------------------------------------------
 
-/// One response, read completely off the socket.
-struct Fetched {
-    url: String,
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Fetched {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn header_all(&self, name: &str) -> Vec<String> {
-        self.headers
-            .iter()
-            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.clone())
-            .collect()
-    }
-
-    fn content_type(&self) -> &str {
-        self.header("content-type").unwrap_or("")
-    }
-
-    /// The media type without parameters, lower case.
-    fn essence(&self) -> String {
-        essence(self.content_type())
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8(self.body.clone())
-            .unwrap_or_else(|e| panic!("{}: body is not UTF-8: {e}", self.url))
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!(
-                "{}: body is not JSON ({e}): {}",
-                self.url,
-                String::from_utf8_lossy(&self.body)
-            )
-        })
-    }
-
-    fn expect_status(&self, status: u16) -> &Self {
-        assert_eq!(
-            self.status,
-            status,
-            "{}: status {} (body: {})",
-            self.url,
-            self.status,
-            String::from_utf8_lossy(&self.body)
-        );
-        self
-    }
-}
-
 fn essence(content_type: &str) -> String {
     content_type
         .split(';')
@@ -127,9 +68,36 @@ fn essence(content_type: &str) -> String {
         .to_ascii_lowercase()
 }
 
-/// One HTTP/1.1 exchange on a fresh connection (`Connection: close`): the
-/// request goes out exactly as given (a `host` entry in `headers` replaces the
-/// URL's authority), the whole response is read back.
+/// What discovery checks of a response beyond [`Wire`]'s own accessors.
+trait Discovered {
+    fn content_type(&self) -> &str;
+    /// The media type without parameters, lower case.
+    fn essence(&self) -> String;
+    fn expect_status(&self, status: u16) -> &Self;
+}
+
+impl Discovered for Fetched {
+    fn content_type(&self) -> &str {
+        self.header("content-type").unwrap_or("")
+    }
+
+    fn essence(&self) -> String {
+        essence(self.content_type())
+    }
+
+    fn expect_status(&self, status: u16) -> &Self {
+        assert_eq!(
+            self.status, status,
+            "{}: status {} (body: {})",
+            self.what, self.status, self.body
+        );
+        self
+    }
+}
+
+/// One HTTP/1.1 exchange on a fresh connection (`Connection: close`) with
+/// `url` (plain HTTP): the request goes out exactly as given (a `host` entry in
+/// `headers` replaces the URL's authority), the whole response is read back.
 async fn exchange(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Fetched {
     let u = Url::parse(url).unwrap_or_else(|e| panic!("{url} is not a URL: {e}"));
     assert_eq!(
@@ -148,93 +116,9 @@ async fn exchange(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]
         target.push('?');
         target.push_str(q);
     }
-    let authority = format!(
-        "{}:{}",
-        u.host_str().unwrap(),
-        u.port_or_known_default().unwrap()
-    );
-    let host = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("host"))
-        .map_or(authority.as_str(), |(_, v)| *v);
-    let mut head = format!("{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
-    for (k, v) in headers
-        .iter()
-        .filter(|(k, _)| !k.eq_ignore_ascii_case("host"))
-    {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    if !body.is_empty() {
-        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    head.push_str("\r\n");
-
-    let io = async {
-        let mut stream = TcpStream::connect(addr).await?;
-        stream.write_all(head.as_bytes()).await?;
-        stream.write_all(body).await?;
-        let mut buf = Vec::new();
-        stream.read_to_end(&mut buf).await?;
-        Ok::<_, std::io::Error>(buf)
-    };
-    let raw = tokio::time::timeout(Duration::from_secs(30), io)
-        .await
-        .unwrap_or_else(|_| panic!("{method} {url}: no answer in 30 s"))
-        .unwrap_or_else(|e| panic!("{method} {url}: {e}"));
-    parse_response(url, method, &raw)
-}
-
-fn parse_response(url: &str, method: &str, raw: &[u8]) -> Fetched {
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| {
-            panic!(
-                "{method} {url}: no header block in {:?}",
-                String::from_utf8_lossy(raw)
-            )
-        });
-    let head = std::str::from_utf8(&raw[..split]).expect("header block is UTF-8");
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap();
-    let status: u16 = status_line
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("{method} {url}: bad status line {status_line:?}"));
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    let mut body = raw[split + 4..].to_vec();
-    let chunked = headers.iter().any(|(k, v)| {
-        k.eq_ignore_ascii_case("transfer-encoding") && v.to_ascii_lowercase().contains("chunked")
-    });
-    if chunked && method != "HEAD" {
-        body = dechunk(&body);
-    }
-    Fetched {
-        url: url.to_owned(),
-        status,
-        headers,
-        body,
-    }
-}
-
-fn dechunk(mut data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(eol) = data.windows(2).position(|w| w == b"\r\n") {
-        let size_text = std::str::from_utf8(&data[..eol]).unwrap_or("0");
-        let size =
-            usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).unwrap_or(0);
-        data = &data[eol + 2..];
-        if size == 0 || data.len() < size {
-            break;
-        }
-        out.extend_from_slice(&data[..size]);
-        data = &data[(size + 2).min(data.len())..];
-    }
-    out
+    let mut fetched = wire::send(addr, method, &target, headers, body).await;
+    fetched.what = url.to_owned();
+    fetched
 }
 
 async fn request(method: &str, url: &str, headers: &[(&str, &str)]) -> Fetched {
@@ -1007,7 +891,7 @@ async fn llms_txt_follows_the_proposal_and_its_links_resolve() {
         assert!(line.contains("]("), "malformed link line {line:?}");
     }
 
-    let links = markdown_links(&text);
+    let links = markdown_links(text);
     assert!(
         links.len() >= 5,
         "only {} links in llms.txt: {links:?}",
@@ -1015,7 +899,7 @@ async fn llms_txt_follows_the_proposal_and_its_links_resolve() {
     );
     let mut ours = Vec::new();
     for link in &links {
-        let url = resolve(&f.url, link);
+        let url = resolve(&f.what, link);
         if on_server(&server, &url) {
             ours.push((url, None));
         } else {
@@ -1093,7 +977,7 @@ async fn agent_skills_index_links_and_digests() {
         );
 
         // `url` is relative to the index's own URL.
-        let url = resolve(&f.url, reference);
+        let url = resolve(&f.what, reference);
         assert!(
             on_server(&server, &url),
             "skill {name} at {url} is not on the service"
@@ -1107,7 +991,7 @@ async fn agent_skills_index_links_and_digests() {
             served.content_type()
         );
         assert_eq!(
-            sha256_hex(&served.body),
+            sha256_hex(served.body.as_bytes()),
             hex,
             "skill {name}: digest does not match the bytes served at {url}"
         );
@@ -1119,7 +1003,7 @@ async fn agent_skills_index_links_and_digests() {
 
         // SKILL.md: YAML front matter with name and description.
         let md = served.text();
-        let front = front_matter(&md)
+        let front = front_matter(md)
             .unwrap_or_else(|| panic!("{url} does not start with YAML front matter"));
         let fm_name =
             yaml_value(front, "name").unwrap_or_else(|| panic!("{url}: front matter has no name"));
@@ -1143,8 +1027,8 @@ async fn agent_skills_index_links_and_digests() {
         }
         urls.push((url, None));
         // Links inside SKILL.md resolve too.
-        for link in markdown_links(&md) {
-            let u = resolve(&served.url, &link);
+        for link in markdown_links(md) {
+            let u = resolve(&served.what, &link);
             if on_server(&server, &u) {
                 urls.push((u, None));
             }

@@ -12,12 +12,13 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
+
+use common::wire::{self, Wire};
 
 // ---------------------------------------------------------------------------
 // harness
@@ -45,97 +46,12 @@ fn server() -> SocketAddr {
     })
 }
 
-/// A response read off the wire.
-#[derive(Debug)]
-struct Resp {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-    target: String,
-}
-
-impl Resp {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn must(&self, name: &str) -> &str {
-        self.header(name)
-            .unwrap_or_else(|| panic!("{}: no {name} header in {:?}", self.target, self.headers))
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body)
-            .unwrap_or_else(|e| panic!("{}: body is not JSON ({e}): {:?}", self.target, self.body))
-    }
-}
+/// A response; `what` names the request in failure messages.
+type Resp = Wire;
 
 /// Sends `GET target` with exactly these extra headers (plus Host and Connection).
 fn get(target: &str, headers: &[(&str, &str)]) -> Resp {
-    let addr = server();
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
-    let mut req = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).expect("write");
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).expect("read");
-    parse(&buf, target)
-}
-
-fn parse(buf: &[u8], target: &str) -> Resp {
-    let split = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| panic!("{target}: no header block in {buf:?}"));
-    let head = std::str::from_utf8(&buf[..split]).unwrap();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    let mut body = buf[split + 4..].to_vec();
-    if headers
-        .iter()
-        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"))
-    {
-        body = dechunk(&body);
-    }
-    Resp {
-        status,
-        headers,
-        body: String::from_utf8(body).expect("body is UTF-8"),
-        target: target.to_owned(),
-    }
-}
-
-fn dechunk(mut data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let eol = data.windows(2).position(|w| w == b"\r\n").unwrap();
-        let size_text = std::str::from_utf8(&data[..eol]).unwrap();
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).unwrap();
-        data = &data[eol + 2..];
-        if size == 0 {
-            return out;
-        }
-        out.extend_from_slice(&data[..size]);
-        data = &data[size + 2..];
-    }
+    wire::get_blocking(server(), target, headers)
 }
 
 const CHROME: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
@@ -226,13 +142,13 @@ fn assert_content_type(r: &Resp, f: Fmt) {
         Fmt::Json => assert!(
             ct == "application/json" || ct == "application/json;charset=utf-8",
             "{}: content-type {ct}",
-            r.target
+            r.what
         ),
         _ => assert_eq!(
             ct,
             format!("{};charset=utf-8", f.media()),
             "{}: content-type",
-            r.target
+            r.what
         ),
     }
 }
@@ -246,7 +162,7 @@ fn assert_vary(r: &Resp) {
     assert!(
         vary.contains(&"accept".into()) && vary.contains(&"user-agent".into()),
         "{}: Vary {vary:?}",
-        r.target
+        r.what
     );
 }
 
@@ -255,7 +171,7 @@ fn assert_nosniff(r: &Resp) {
         r.header("x-content-type-options"),
         Some("nosniff"),
         "{}: X-Content-Type-Options",
-        r.target
+        r.what
     );
 }
 
@@ -359,7 +275,7 @@ fn assert_csp(r: &Resp) {
         find("default-src").map(|v| v.as_slice()),
         Some(&["'none'".to_owned()][..]),
         "{}: CSP default-src: {csp}",
-        r.target
+        r.what
     );
     for (name, sources) in &directives {
         for s in sources {
@@ -372,21 +288,21 @@ fn assert_csp(r: &Resp) {
                     && l != "'unsafe-inline'"
                     && l != "'unsafe-eval'",
                 "{}: CSP {name} allows {s}: {csp}",
-                r.target
+                r.what
             );
         }
     }
     assert!(
         find("script-src").is_none(),
         "{}: CSP allows scripts: {csp}",
-        r.target
+        r.what
     );
     if let Some(hash) = style_hash(&r.body) {
         let want = format!("'sha256-{hash}'");
         assert!(
             find("style-src").is_some_and(|v| v.contains(&want)),
             "{}: CSP style-src does not allow the inline style ({want}): {csp}",
-            r.target
+            r.what
         );
     }
 }
@@ -422,7 +338,7 @@ fn assert_no_external_resources(html: &str, target: &str) {
 
 /// Checks the body of `page` rendered as `f`.
 fn assert_body(r: &Resp, kind: Kind, f: Fmt) {
-    let t = r.target.as_str();
+    let t = r.what.as_str();
     let b = r.body.as_str();
     match (f, kind) {
         (Fmt::Json, Kind::Root) => assert_ipinfo(&r.json(), "127.0.0.1", t),
@@ -544,7 +460,7 @@ fn assert_body(r: &Resp, kind: Kind, f: Fmt) {
 
 /// Everything a successful negotiated response must carry.
 fn assert_page(r: &Resp, kind: Kind, api: bool, f: Fmt) {
-    assert_eq!(r.status, 200, "{}: status ({})", r.target, r.body);
+    assert_eq!(r.status, 200, "{}: status ({})", r.what, r.body);
     assert_content_type(r, f);
     assert_vary(r);
     assert_nosniff(r);
@@ -557,7 +473,7 @@ fn assert_page(r: &Resp, kind: Kind, api: bool, f: Fmt) {
             r.header("access-control-allow-origin"),
             Some("*"),
             "{}: CORS",
-            r.target
+            r.what
         );
     }
 }
@@ -922,12 +838,12 @@ fn bad_format_value_is_400_with_an_error_body() {
     for path in ["/api/v1/ip/1.1.1.1", "/api/v1/me", "/healthz"] {
         for q in ["xml", "", "yaml", "json5"] {
             let r = get(&format!("{path}?format={q}"), &[UA_CURL]);
-            assert_eq!(r.status, 400, "{}: {}", r.target, r.body);
+            assert_eq!(r.status, 400, "{}: {}", r.what, r.body);
             assert_content_type(&r, Fmt::Json);
             assert_vary(&r);
             assert_nosniff(&r);
             let v = r.json();
-            assert!(v["error"].is_string(), "{}: {v}", r.target);
+            assert!(v["error"].is_string(), "{}: {v}", r.what);
             assert!(v.get("message").is_none_or(Value::is_string), "{v}");
             assert_eq!(r.must("cache-control"), "no-store");
         }
@@ -972,36 +888,31 @@ fn bad_format_value_is_400_with_an_error_body() {
 
 /// The Error content of an invalid address, checked in format `f`.
 fn assert_invalid_ip(r: &Resp, f: Fmt) {
-    assert_eq!(r.status, 400, "{}: {}", r.target, r.body);
+    assert_eq!(r.status, 400, "{}: {}", r.what, r.body);
     assert_content_type(r, f);
     assert_vary(r);
     assert_nosniff(r);
-    assert_eq!(r.must("cache-control"), "no-store", "{}", r.target);
+    assert_eq!(r.must("cache-control"), "no-store", "{}", r.what);
     assert!(
         r.header("etag").is_none(),
         "{}: an error has no ETag",
-        r.target
+        r.what
     );
     match f {
         Fmt::Json => {
             let v = r.json();
-            assert_eq!(v["error"], "invalid_ip", "{}", r.target);
+            assert_eq!(v["error"], "invalid_ip", "{}", r.what);
             assert!(
                 v["message"].as_str().is_some_and(|m| m.contains("1.2.3")),
                 "{v}"
             );
         }
         Fmt::Text => {
-            let rows = assert_aligned(&r.body, &r.target);
-            assert_eq!(
-                rows[0],
-                ("error".into(), "invalid_ip".into()),
-                "{}",
-                r.target
-            );
+            let rows = assert_aligned(&r.body, &r.what);
+            assert_eq!(rows[0], ("error".into(), "invalid_ip".into()), "{}", r.what);
         }
         Fmt::Md => {
-            assert!(r.body.starts_with("# "), "{}: {}", r.target, r.body);
+            assert!(r.body.starts_with("# "), "{}: {}", r.what, r.body);
             assert!(
                 r.body.contains("invalid\\_ip") || r.body.contains("invalid_ip"),
                 "{}",
@@ -1012,13 +923,13 @@ fn assert_invalid_ip(r: &Resp, f: Fmt) {
             assert!(
                 r.body.to_ascii_lowercase().starts_with("<!doctype html>"),
                 "{}",
-                r.target
+                r.what
             );
-            assert!(r.body.contains("1.2.3"), "{}: message not shown", r.target);
+            assert!(r.body.contains("1.2.3"), "{}: message not shown", r.what);
             assert!(
                 r.body.contains("name=\"ip\""),
                 "{}: the error page offers the form",
-                r.target
+                r.what
             );
             assert_csp(r);
         }
@@ -1074,8 +985,8 @@ fn the_caller_pages_are_never_cached() {
             for ua in [UA_CHROME, UA_CURL] {
                 let r = get(&format!("{path}?format={}", f.query()), &[ua]);
                 let cc = r.must("cache-control").to_ascii_lowercase();
-                assert!(cc.contains("no-store"), "{}: Cache-Control {cc}", r.target);
-                assert!(!cc.contains("public"), "{}: Cache-Control {cc}", r.target);
+                assert!(cc.contains("no-store"), "{}: Cache-Control {cc}", r.what);
+                assert!(!cc.contains("public"), "{}: Cache-Control {cc}", r.what);
             }
         }
         let r = get(path, &[UA_CURL]);
@@ -1092,13 +1003,13 @@ fn address_pages_are_cacheable_briefly() {
             assert!(
                 !cc.contains("no-store") && !cc.contains("no-cache") && !cc.contains("private"),
                 "{}: {cc}",
-                r.target
+                r.what
             );
-            let age = max_age(&cc).unwrap_or_else(|| panic!("{}: no max-age in {cc}", r.target));
+            let age = max_age(&cc).unwrap_or_else(|| panic!("{}: no max-age in {cc}", r.what));
             assert!(
                 (1..=86_400).contains(&age),
                 "{}: max-age {age} is not brief",
-                r.target
+                r.what
             );
         }
     }
@@ -1117,7 +1028,7 @@ fn api_and_json_forms_allow_any_origin() {
                 r.header("access-control-allow-origin"),
                 Some("*"),
                 "{}",
-                r.target
+                r.what
             );
         }
         // Errors of the API too, so a browser app can read them.
@@ -1126,7 +1037,7 @@ fn api_and_json_forms_allow_any_origin() {
             r.header("access-control-allow-origin"),
             Some("*"),
             "{}",
-            r.target
+            r.what
         );
     }
     for &(path, _, _) in PAGES {

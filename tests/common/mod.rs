@@ -1,6 +1,8 @@
 //! Test harness: the real server on a real loopback socket, started in-process.
 #![allow(dead_code)]
 
+pub mod wire;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
