@@ -15,28 +15,11 @@ use serde_json::Value;
 
 use common::TestServer;
 use common::wire::{self, Wire};
+use common::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS};
 
 // ---------------------------------------------------------------------------
 // helpers
 // ---------------------------------------------------------------------------
-
-const TOP_KEYS: &[&str] = &["ip", "version", "is_public", "location", "network"];
-const LOCATION_KEYS: &[&str] = &[
-    "country_code",
-    "country",
-    "country_bn",
-    "flag",
-    "continent",
-    "city",
-    "latitude",
-    "longitude",
-    "accuracy",
-    "time_zone",
-    "local_time",
-    "currency",
-    "calling_code",
-];
-const NETWORK_KEYS: &[&str] = &["asn", "organization", "range", "reverse_dns"];
 
 /// Sends one HTTP/1.1 request with exactly this method and request target.
 async fn raw(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)]) -> Wire {

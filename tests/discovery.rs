@@ -31,29 +31,13 @@ use sha2::{Digest, Sha256};
 
 use common::TestServer;
 use common::wire::{self, Wire};
+use common::{LOCATION_KEYS, NETWORK_KEYS};
 
 /// A response of the server, with the URL it came from in `what`.
 type Fetched = Wire;
 
 const CATALOG_TYPE: &str =
     "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"";
-
-const LOCATION_FIELDS: &[&str] = &[
-    "country_code",
-    "country",
-    "country_bn",
-    "flag",
-    "continent",
-    "city",
-    "latitude",
-    "longitude",
-    "accuracy",
-    "time_zone",
-    "local_time",
-    "currency",
-    "calling_code",
-];
-const NETWORK_FIELDS: &[&str] = &["asn", "organization", "range", "reverse_dns"];
 
 // ---------------------------------------------------------------------------
 // HTTP helpers
@@ -483,7 +467,7 @@ async fn openapi_document_members() {
     );
 
     // Location and Network: every field present, optional, nullable.
-    for (name, fields) in [("Location", LOCATION_FIELDS), ("Network", NETWORK_FIELDS)] {
+    for (name, fields) in [("Location", LOCATION_KEYS), ("Network", NETWORK_KEYS)] {
         let schema = &schemas[name];
         let required = string_set(&schema["required"]);
         for field in fields.iter() {

@@ -19,6 +19,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use common::wire::{self, Wire};
+use common::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS};
 
 // ---------------------------------------------------------------------------
 // harness
@@ -61,24 +62,6 @@ const UA_CURL: (&str, &str) = ("User-Agent", CURL);
 
 const ATTRIBUTION_MD: &str = "[IP Geolocation by DB-IP](https://db-ip.com)";
 const ATTRIBUTION_HTML: &str = "<a href=\"https://db-ip.com\">IP Geolocation by DB-IP</a>";
-
-const TOP_KEYS: &[&str] = &["ip", "version", "is_public", "location", "network"];
-const LOCATION_KEYS: &[&str] = &[
-    "country_code",
-    "country",
-    "country_bn",
-    "flag",
-    "continent",
-    "city",
-    "latitude",
-    "longitude",
-    "accuracy",
-    "time_zone",
-    "local_time",
-    "currency",
-    "calling_code",
-];
-const NETWORK_KEYS: &[&str] = &["asn", "organization", "range", "reverse_dns"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fmt {

@@ -50,3 +50,24 @@ pub fn client() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder().build().unwrap()
 }
+
+/// The keys of an answer (`IpInfo`), in the order of the spec.
+pub const TOP_KEYS: &[&str] = &["ip", "version", "is_public", "location", "network"];
+/// The keys of `location`.
+pub const LOCATION_KEYS: &[&str] = &[
+    "country_code",
+    "country",
+    "country_bn",
+    "flag",
+    "continent",
+    "city",
+    "latitude",
+    "longitude",
+    "accuracy",
+    "time_zone",
+    "local_time",
+    "currency",
+    "calling_code",
+];
+/// The keys of `network`.
+pub const NETWORK_KEYS: &[&str] = &["asn", "organization", "range", "reverse_dns"];
