@@ -114,7 +114,69 @@ fn ip_formats(allow_empty: bool) -> RefOr<utoipa::openapi::schema::Schema> {
 pub fn openapi(base: &str) -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
     doc.servers = Some(vec![Server::new(base)]);
+    add_limit_responses(&mut doc);
     doc
+}
+
+/// The answers of the limits every route sits behind ([`super::common`]),
+/// added to every operation: 414 (path and query over 4096 bytes, Error JSON),
+/// 429 (over the optional per-caller rate limit, which spares `/healthz`;
+/// Error JSON under `/api/`, plain text elsewhere, with `Retry-After`) and 503
+/// (a request still running at the request timeout, empty body).
+fn add_limit_responses(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    use utoipa::openapi::{Content, HeaderBuilder, Ref, ResponseBuilder};
+    let error = || Content::new(Some(Ref::from_schema_name("Error")));
+    let text = || Content::new(Some(ObjectBuilder::new().schema_type(Type::String)));
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let rate_limited = if path.starts_with("/api/") {
+            ("application/json", error())
+        } else {
+            ("text/plain", text())
+        };
+        let retry_after = HeaderBuilder::new()
+            .schema(Some(ObjectBuilder::new().schema_type(Type::Integer)))
+            .description(Some("Seconds to wait before asking again"))
+            .build();
+        let limits = [
+            (
+                "414",
+                ResponseBuilder::new()
+                    .description(format!(
+                        "The path and query are longer than {} bytes",
+                        super::Limits::default().max_uri_bytes
+                    ))
+                    .content("application/json", error())
+                    .build(),
+            ),
+            (
+                "429",
+                ResponseBuilder::new()
+                    .description("Over the per-caller rate limit (`--rate-limit`, off by default)")
+                    .content(rate_limited.0, rate_limited.1)
+                    .header("Retry-After", retry_after)
+                    .build(),
+            ),
+            (
+                "503",
+                ResponseBuilder::new()
+                    .description("The request ran past the request timeout; empty body")
+                    .build(),
+            ),
+        ];
+        let ops = [&mut item.get, &mut item.post, &mut item.head];
+        for op in ops.into_iter().flatten() {
+            for (status, response) in &limits {
+                if status == &"429" && path == "/healthz" {
+                    continue;
+                }
+                op.responses
+                    .responses
+                    .entry((*status).to_owned())
+                    .or_insert_with(|| response.clone().into());
+            }
+        }
+    }
 }
 
 /// The URL callers used to reach the service (`scheme://host[:port]`), for absolute links.
@@ -573,6 +635,34 @@ mod tests {
             assert!(doc["paths"][p]["get"].is_object(), "{p}");
         }
         assert!(doc.get("security").is_none());
+    }
+
+    #[test]
+    fn every_operation_documents_the_limit_answers() {
+        let doc = serde_json::to_value(openapi("http://x")).unwrap();
+        let paths = doc["paths"].as_object().unwrap();
+        let mut seen = 0;
+        for (path, item) in paths {
+            for (method, op) in item.as_object().unwrap() {
+                let responses = &op["responses"];
+                assert!(responses["414"].is_object(), "{method} {path}: 414");
+                assert!(responses["503"].is_object(), "{method} {path}: 503");
+                let spared = path == "/healthz";
+                assert_eq!(
+                    responses["429"].is_object(),
+                    !spared,
+                    "{method} {path}: 429"
+                );
+                seen += 1;
+            }
+        }
+        assert!(seen >= 14, "only {seen} operations");
+        let api_429 = &doc["paths"]["/api/v1/ip/{ip}"]["get"]["responses"]["429"];
+        assert_eq!(
+            api_429["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/Error"
+        );
+        assert!(api_429["headers"]["Retry-After"].is_object());
     }
 
     #[test]
