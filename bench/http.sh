@@ -56,56 +56,18 @@ HELPERS="$ROOT/bench/ceiling/helpers"
 BIN="${IPLOOKUP_BIN:-$ROOT/target/release/iplookup}"
 CEILING="$ROOT/bench/ceiling/target/release/ceiling"
 
-for tool in wrk curl python3; do
-    command -v "$tool" >/dev/null || { echo "http.sh: needs $tool (apt-get install -y wrk curl)" >&2; exit 1; }
-done
+BENCH=http.sh
+source bench/lib.sh
+need wrk curl python3
 if [[ "${OHA:-1}" == 1 ]] && ! command -v oha >/dev/null; then
     echo "http.sh: needs oha (cargo install --locked oha --version 1.16.0), or OHA=0" >&2
     exit 1
-fi
-if [[ "${PIN:-1}" == 1 ]] && command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
-    SERVER_PIN=(taskset -c "${SERVER_CPUS:-1}")
-    CLIENT_PIN=(taskset -c "${CLIENT_CPUS:-0}")
-else
-    SERVER_PIN=() CLIENT_PIN=()
 fi
 
 if [[ "${BUILD:-1}" == 1 ]]; then
     [[ -n "${IPLOOKUP_BIN:-}" ]] || cargo build --release --locked --bin iplookup
     (cd bench/ceiling && cargo build --release --locked)
 fi
-
-unset IPLOOKUP_DATA_DIR IPLOOKUP_LISTEN IPLOOKUP_TRUSTED_PROXIES IPLOOKUP_NO_REVERSE_DNS \
-    IPLOOKUP_DNS_SERVER IPLOOKUP_RATE_LIMIT IPLOOKUP_MAX_CONNECTIONS
-# The interpreter itself, not a shim (pyenv): its PID is the one to signal.
-PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
-WORK="$(mktemp -d)"
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-wait_healthy() { # PORT
-    for _ in $(seq 1 300); do
-        [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/healthz" || true)" == 200 ]] && return 0
-        sleep 0.1
-    done
-    echo "http.sh: nothing answers on port $1" >&2
-    exit 1
-}
-port_free() {
-    if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/"; then
-        echo "http.sh: port $1 is in use; set PORT" >&2
-        exit 1
-    fi
-}
-stop() { # PID
-    kill "$1" 2>/dev/null || true
-    wait "$1" 2>/dev/null || true
-}
 
 # One wrk run; prints its "WRK ..." line.
 run_wrk() { # PORT SCRIPT DURATION [ARGS...]
@@ -142,25 +104,6 @@ with_cpu() { # PID COMMAND...
     awk -v l="$line" -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v w="$(awk -v a="$w0" -v b="$w1" 'BEGIN { print b - a }')" \
         'BEGIN { printf "%s cpu=%.2f\n", l, t / hz / w }'
 }
-# A wrk run that ends when its script creates the marker file (walk.lua,
-# distinct.lua): wrk would otherwise sleep for its whole -d. Prints the WRK line.
-run_wrk_until_done() { # PORT SCRIPT MAX_SECONDS ARGS... (the marker file is appended to ARGS)
-    local port=$1 script=$2 dur=$3
-    shift 3
-    local marker="$WORK/wrk.done" out="$WORK/wrk.out"
-    rm -f "$marker"
-    "${CLIENT_PIN[@]}" wrk -t1 -c"$CONNECTIONS" -d"${dur}s" --timeout 5s -s "$HELPERS/$script" \
-        "http://127.0.0.1:$port" -- "$@" "$marker" > "$out" &
-    local w=$!
-    while kill -0 "$w" 2>/dev/null && [[ ! -e "$marker" ]]; do sleep 0.05; done
-    kill -INT "$w" 2>/dev/null || true
-    wait "$w" || true
-    grep '^WRK ' "$out"
-}
-field() { sed -E "s/.* $1=([0-9.]+).*/\1/" <<<"$2"; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
 
 "$PYTHON" "$HELPERS/addresses.py" "$ADDRESSES" > "$WORK/addresses.txt"
 for p in "$P_OURS" "$P_CEIL" "$P_DNS"; do port_free "$p"; done

@@ -36,70 +36,18 @@ P_OURS=$BASE_PORT P_DNS=$((BASE_PORT + 1))
 HELPERS="$ROOT/bench/ceiling/helpers"
 BIN="${IPLOOKUP_BIN:-$ROOT/target/release/iplookup}"
 
-for tool in wrk curl python3; do
-    command -v "$tool" >/dev/null || { echo "memory.sh: needs $tool" >&2; exit 1; }
-done
-if [[ "${PIN:-1}" == 1 ]] && command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
-    SERVER_PIN=(taskset -c "${SERVER_CPUS:-1}")
-    CLIENT_PIN=(taskset -c "${CLIENT_CPUS:-0}")
-else
-    SERVER_PIN=() CLIENT_PIN=()
-fi
+BENCH=memory.sh
+source bench/lib.sh
+need wrk curl python3
 if [[ "${BUILD:-1}" == 1 && -z "${IPLOOKUP_BIN:-}" ]]; then
     cargo build --release --locked --bin iplookup
 fi
-unset IPLOOKUP_DATA_DIR IPLOOKUP_LISTEN IPLOOKUP_TRUSTED_PROXIES IPLOOKUP_NO_REVERSE_DNS \
-    IPLOOKUP_DNS_SERVER IPLOOKUP_RDNS_CACHE_SIZE IPLOOKUP_RATE_LIMIT
 
-# The interpreter itself, not a shim (pyenv): its PID is the one to signal.
-PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
-WORK="$(mktemp -d)"
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-wait_healthy() {
-    for _ in $(seq 1 300); do
-        [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/healthz" || true)" == 200 ]] && return 0
-        sleep 0.1
-    done
-    echo "memory.sh: nothing answers on port $1" >&2
-    exit 1
-}
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-status_kib() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; } # PID VmRSS|VmHWM
-mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 metric() { # PORT NAME-AND-LABEL-REGEX
     curl -s "http://127.0.0.1:$1/metrics" | awk -v re="^$2" '$0 ~ re {s += $NF} END {printf "%d", s}'
 }
-# A wrk run that ends when its script creates the marker file (walk.lua,
-# distinct.lua): wrk would otherwise sleep for its whole -d. Prints the WRK line.
-run_wrk_until_done() { # PORT SCRIPT MAX_SECONDS ARGS... (the marker file is appended to ARGS)
-    local port=$1 script=$2 dur=$3
-    shift 3
-    local marker="$WORK/wrk.done" out="$WORK/wrk.out"
-    rm -f "$marker"
-    "${CLIENT_PIN[@]}" wrk -t1 -c"$CONNECTIONS" -d"${dur}s" --timeout 5s -s "$HELPERS/$script" \
-        "http://127.0.0.1:$port" -- "$@" "$marker" > "$out" &
-    local w=$!
-    while kill -0 "$w" 2>/dev/null && [[ ! -e "$marker" ]]; do sleep 0.05; done
-    kill -INT "$w" 2>/dev/null || true
-    wait "$w" || true
-    grep '^WRK ' "$out"
-}
-field() { sed -E "s/.* $1=([0-9.]+).*/\1/" <<<"$2"; }
 
-for p in "$P_OURS" "$P_DNS"; do
-    if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$p/"; then
-        echo "memory.sh: port $p in use; set PORT" >&2
-        exit 1
-    fi
-done
+for p in "$P_OURS" "$P_DNS"; do port_free "$p"; done
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
 echo

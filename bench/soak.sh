@@ -38,32 +38,14 @@ P_OURS=$BASE_PORT P_DNS=$((BASE_PORT + 1))
 HELPERS="$ROOT/bench/ceiling/helpers"
 BIN="${IPLOOKUP_BIN:-$ROOT/target/release/iplookup}"
 
-for tool in curl python3; do
-    command -v "$tool" >/dev/null || { echo "soak.sh: needs $tool" >&2; exit 1; }
-done
+BENCH=soak.sh
+source bench/lib.sh
+need curl python3
 if [[ "${BUILD:-1}" == 1 && -z "${IPLOOKUP_BIN:-}" ]]; then
     cargo build --release --locked --bin iplookup
 fi
-unset IPLOOKUP_DATA_DIR IPLOOKUP_LISTEN IPLOOKUP_TRUSTED_PROXIES IPLOOKUP_NO_REVERSE_DNS \
-    IPLOOKUP_DNS_SERVER IPLOOKUP_RATE_LIMIT IPLOOKUP_NO_WATCH
 
-# The interpreter itself, not a shim (pyenv): its PID is the one to signal.
-PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
-WORK="$(mktemp -d)"
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-for p in "$P_OURS" "$P_DNS"; do
-    if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$p/"; then
-        echo "soak.sh: port $p in use; set PORT" >&2
-        exit 1
-    fi
-done
+for p in "$P_OURS" "$P_DNS"; do port_free "$p"; done
 
 # Small releases cut from the embedded files (sorted, non-overlapping rows):
 # the first in the data directory (2030-01: rows 1..ROWS), the next ones in
