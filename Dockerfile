@@ -15,6 +15,7 @@ COPY --from=build /src/target/release/iplookup /usr/local/bin/iplookup
 ENV IPLOOKUP_LISTEN=0.0.0.0:8080 \
     IPLOOKUP_LOG_FORMAT=json
 EXPOSE 8080
-USER nonroot:nonroot
+# distroless nonroot, numeric so that Kubernetes runAsNonRoot can verify it.
+USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/iplookup"]
 CMD ["serve"]
