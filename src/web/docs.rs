@@ -17,6 +17,8 @@ use utoipa::openapi::{PathItem, RefOr, Server};
 
 use super::AppState;
 use super::client::base_url;
+use super::negotiate::Format;
+use super::ratelimit;
 use super::render::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, Page};
 use super::respond::{Caching, Reply, Wants, respond};
 use crate::model;
@@ -119,57 +121,47 @@ pub fn openapi(base: &str) -> utoipa::openapi::OpenApi {
 }
 
 /// The answers of the limits every route sits behind ([`super::common`]),
-/// added to every operation: 414 (path and query over 4096 bytes, Error JSON),
-/// 429 (over the optional per-caller rate limit, which spares `/healthz`;
-/// Error JSON under `/api/`, plain text elsewhere, with `Retry-After`) and 503
-/// (a request still running at the request timeout, empty body).
+/// added to every operation: 414 (path and query over the limit, Error JSON),
+/// 429 (over the optional per-caller rate limit, with `Retry-After`; in the
+/// format and on the paths [`ratelimit`] answers it) and 503 (a request still
+/// running at the request timeout, empty body).
 fn add_limit_responses(doc: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::schema::{ObjectBuilder, Type};
-    use utoipa::openapi::{Content, HeaderBuilder, Ref, ResponseBuilder};
+    use utoipa::openapi::{Content, HeaderBuilder, Ref, Response, ResponseBuilder};
     let error = || Content::new(Some(Ref::from_schema_name("Error")));
-    let text = || Content::new(Some(ObjectBuilder::new().schema_type(Type::String)));
-    for (path, item) in doc.paths.paths.iter_mut() {
-        let rate_limited = if path.starts_with("/api/") {
-            ("application/json", error())
-        } else {
-            ("text/plain", text())
+    let uri_too_long = ResponseBuilder::new()
+        .description(format!(
+            "The path and query are longer than {} bytes",
+            super::Limits::default().max_uri_bytes
+        ))
+        .content("application/json", error())
+        .build();
+    let timed_out = ResponseBuilder::new()
+        .description("The request ran past the request timeout; empty body")
+        .build();
+    let rate_limited = |path: &str| -> Response {
+        let content = match ratelimit::refusal_format(path) {
+            Format::Json => error(),
+            _ => Content::new(Some(ObjectBuilder::new().schema_type(Type::String))),
         };
         let retry_after = HeaderBuilder::new()
             .schema(Some(ObjectBuilder::new().schema_type(Type::Integer)))
             .description(Some("Seconds to wait before asking again"))
             .build();
-        let limits = [
-            (
-                "414",
-                ResponseBuilder::new()
-                    .description(format!(
-                        "The path and query are longer than {} bytes",
-                        super::Limits::default().max_uri_bytes
-                    ))
-                    .content("application/json", error())
-                    .build(),
-            ),
-            (
-                "429",
-                ResponseBuilder::new()
-                    .description("Over the per-caller rate limit (`--rate-limit`, off by default)")
-                    .content(rate_limited.0, rate_limited.1)
-                    .header("Retry-After", retry_after)
-                    .build(),
-            ),
-            (
-                "503",
-                ResponseBuilder::new()
-                    .description("The request ran past the request timeout; empty body")
-                    .build(),
-            ),
-        ];
+        ResponseBuilder::new()
+            .description("Over the per-caller rate limit (`--rate-limit`, off by default)")
+            .content(ratelimit::refusal_format(path).media_type(), content)
+            .header("Retry-After", retry_after)
+            .build()
+    };
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let mut limits = vec![("414", uri_too_long.clone()), ("503", timed_out.clone())];
+        if !ratelimit::spares(path) {
+            limits.push(("429", rate_limited(path)));
+        }
         let ops = [&mut item.get, &mut item.post, &mut item.head];
         for op in ops.into_iter().flatten() {
             for (status, response) in &limits {
-                if status == &"429" && path == "/healthz" {
-                    continue;
-                }
                 op.responses
                     .responses
                     .entry((*status).to_owned())

@@ -105,13 +105,27 @@ fn bucket_key(ip: IpAddr) -> IpAddr {
     }
 }
 
+/// Whether requests for `path` are exempt from the limit: `/healthz` and
+/// `/metrics` (probes and scrapers).
+pub fn spares(path: &str) -> bool {
+    path == "/healthz" || path == "/metrics"
+}
+
+/// The format of the 429 answer for `path`: JSON under `/api/`, else plain text.
+pub fn refusal_format(path: &str) -> Format {
+    if path.starts_with("/api/") {
+        Format::Json
+    } else {
+        Format::Text
+    }
+}
+
 /// The 429 answer (an Error body and `Retry-After`) when the caller of
 /// `request` is over its limit; `None` to let the request through.
-/// `/healthz` and `/metrics` are exempt (probes and scrapers).
 pub fn refusal(state: &AppState, request: &Request) -> Option<Response> {
     let limiter = state.limiter.as_ref()?;
     let path = request.uri().path();
-    if path == "/healthz" || path == "/metrics" {
+    if spares(path) {
         return None;
     }
     let peer = request.extensions().get::<ConnectInfo<SocketAddr>>()?.0;
@@ -126,12 +140,7 @@ pub fn refusal(state: &AppState, request: &Request) -> Option<Response> {
             format!("too many requests from {caller}; retry in {secs} s"),
         ),
     };
-    let default = if path.starts_with("/api/") {
-        Format::Json
-    } else {
-        Format::Text
-    };
-    let mut response = error(page, &Wants::default(), default);
+    let mut response = error(page, &Wants::default(), refusal_format(path));
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from(secs));
