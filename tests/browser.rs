@@ -57,18 +57,6 @@ fn server() -> &'static (SocketAddr, String) {
     })
 }
 
-fn python() -> PathBuf {
-    let python = std::env::var_os("IPLOOKUP_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest_dir().join(".venv/bin/python"));
-    assert!(
-        python.exists(),
-        "no Python at {} (run scripts/test, which creates .venv/ from tests/requirements.txt, or set IPLOOKUP_TEST_PYTHON)",
-        python.display()
-    );
-    python
-}
-
 fn chromium() -> PathBuf {
     let exe = std::env::var_os("IPLOOKUP_CHROMIUM")
         .map(PathBuf::from)
@@ -87,7 +75,7 @@ fn run_check(args: &[&str]) -> String {
     let script = manifest_dir().join("tests/py/browser_check.py");
     let home = std::env::temp_dir().join(format!("iplookup-browser-{}", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
-    let mut child = Command::new(python())
+    let mut child = Command::new(common::test_python())
         .arg(&script)
         .arg("--base")
         .arg(base)

@@ -4,16 +4,14 @@
 //! schemas, unknown fields refused) on `deploy/kubernetes/`. Both come from
 //! tests/requirements.txt, installed into .venv/ by scripts/test.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A tool installed beside the test Python (`IPLOOKUP_TEST_PYTHON`, or .venv/).
+/// A tool installed beside the test Python ([`common::test_python`]).
 fn venv_tool(name: &str) -> PathBuf {
-    let python = match std::env::var_os("IPLOOKUP_TEST_PYTHON") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"),
-    };
-    let tool = python.with_file_name(name);
+    let tool = common::test_python().with_file_name(name);
     assert!(
         tool.exists(),
         "{} not found: run scripts/test (it installs tests/requirements.txt into .venv/)",

@@ -257,25 +257,9 @@ fn without_local_time(v: &Value) -> Value {
 // Python tools
 // ---------------------------------------------------------------------------
 
-/// The interpreter of the pinned Python tools: `IPLOOKUP_TEST_PYTHON`, else
-/// `.venv/bin/python` of this crate. Missing is a failure, not a skip.
-fn python() -> PathBuf {
-    let path = match std::env::var_os("IPLOOKUP_TEST_PYTHON") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"),
-    };
-    assert!(
-        path.exists(),
-        "Python for the black-box tools not found at {}: run scripts/test (it creates .venv/ from \
-         tests/requirements.txt and exports IPLOOKUP_TEST_PYTHON), or set IPLOOKUP_TEST_PYTHON",
-        path.display()
-    );
-    path
-}
-
 /// Runs the venv's Python with `args` in `dir`, kills it after `limit`.
 async fn run_python(args: &[&str], dir: &Path, limit: Duration) -> Output {
-    let py = python();
+    let py = common::test_python();
     let mut cmd = tokio::process::Command::new(&py);
     cmd.args(args)
         .current_dir(dir)

@@ -71,3 +71,20 @@ pub const LOCATION_KEYS: &[&str] = &[
 ];
 /// The keys of `network`.
 pub const NETWORK_KEYS: &[&str] = &["asn", "organization", "range", "reverse_dns"];
+
+/// The interpreter of the pinned Python test tools (tests/requirements.txt):
+/// `IPLOOKUP_TEST_PYTHON` (exported by scripts/test), else `.venv/bin/python`
+/// of this crate. Missing is a failure, not a skip.
+pub fn test_python() -> std::path::PathBuf {
+    let path = match std::env::var_os("IPLOOKUP_TEST_PYTHON") {
+        Some(p) if !p.is_empty() => std::path::PathBuf::from(p),
+        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"),
+    };
+    assert!(
+        path.exists(),
+        "Python for the black-box tools not found at {}: run scripts/test (it creates .venv/ from \
+         tests/requirements.txt and exports IPLOOKUP_TEST_PYTHON), or set IPLOOKUP_TEST_PYTHON",
+        path.display()
+    );
+    path
+}
