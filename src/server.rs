@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use axum::ServiceExt;
 use axum_server::Handle;
 use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use ipnet::IpNet;
@@ -133,8 +134,9 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
         tls: config.tls.is_some(),
         limiter: config.rate_limit.map(|l| RateLimiter::new(l, 100_000)),
     };
-    let app =
-        web::router(state, &config.limits).into_make_service_with_connect_info::<SocketAddr>();
+    let app = ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(
+        web::app(state, &config.limits),
+    );
     let local = listener.local_addr()?;
     let handle = Handle::new();
     spawn_shutdown(handle.clone(), config.drain);

@@ -559,6 +559,84 @@ async fn percent_encoding_is_decoded_exactly_once() {
     assert_invalid(&r, "%2531.2.3.4", Some("%31.2.3.4"));
 }
 
+/// The address with every `.` and `:` percent-encoded: the same request to
+/// the handler, but one the server's hot path leaves to the router.
+fn encoded(address: &str) -> String {
+    address.replace('.', "%2E").replace(':', "%3A")
+}
+
+#[tokio::test]
+async fn the_hot_path_answers_exactly_as_the_router_does() {
+    let srv = v4_server().await;
+    let etag = raw(srv.addr, "GET", "/api/v1/ip/8.8.8.8", &[]).await;
+    let etag = etag.must("etag").to_owned();
+    let addresses = [
+        "8.8.8.8",
+        "2001:4860:4860::8888",
+        "10.0.0.1",
+        "::ffff:1.2.3.4",
+        "1.2.3",
+        "01.2.3.4",
+        "fe80::1%eth0",
+        "not-an-ip",
+    ];
+    let queries = [
+        "",
+        "?format=text",
+        "?format=md",
+        "?format=html",
+        "?format=xml",
+        "?x=%zz",
+    ];
+    let header_sets: [&[(&str, &str)]; 5] = [
+        &[],
+        &[("accept", "text/markdown")],
+        &[("accept", "image/png")],
+        &[
+            ("user-agent", "curl/8.5.0"),
+            ("accept", "text/plain;q=0.5, application/json"),
+        ],
+        &[("if-none-match", &etag)],
+    ];
+    for address in addresses {
+        for query in queries {
+            for headers in header_sets {
+                let hot = raw(
+                    srv.addr,
+                    "GET",
+                    &format!("/api/v1/ip/{address}{query}"),
+                    headers,
+                )
+                .await;
+                let target = format!("/api/v1/ip/{}{query}", encoded(address));
+                let routed = raw(srv.addr, "GET", &target, headers).await;
+                let what = format!("{address}{query} {headers:?}");
+                assert_eq!(hot.status, routed.status, "{what}");
+                let without_date = |w: &Wire| {
+                    let mut h: Vec<_> = w
+                        .headers
+                        .iter()
+                        .filter(|(k, _)| k != "date")
+                        .cloned()
+                        .collect();
+                    h.sort();
+                    h
+                };
+                assert_eq!(without_date(&hot), without_date(&routed), "{what}");
+                // The local time may tick between the two requests.
+                let stable = |w: &Wire| {
+                    w.body
+                        .lines()
+                        .filter(|l| !l.contains("local_time") && !l.contains("Local time"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                };
+                assert_eq!(stable(&hot), stable(&routed), "{what}");
+            }
+        }
+    }
+}
+
 #[tokio::test]
 async fn address_that_is_not_utf8_after_decoding_is_400() {
     let srv = v4_server().await;

@@ -82,6 +82,16 @@ impl CommonLayer {
             }),
         }
     }
+
+    /// The layer around `inner`, a service outside the router that answers
+    /// the one route `route` (its metrics are counted under that name).
+    pub fn for_route<S>(&self, route: &str, inner: S) -> Common<S> {
+        Common {
+            inner,
+            shared: self.shared.clone(),
+            route: Some(route_metrics(route)),
+        }
+    }
 }
 
 impl<S> Layer<S> for CommonLayer {
@@ -91,6 +101,7 @@ impl<S> Layer<S> for CommonLayer {
         Common {
             inner,
             shared: self.shared.clone(),
+            route: None,
         }
     }
 }
@@ -100,6 +111,8 @@ impl<S> Layer<S> for CommonLayer {
 pub struct Common<S> {
     inner: S,
     shared: Arc<Shared>,
+    /// The route's metrics, if fixed; else the router's matched path decides.
+    route: Option<&'static RouteMetrics>,
 }
 
 impl<S> Service<Request> for Common<S>
@@ -117,12 +130,14 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let started = Instant::now();
-        let metrics = route_metrics(
-            request
-                .extensions()
-                .get::<MatchedPath>()
-                .map_or("unmatched", MatchedPath::as_str),
-        );
+        let metrics = self.route.unwrap_or_else(|| {
+            route_metrics(
+                request
+                    .extensions()
+                    .get::<MatchedPath>()
+                    .map_or("unmatched", MatchedPath::as_str),
+            )
+        });
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
         let early = if preflight {

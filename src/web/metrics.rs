@@ -51,6 +51,7 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
 /// The request metrics of one route: its latency histogram and its counters
 /// by status, registered once so that recording a request builds no labels
 /// and looks nothing up in the recorder.
+#[derive(Debug)]
 pub struct RouteMetrics {
     route: String,
     duration: Histogram,

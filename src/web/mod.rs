@@ -1,10 +1,12 @@
 //! The HTTP face of the service: routes, shared state and the layers every
 //! response passes through. Handlers live in [`pages`]; formats in
-//! [`negotiate`] and [`render`]; the caller's address in [`client`].
+//! [`negotiate`] and [`render`]; the caller's address in [`client`]; the
+//! hot route's way around the router in [`hot`].
 
 pub mod client;
 pub mod common;
 pub mod docs;
+pub mod hot;
 pub mod mcp;
 pub mod metrics;
 pub mod negotiate;
@@ -63,14 +65,24 @@ impl Default for Limits {
     }
 }
 
-/// All routes, with the common layer ([`common`]).
-pub fn router(state: AppState, limits: &Limits) -> Router {
+/// The path of the specific address lookup (the hot route).
+pub const API_IP: &str = "/api/v1/ip/{ip}";
+
+/// The whole service: every route, each behind the common layer ([`common`]).
+pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
+    let common = common::CommonLayer::new(state.clone(), limits);
+    let api_ip = common.for_route(API_IP, hot::ApiIp::new(state.clone()));
+    hot::Routes::new(api_ip, router(state, common))
+}
+
+/// All routes, through axum's router.
+fn router(state: AppState, common: common::CommonLayer) -> Router {
     Router::new()
         .route("/", get(pages::root))
         .route("/healthz", get(pages::healthz))
         .route("/api/v1/me", get(pages::api_me))
         .route("/api/v1/ip/", get(pages::api_ip_missing))
-        .route("/api/v1/ip/{ip}", get(pages::api_ip))
+        .route(API_IP, get(pages::api_ip))
         .route("/docs", get(docs::docs_page))
         .route("/api/v1/openapi.json", get(docs::openapi_json))
         .route("/llms.txt", get(docs::llms_txt))
@@ -93,6 +105,6 @@ pub fn router(state: AppState, limits: &Limits) -> Router {
         .route("/{ip}", get(pages::address_page))
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
-        .layer(common::CommonLayer::new(state.clone(), limits))
+        .layer(common)
         .with_state(state)
 }

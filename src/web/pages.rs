@@ -149,15 +149,19 @@ pub async fn api_ip(
     wants: Wants,
 ) -> Response {
     match raw {
-        Ok(Path(text)) => {
-            lookup_reply(&state, &text, LookupKind::ApiIp, &wants, Format::Json).await
-        }
+        Ok(Path(text)) => api_ip_answer(&state, &text, &wants).await,
         Err(_) => error(
             bad_request("invalid_ip", "the address is not valid UTF-8".into()),
             &wants,
             Format::Json,
         ),
     }
+}
+
+/// The answer of `GET /api/v1/ip/{ip}` for its percent-decoded segment
+/// `text` (through the router, or straight from [`super::hot`]).
+pub async fn api_ip_answer(state: &AppState, text: &str, wants: &Wants) -> Response {
+    lookup_reply(state, text, LookupKind::ApiIp, wants, Format::Json).await
 }
 
 /// `GET /api/v1/ip/`: the address is missing.

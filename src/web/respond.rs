@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::{FromRequestParts, Query};
 use axum::http::header::{self, HeaderMap, HeaderValue};
-use axum::http::{StatusCode, request::Parts};
+use axum::http::{StatusCode, Uri, request::Parts};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
@@ -42,14 +42,20 @@ impl<S: Send + Sync> FromRequestParts<S> for Wants {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        let query = match parts.uri.query() {
+        Ok(Wants::read(&parts.uri, &parts.headers))
+    }
+}
+
+impl Wants {
+    /// What the query string and the headers of a request say.
+    pub fn read(uri: &Uri, headers: &HeaderMap) -> Wants {
+        let query = match uri.query() {
             None => Ok(PageQuery::default()),
-            Some(_) => Query::<PageQuery>::try_from_uri(&parts.uri).map(|Query(q)| q),
+            Some(_) => Query::<PageQuery>::try_from_uri(uri).map(|Query(q)| q),
         };
         // All the values of a header, joined with ", " (RFC 9110 section 5.3).
         let header = |name: header::HeaderName| {
-            let mut values = parts
-                .headers
+            let mut values = headers
                 .get_all(name)
                 .into_iter()
                 .filter_map(|v| v.to_str().ok());
@@ -64,22 +70,19 @@ impl<S: Send + Sync> FromRequestParts<S> for Wants {
             Ok(q) => (q, false),
             Err(_) => (PageQuery::default(), true),
         };
-        Ok(Wants {
+        Wants {
             format: q.format,
             ip: q.ip,
             accept: header(header::ACCEPT),
-            user_agent: parts
-                .headers
+            user_agent: headers
                 .get(header::USER_AGENT)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned),
             if_none_match: header(header::IF_NONE_MATCH),
             bad_query,
-        })
+        }
     }
-}
 
-impl Wants {
     /// Whether the caller looks like a command-line client.
     pub fn is_command_line(&self) -> bool {
         negotiate::is_command_line(self.user_agent.as_deref())

@@ -2,6 +2,7 @@
 //! HTML. Handlers build a [`Page`]; only this module turns it into bytes.
 
 mod html;
+mod json;
 mod markdown;
 mod text;
 
@@ -105,7 +106,10 @@ impl Page {
     fn json(&self) -> Vec<u8> {
         let mut body = Vec::with_capacity(1024);
         let written = match self {
-            Page::Lookup(p) => serde_json::to_writer_pretty(&mut body, &p.info),
+            Page::Lookup(p) => {
+                json::ip_info(&mut body, &p.info);
+                Ok(())
+            }
             Page::Health(h) => serde_json::to_writer_pretty(&mut body, h),
             Page::Docs(d) => serde_json::to_writer_pretty(&mut body, d),
             Page::Error(e) => serde_json::to_writer_pretty(&mut body, &e.body),
