@@ -31,14 +31,22 @@
 # request, much cheaper per request for wrk) on /api/v1/ip/8.8.8.8, where the
 # ceiling too is driven to saturation.
 #
+# Latency is also measured in an open loop (RATE req/s, 40000 by default):
+# oha sends at that rate whatever the answers (-q) and counts each request's
+# latency from when it should have been sent (--latency-correction), so both
+# servers see the same offered load and neither they nor oha are saturated.
+# A closed loop at full speed measures whichever side saturates first; this
+# measures the latency of the server at one load.
+#
 # Prints req/s, p50 and p99 of each, and the ratios ours/ceiling
 # (targets: req/s >= 0.80, p99 <= 2.0, with reverse DNS off).
 #
 # Usage: bash bench/http.sh
 # Environment: DURATION (10), CONNECTIONS (8), ROUNDS (3), ADDRESSES (100000),
 #   SERVER_CPUS (1), CLIENT_CPUS (0) (PIN=0: no pinning), PORT (first of 3
-#   ports, 18800), BUILD=0 to skip the release builds (IPLOOKUP_BIN=PATH: use
-#   that binary, not built), RDNS=0 to skip the reverse DNS run, OHA=0 to skip
+#   ports, 18800), RATE (40000; 0 skips the open-loop rounds), BUILD=0 to
+#   skip the release builds (IPLOOKUP_BIN=PATH: use that binary, not built),
+#   RDNS=0 to skip the reverse DNS run, OHA=0 to skip
 #   the oha rounds, CONTROL=0 to skip the control run, DIAG=1 to also time
 #   ours on fixed paths (/api/v1/ip/8.8.8.8, /healthz, a 404) against the
 #   ceiling, to see where the gap is.
@@ -50,6 +58,7 @@ DURATION="${DURATION:-10}"
 CONNECTIONS="${CONNECTIONS:-8}"
 ROUNDS="${ROUNDS:-3}"
 ADDRESSES="${ADDRESSES:-100000}"
+RATE="${RATE:-40000}"
 BASE_PORT="${PORT:-18800}"
 P_OURS=$BASE_PORT P_CEIL=$((BASE_PORT + 1)) P_DNS=$((BASE_PORT + 2))
 HELPERS="$ROOT/bench/ceiling/helpers"
@@ -77,10 +86,12 @@ run_wrk() { # PORT SCRIPT DURATION [ARGS...]
         "http://127.0.0.1:$port" -- "$@" | grep '^WRK '
 }
 # One oha run over the address list; prints an "OHA ..." line (oha_line.py).
-run_oha() { # PORT DURATION
-    sed "s#^#http://127.0.0.1:$1/api/v1/ip/#" "$WORK/addresses.txt" > "$WORK/urls.txt"
-    "${CLIENT_PIN[@]}" oha --no-tui -c "$CONNECTIONS" -z "${2}s" --urls-from-file "$WORK/urls.txt" \
-        --output-format json 2>/dev/null | python3 "$HELPERS/oha_line.py"
+run_oha() { # PORT DURATION [OHA ARGS...]
+    local port=$1 dur=$2
+    shift 2
+    sed "s#^#http://127.0.0.1:$port/api/v1/ip/#" "$WORK/addresses.txt" > "$WORK/urls.txt"
+    "${CLIENT_PIN[@]}" oha --no-tui -c "$CONNECTIONS" -z "${dur}s" --urls-from-file "$WORK/urls.txt" \
+        --output-format json "$@" 2>/dev/null | python3 "$HELPERS/oha_line.py"
 }
 # One wrk run without a script: the same request every time, on 8.8.8.8.
 run_wrk_static() { # PORT DURATION
@@ -163,6 +174,25 @@ if [[ "${OHA:-1}" == 1 ]]; then
         h_rps+=("$(field rps "$o")") h_p50+=("$(field p50_us "$o")") h_p99+=("$(field p99_us "$o")")
         hc_rps+=("$(field rps "$c")") hc_p50+=("$(field p50_us "$c")") hc_p99+=("$(field p99_us "$c")")
         h_cpu+=("$(field cpu "$o")") hc_cpu+=("$(field cpu "$c")")
+        for line in "$o" "$c"; do
+            if [[ "$(field non2xx "$line")" != 0 || "$(field errors "$line")" != 0 ]]; then
+                echo "http.sh: errors in the run above" >&2
+            fi
+        done
+    done
+fi
+# Open loop (RATE > 0): oha sends RATE req/s whatever the answers, and
+# corrects for coordinated omission; the latency at one offered load, with
+# neither the server nor oha saturated.
+f_p50=() f_p99=() fc_p50=() fc_p99=() f_cpu=() fc_cpu=()
+if [[ "${OHA:-1}" == 1 && "$RATE" != 0 ]]; then
+    for ((r = 1; r <= ROUNDS; r++)); do
+        o=$(with_cpu "$ours" run_oha "$P_OURS" "$DURATION" -q "$RATE" --latency-correction)
+        c=$(with_cpu "$ceiling" run_oha "$P_CEIL" "$DURATION" -q "$RATE" --latency-correction)
+        echo "round $r ours, oha at $RATE req/s:    $o"
+        echo "round $r ceiling, oha at $RATE req/s: $c"
+        f_p50+=("$(field p50_us "$o")") f_p99+=("$(field p99_us "$o")") f_cpu+=("$(field cpu "$o")")
+        fc_p50+=("$(field p50_us "$c")") fc_p99+=("$(field p99_us "$c")") fc_cpu+=("$(field cpu "$c")")
         for line in "$o" "$c"; do
             if [[ "$(field non2xx "$line")" != 0 || "$(field errors "$line")" != 0 ]]; then
                 echo "http.sh: errors in the run above" >&2
@@ -258,6 +288,10 @@ if (( ${#h_rps[@]} )); then
     printf '%-36s %10.0f %10s %10s %6s\n' "oha: ceiling (fixed body)" "$HC_RPS" "$(ms "$HC_P50")" "$(ms "$HC_P99")" "$(median "${hc_cpu[@]}")"
     printf '%-36s %10.0f %10s %10s %6s\n' "oha: ours, reverse DNS off" "$H_RPS" "$(ms "$H_P50")" "$(ms "$H_P99")" "$(median "${h_cpu[@]}")"
 fi
+if (( ${#f_p99[@]} )); then
+    printf '%-36s %10s %10s %10s %6s\n' "oha at $RATE req/s: ceiling" "$RATE" "$(ms "$(median "${fc_p50[@]}")")" "$(ms "$(median "${fc_p99[@]}")")" "$(median "${fc_cpu[@]}")"
+    printf '%-36s %10s %10s %10s %6s\n' "oha at $RATE req/s: ours" "$RATE" "$(ms "$(median "${f_p50[@]}")")" "$(ms "$(median "${f_p99[@]}")")" "$(median "${f_cpu[@]}")"
+fi
 if (( ${#s_rps[@]} )); then
     printf '%-36s %10.0f %10s %10s %6s\n' "control, wrk static 8.8.8.8: ceiling" "$(median "${sc_rps[@]}")" "" "$(ms "$(median "${sc_p99[@]}")")" "$(median "${sc_cpu[@]}")"
     printf '%-36s %10.0f %10s %10s %6s\n' "control, wrk static 8.8.8.8: ours" "$(median "${s_rps[@]}")" "" "$(ms "$(median "${s_p99[@]}")")" "$(median "${s_cpu[@]}")"
@@ -270,6 +304,9 @@ if (( ${#h_rps[@]} )); then
     echo "oha: ours/ceiling req/s: $(ratio "$H_RPS" "$HC_RPS") (target >= 0.80)"
     echo "oha: ours/ceiling p99:   $(ratio "$H_P99" "$HC_P99") (target <= 2.00)"
     echo "oha: ours/ceiling p50:   $(ratio "$H_P50" "$HC_P50")"
+fi
+if (( ${#f_p99[@]} )); then
+    echo "oha at $RATE req/s: ours/ceiling p99 $(ratio "$(median "${f_p99[@]}")" "$(median "${fc_p99[@]}")") (target <= 2.00), p50 $(ratio "$(median "${f_p50[@]}")" "$(median "${fc_p50[@]}")")"
 fi
 if (( ${#s_rps[@]} )); then
     echo "control: ours/ceiling req/s $(ratio "$(median "${s_rps[@]}")" "$(median "${sc_rps[@]}")"), p99 $(ratio "$(median "${s_p99[@]}")" "$(median "${sc_p99[@]}")")"
