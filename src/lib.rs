@@ -10,8 +10,9 @@
 //! - [`model`]: the wire contract (`IpInfo`, `Location`, `Network`, `Error`).
 //! - [`rdns`]: reverse DNS with a deadline, a TTL-honouring cache and one query per address.
 //! - [`lookup`]: the current database, reverse DNS and the clock, turning an address into an `IpInfo`.
-//! - [`web`]: routes, the caller's address, format negotiation, the four renderers,
-//!   description documents, the MCP endpoint and Prometheus metrics.
+//! - [`web`]: routes (the hot lookup route past the router), the caller's address,
+//!   format negotiation, the four renderers, description documents, the MCP
+//!   endpoint and Prometheus metrics.
 //! - [`reload`]: watching the data directory (and SIGHUP) and swapping in new releases.
 //! - [`connections`]: the cap on open connections.
 //! - [`memory`]: handing freed memory back to the system after a reload (glibc).
