@@ -202,7 +202,7 @@ impl FromRequestParts<AppState> for BaseUrl {
 pub async fn openapi_json(BaseUrl(base): BaseUrl) -> Response {
     let doc = openapi(&base);
     let body = doc.to_pretty_json().unwrap_or_default();
-    document(body, "application/json", true)
+    document(body, "application/json")
 }
 
 /// One operation of the API, for the docs page and llms.txt.
@@ -325,7 +325,6 @@ pub async fn docs_page(BaseUrl(base): BaseUrl, wants: Wants) -> Response {
         default: wants.page_default(),
         caching: Caching::Document,
         etag: None,
-        cors: true,
     };
     respond(page, &wants, &reply)
 }
@@ -348,7 +347,7 @@ pub struct DocsJson {
     responses((status = 200, description = "llms.txt (Markdown)", content_type = "text/markdown")))]
 pub async fn llms_txt(BaseUrl(base): BaseUrl) -> Response {
     let body = llms(&docs(&base));
-    document(body, "text/markdown; charset=utf-8", true)
+    document(body, "text/markdown; charset=utf-8")
 }
 
 /// The llms.txt text (llmstxt.org): H1, summary, notes, then link sections.
@@ -394,7 +393,6 @@ pub async fn api_catalog(BaseUrl(base): BaseUrl) -> Response {
     document(
         text,
         "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"",
-        true,
     )
 }
 
@@ -442,7 +440,7 @@ fn server_name(base: &str) -> String {
     responses((status = 200, description = "Server card", content_type = "application/mcp-server-card+json")))]
 pub async fn server_card(BaseUrl(base): BaseUrl) -> Response {
     let text = serde_json::to_string_pretty(&card(&base)).unwrap_or_default();
-    document(text, "application/mcp-server-card+json", true)
+    document(text, "application/mcp-server-card+json")
 }
 
 /// `GET /mcp` without `Accept: text/event-stream`: the server card, so that a
@@ -472,7 +470,7 @@ pub async fn mcp_get(BaseUrl(base): BaseUrl, headers: HeaderMap) -> Response {
         return response;
     }
     let text = serde_json::to_string_pretty(&card(&base)).unwrap_or_default();
-    document(text, "application/mcp-server-card+json", true)
+    document(text, "application/mcp-server-card+json")
 }
 
 /// A JSON-RPC 2.0 message (request or notification) for `/mcp`.
@@ -577,7 +575,6 @@ pub async fn skills_index(BaseUrl(base): BaseUrl) -> Response {
     document(
         serde_json::to_string_pretty(&body).unwrap_or_default(),
         "application/json",
-        true,
     )
 }
 
@@ -586,10 +583,11 @@ pub async fn skills_index(BaseUrl(base): BaseUrl) -> Response {
     summary = "The agent skill for this API",
     responses((status = 200, description = "SKILL.md with YAML front matter", content_type = "text/markdown")))]
 pub async fn skill_md(BaseUrl(base): BaseUrl) -> Response {
-    document(skill(&base), "text/markdown; charset=utf-8", true)
+    document(skill(&base), "text/markdown; charset=utf-8")
 }
 
-fn document(body: String, content_type: &str, cors: bool) -> Response {
+/// A static document (CORS headers come from the common layer, as for every page).
+fn document(body: String, content_type: &str) -> Response {
     let mut headers = HeaderMap::new();
     if let Ok(v) = HeaderValue::from_str(content_type) {
         headers.insert(header::CONTENT_TYPE, v);
@@ -598,12 +596,6 @@ fn document(body: String, content_type: &str, cors: bool) -> Response {
         header::CACHE_CONTROL,
         HeaderValue::from_static("public, max-age=3600"),
     );
-    if cors {
-        headers.insert(
-            header::ACCESS_CONTROL_ALLOW_ORIGIN,
-            HeaderValue::from_static("*"),
-        );
-    }
     (StatusCode::OK, headers, body).into_response()
 }
 

@@ -54,7 +54,6 @@ pub async fn root(
         default: wants.page_default(),
         caching: Caching::PerCaller,
         etag: None,
-        cors: false,
     };
     respond(page, &wants, &reply)
 }
@@ -127,7 +126,6 @@ pub async fn api_me(
             default: Format::Json,
             caching: Caching::PerCaller,
             etag: None,
-            cors: true,
         },
     )
 }
@@ -185,7 +183,6 @@ async fn lookup_reply(
             let (info, db) = state.lookup.answer(ip).await;
             let page = Page::Lookup(Box::new(LookupPage { info, kind }));
             let etag = Some(db.tag());
-            let cors = kind == LookupKind::ApiIp;
             respond(
                 page,
                 wants,
@@ -193,7 +190,6 @@ async fn lookup_reply(
                     default,
                     caching: Caching::Shared,
                     etag,
-                    cors,
                 },
             )
         }
@@ -251,7 +247,6 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
             default: Format::Json,
             caching: Caching::PerCaller,
             etag: None,
-            cors: true,
         },
     )
 }

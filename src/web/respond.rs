@@ -1,6 +1,7 @@
 //! Turning a [`Page`] into an HTTP response: the negotiated format, the
-//! headers every public page needs (`Vary`, CORS, caching, CSP, `ETag`) and
-//! the 304/400/406 answers of negotiation itself.
+//! headers every public page needs (`Vary`, caching, CSP, `ETag`) and the
+//! 304/400/406 answers of negotiation itself. CORS headers are the common
+//! layer's ([`super::common`]): every response gets them there.
 
 use std::sync::Arc;
 
@@ -16,7 +17,6 @@ use super::render::{ErrorPage, Page};
 use crate::model;
 
 const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent");
-const ANY: HeaderValue = HeaderValue::from_static("*");
 
 /// What the request says about the wanted format.
 #[derive(Debug, Clone, Default)]
@@ -116,8 +116,6 @@ pub struct Reply {
     pub caching: Caching,
     /// Tag of the data the page was built from; becomes a weak `ETag`.
     pub etag: Option<Arc<str>>,
-    /// Send `Access-Control-Allow-Origin: *` whatever the format.
-    pub cors: bool,
 }
 
 /// Renders `page` in the format the request wants, with every header.
@@ -136,9 +134,6 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
         HeaderValue::from_static(format.content_type()),
     );
     headers.insert(header::VARY, VARY);
-    if reply.cors || format == Format::Json {
-        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, ANY);
-    }
     let cache = match (status.is_success(), reply.caching) {
         (false, _) | (_, Caching::PerCaller) => "no-store",
         (true, Caching::Shared) => "public, max-age=300",
@@ -234,7 +229,6 @@ fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
         default,
         caching: Caching::PerCaller,
         etag: None,
-        cors: true,
     };
     respond(Page::Error(page), &without_query, &reply)
 }
@@ -264,7 +258,6 @@ fn not_acceptable() -> Response {
     );
     insert(&mut headers, header::VARY, "Accept, User-Agent");
     insert(&mut headers, header::CACHE_CONTROL, "no-store");
-    insert(&mut headers, header::ACCESS_CONTROL_ALLOW_ORIGIN, "*");
     let json = serde_json::to_string_pretty(&body).unwrap_or_default() + "\n";
     (StatusCode::NOT_ACCEPTABLE, headers, json).into_response()
 }
