@@ -103,6 +103,24 @@ run_wrk_static() { # PORT DURATION
             sub(/[a-z]+$/, "", v); p[$1] = int(v * u + 0.5) }
         END { printf "WRK-STATIC rps=%s p50_us=%d p90_us=%d p99_us=%d\n", rps, p["50%"], p["90%"], p["99%"] }'
 }
+# Warns when a wrk or oha line of the runs just made reports errors.
+check_wrk() { # LINE...
+    local line
+    for line in "$@"; do
+        if [[ "$(field err_status "$line")" != 0 || "$(field err_connect "$line")" != 0 \
+              || "$(field err_read "$line")" != 0 || "$(field err_timeout "$line")" != 0 ]]; then
+            echo "http.sh: errors in the run above" >&2
+        fi
+    done
+}
+check_oha() { # LINE...
+    local line
+    for line in "$@"; do
+        if [[ "$(field non2xx "$line")" != 0 || "$(field errors "$line")" != 0 ]]; then
+            echo "http.sh: errors in the run above" >&2
+        fi
+    done
+}
 # CPU time (user + system) of a process so far, in clock ticks.
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # Runs a load command and appends cpu=, the share of one CPU that PID used meanwhile.
@@ -154,12 +172,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     o_rps+=("$(field rps "$o")") o_p50+=("$(field p50_us "$o")") o_p99+=("$(field p99_us "$o")")
     c_rps+=("$(field rps "$c")") c_p50+=("$(field p50_us "$c")") c_p99+=("$(field p99_us "$c")")
     o_cpu+=("$(field cpu "$o")") c_cpu+=("$(field cpu "$c")")
-    for line in "$o" "$c"; do
-        if [[ "$(field err_status "$line")" != 0 || "$(field err_connect "$line")" != 0 \
-              || "$(field err_read "$line")" != 0 || "$(field err_timeout "$line")" != 0 ]]; then
-            echo "http.sh: errors in the run above" >&2
-        fi
-    done
+    check_wrk "$o" "$c"
 done
 # The same with oha.
 h_rps=() h_p50=() h_p99=() hc_rps=() hc_p50=() hc_p99=() h_cpu=() hc_cpu=()
@@ -174,11 +187,7 @@ if [[ "${OHA:-1}" == 1 ]]; then
         h_rps+=("$(field rps "$o")") h_p50+=("$(field p50_us "$o")") h_p99+=("$(field p99_us "$o")")
         hc_rps+=("$(field rps "$c")") hc_p50+=("$(field p50_us "$c")") hc_p99+=("$(field p99_us "$c")")
         h_cpu+=("$(field cpu "$o")") hc_cpu+=("$(field cpu "$c")")
-        for line in "$o" "$c"; do
-            if [[ "$(field non2xx "$line")" != 0 || "$(field errors "$line")" != 0 ]]; then
-                echo "http.sh: errors in the run above" >&2
-            fi
-        done
+        check_oha "$o" "$c"
     done
 fi
 # Open loop (RATE > 0): oha sends RATE req/s whatever the answers, and
@@ -193,11 +202,7 @@ if [[ "${OHA:-1}" == 1 && "$RATE" != 0 ]]; then
         echo "round $r ceiling, oha at $RATE req/s: $c"
         f_p50+=("$(field p50_us "$o")") f_p99+=("$(field p99_us "$o")") f_cpu+=("$(field cpu "$o")")
         fc_p50+=("$(field p50_us "$c")") fc_p99+=("$(field p99_us "$c")") fc_cpu+=("$(field cpu "$c")")
-        for line in "$o" "$c"; do
-            if [[ "$(field non2xx "$line")" != 0 || "$(field errors "$line")" != 0 ]]; then
-                echo "http.sh: errors in the run above" >&2
-            fi
-        done
+        check_oha "$o" "$c"
     done
 fi
 # Control: wrk without a script, one fixed request (CONTROL=1).
