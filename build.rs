@@ -45,6 +45,11 @@ fn main() {
     println!("cargo::rerun-if-changed={}", COUNTRY.0);
     println!("cargo::rerun-if-changed={}", ASN.0);
     println!("cargo::rerun-if-changed=src/geo");
+    // `iplookup --version` names the embedded data's releases.
+    println!(
+        "cargo::rustc-env=IPLOOKUP_EMBEDDED_DATA=country {} ({} {}), asn {} ({} {})",
+        COUNTRY.3, COUNTRY.1, COUNTRY.2, ASN.3, ASN.1, ASN.2
+    );
     if let Err(e) = run() {
         panic!("cannot build the embedded data snapshot: {e}");
     }

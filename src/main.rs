@@ -4,10 +4,11 @@
 use std::io::{BufRead, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use ipnet::IpNet;
 
 use iplookup::rdns::RdnsConfig;
@@ -16,12 +17,19 @@ use iplookup::web::Limits;
 use iplookup::web::ratelimit::RateLimit;
 use iplookup::{ServeConfig, address, lookup, server};
 
+/// `--version`: the crate version and the releases of the data compiled into the binary.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\nembedded data: ",
+    env!("IPLOOKUP_EMBEDDED_DATA")
+);
+
 /// Self-hosted IP address lookup: country, ASN, operator and range for any
 /// IPv4 or IPv6 address, from an embedded DB-IP Lite snapshot (CC BY 4.0).
 ///
 /// With no subcommand, `iplookup` serves HTTP (same as `iplookup serve`).
 #[derive(Debug, Parser)]
-#[command(version, args_conflicts_with_subcommands = true)]
+#[command(version, long_version = LONG_VERSION, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -41,6 +49,19 @@ enum Command {
     /// install it atomically (a running service reloads it). Exits non-zero,
     /// leaving the installed files alone, when anything is wrong.
     Update(UpdateArgs),
+    /// Print a completion script for SHELL to standard output, e.g.
+    /// `iplookup completions bash > /usr/share/bash-completion/completions/iplookup`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to standard output, or with --out-dir write
+    /// iplookup.1 and one page per subcommand (iplookup-serve.1, ...) there.
+    Man {
+        /// Directory to write the pages into.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -202,13 +223,30 @@ struct LookupArgs {
     data: DataArgs,
 }
 
-fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            // The same form as returning the error from main: the chain of causes.
+            eprintln!("Error: {e:?}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let done = |result: anyhow::Result<()>| result.map(|()| ExitCode::SUCCESS);
     match cli.command {
         Some(Command::Lookup(args)) => run_lookup(args),
-        Some(Command::Serve(args)) => run_serve(args),
-        Some(Command::Update(args)) => run_update(args),
-        None => run_serve(cli.serve),
+        Some(Command::Serve(args)) => done(run_serve(args)),
+        Some(Command::Update(args)) => done(run_update(args)),
+        Some(Command::Completions { shell }) => {
+            let mut command = Cli::command();
+            clap_complete::generate(shell, &mut command, "iplookup", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Man { out_dir }) => done(run_man(out_dir)),
+        None => done(run_serve(cli.serve)),
     }
 }
 
@@ -287,7 +325,8 @@ fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run_lookup(args: LookupArgs) -> anyhow::Result<()> {
+/// Answers each address; exits 1 when any of them was not an address.
+fn run_lookup(args: LookupArgs) -> anyhow::Result<ExitCode> {
     let db = server::load_database(args.data.data_dir.as_deref(), args.data.skip_bad_rows)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -320,8 +359,24 @@ fn run_lookup(args: LookupArgs) -> anyhow::Result<()> {
         }
     }
     out.flush()?;
-    if failed {
-        std::process::exit(1);
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Writes the manual pages, generated from the same definitions as `--help`.
+fn run_man(out_dir: Option<PathBuf>) -> anyhow::Result<()> {
+    let command = Cli::command().name("iplookup");
+    match out_dir {
+        None => clap_mangen::Man::new(command).render(&mut std::io::stdout())?,
+        Some(dir) => {
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            clap_mangen::generate_to(command, &dir)
+                .with_context(|| format!("cannot write the pages into {}", dir.display()))?;
+        }
     }
     Ok(())
 }

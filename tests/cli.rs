@@ -652,3 +652,105 @@ fn lookup_arguments_are_parsed_as_strictly_as_the_api() {
         assert!(!o.status.success(), "{bad:?}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// version, completions, manual pages
+// ---------------------------------------------------------------------------
+
+#[test]
+fn version_names_the_crate_and_the_embedded_releases() {
+    let o = run(&["--version"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.starts_with(&format!("iplookup {}\n", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+    let db = GeoDb::embedded().unwrap();
+    let release = db.release();
+    for date in [&release.country.date, &release.asn.date] {
+        assert!(!date.is_empty());
+        assert!(text.contains(date.as_str()), "{date} not in {text}");
+    }
+    // `-V` is the one-line form (the manual page's header uses it too).
+    let short = String::from_utf8(run(&["-V"]).stdout).unwrap();
+    assert_eq!(short, format!("iplookup {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+/// The long flags `--help` of `args` lists.
+fn long_flags(args: &[&str]) -> Vec<String> {
+    let help = String::from_utf8(run(args).stdout).unwrap();
+    let mut flags: Vec<String> = help
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '=' || c == '[' || c == '<')
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(|w| {
+            w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+                .to_owned()
+        })
+        .collect();
+    flags.sort();
+    flags.dedup();
+    flags
+}
+
+#[test]
+fn completions_cover_every_subcommand_and_flag() {
+    let serve_flags = long_flags(&["serve", "--help"]);
+    assert!(serve_flags.len() > 10, "{serve_flags:?}");
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let o = run(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let script = String::from_utf8(o.stdout).unwrap();
+        for word in ["serve", "lookup", "update", "completions", "man"] {
+            assert!(script.contains(word), "{shell} lacks {word}");
+        }
+        for flag in &serve_flags {
+            // fish and powershell name long flags without their dashes.
+            let bare = flag.trim_start_matches('-');
+            assert!(script.contains(bare), "{shell} lacks {flag}");
+        }
+    }
+    // The bash script is valid bash.
+    let dir = TempDir::new("completions");
+    let file = dir.path().join("iplookup.bash");
+    std::fs::write(&file, run(&["completions", "bash"]).stdout).unwrap();
+    let check = Command::new("bash").arg("-n").arg(&file).output().unwrap();
+    assert!(check.status.success(), "{}", stderr(&check));
+    // An unknown shell is refused with the list of shells.
+    let o = run(&["completions", "tcsh"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("bash"), "{}", stderr(&o));
+}
+
+#[test]
+fn man_pages_are_generated_from_the_same_definitions_as_help() {
+    let o = run(&["man"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = String::from_utf8(o.stdout).unwrap();
+    let header = page
+        .lines()
+        .find(|l| l.starts_with(".TH "))
+        .unwrap_or_default();
+    assert!(
+        header.starts_with(".TH iplookup 1") && header.contains(env!("CARGO_PKG_VERSION")),
+        "{header}"
+    );
+    for word in ["serve", "lookup", "update", "completions"] {
+        assert!(page.contains(word), "the page lacks {word}");
+    }
+    let dir = TempDir::new("man");
+    let o = run(&["man", "--out-dir", dir.str()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let serve = std::fs::read_to_string(dir.path().join("iplookup-serve.1")).unwrap();
+    for flag in long_flags(&["serve", "--help"]) {
+        // roff escapes the dashes of flags.
+        let escaped = flag.replace('-', "\\-");
+        assert!(
+            serve.contains(&escaped) || serve.contains(&flag),
+            "iplookup-serve.1 lacks {flag}"
+        );
+    }
+    for name in ["iplookup.1", "iplookup-lookup.1", "iplookup-update.1"] {
+        assert!(dir.path().join(name).is_file(), "{name} not written");
+    }
+}
