@@ -120,7 +120,10 @@ fn systemd_units_pass_verify_without_a_warning() {
     let mut args = vec!["verify", "--man=no"];
     args.extend(units.iter().map(String::as_str));
     let (ok, text) = systemd_analyze(&args);
-    assert!(ok && text.trim().is_empty(), "systemd-analyze verify:\n{text}");
+    assert!(
+        ok && text.trim().is_empty(),
+        "systemd-analyze verify:\n{text}"
+    );
 }
 
 #[test]
@@ -144,4 +147,116 @@ fn systemd_units_are_hardened() {
     }
     // No capability unless the operator binds below 1024 (a commented drop-in).
     assert!(service.lines().any(|l| l == "AmbientCapabilities="));
+}
+
+/// Runs a command in the repository root; panics with its output unless it exits 0.
+fn sh(program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = Command::new(program)
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{program} {args:?} failed:\n{text}");
+    text
+}
+
+/// A root directory dpkg can install into: an empty package database and a
+/// static shell (busybox) for the maintainer scripts, which dpkg runs chrooted.
+fn scratch_root() -> TempDir {
+    let root = TempDir::new("debroot");
+    for dir in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "bin", "tmp"] {
+        std::fs::create_dir_all(root.path().join(dir)).unwrap();
+    }
+    std::fs::write(root.path().join("var/lib/dpkg/status"), "").unwrap();
+    let busybox = Path::new("/bin/busybox");
+    assert!(
+        busybox.exists(),
+        "/bin/busybox missing: scripts/test installs busybox-static"
+    );
+    std::fs::copy(busybox, root.path().join("bin/sh")).unwrap();
+    root
+}
+
+#[test]
+fn the_debian_package_installs_with_dpkg_and_its_binary_runs() {
+    // The debug binary cargo test built, packaged by cargo-deb.
+    sh(
+        "bash",
+        &["scripts/deb", "--fast"],
+        &[("PROFILE", "dev"), ("NO_BUILD", "1")],
+    );
+    let version = env!("CARGO_PKG_VERSION");
+    let deb = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/debian")
+        .join(format!("iplookup_{version}-1_amd64.deb"));
+    let deb = deb.to_str().unwrap();
+    let contents = sh("dpkg-deb", &["--contents", deb], &[]);
+    for path in [
+        "./usr/bin/iplookup",
+        "./usr/lib/systemd/system/iplookup.service",
+        "./usr/lib/systemd/system/iplookup-update.service",
+        "./usr/lib/systemd/system/iplookup-update.timer",
+        "./etc/default/iplookup",
+        "./usr/share/man/man1/iplookup.1.gz",
+        "./usr/share/man/man1/iplookup-serve.1.gz",
+        "./usr/share/bash-completion/completions/iplookup",
+        "./usr/share/zsh/vendor-completions/_iplookup",
+        "./usr/share/fish/vendor_completions.d/iplookup.fish",
+        "./usr/share/doc/iplookup/copyright",
+        "./usr/share/doc/iplookup/data/LICENSE-DBIP-country.txt",
+        "./usr/share/doc/iplookup/data/LICENSE-DBIP-asn.txt",
+    ] {
+        assert!(
+            contents.lines().any(|l| l.ends_with(path)),
+            "{path} not in the package:\n{contents}"
+        );
+    }
+    let conffiles = sh("dpkg-deb", &["--info", deb, "conffiles"], &[]);
+    assert!(conffiles.contains("/etc/default/iplookup"), "{conffiles}");
+    let postinst = sh("dpkg-deb", &["--info", deb, "postinst"], &[]);
+    assert!(postinst.contains("iplookup-update.timer"), "{postinst}");
+
+    // Installed by dpkg into a scratch root (its maintainer scripts run there).
+    let root = scratch_root();
+    let root_arg = format!("--root={}", root.path().display());
+    sh(
+        "dpkg",
+        &[&root_arg, "--force-depends", "--force-not-root", "-i", deb],
+        &[],
+    );
+    let status = sh("dpkg", &[&root_arg, "--status", "iplookup"], &[]);
+    assert!(status.contains("Status: install ok installed"), "{status}");
+    let bin = root.path().join("usr/bin/iplookup");
+    let bin = bin.to_str().unwrap();
+    assert!(sh(bin, &["--version"], &[]).contains("embedded data"));
+    let answer = sh(bin, &["lookup", "8.8.8.8"], &[]);
+    let answer: serde_json::Value = serde_json::from_str(answer.trim()).unwrap();
+    assert_eq!(answer["ip"], "8.8.8.8");
+    assert_eq!(answer["network"]["asn"], 15169);
+    // The installed units verify against the installed binary.
+    let units: Vec<String> = [
+        "iplookup.service",
+        "iplookup-update.service",
+        "iplookup-update.timer",
+    ]
+    .iter()
+    .map(|u| {
+        let text = std::fs::read_to_string(root.path().join("usr/lib/systemd/system").join(u))
+            .unwrap()
+            .replace("/usr/bin/iplookup", bin);
+        let path = root.path().join("tmp").join(u);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    })
+    .collect();
+    let mut args = vec!["verify", "--man=no"];
+    args.extend(units.iter().map(String::as_str));
+    let (ok, text) = systemd_analyze(&args);
+    assert!(ok && text.trim().is_empty(), "{text}");
 }
