@@ -372,7 +372,7 @@ fn init_logging(format: &str) {
 /// Range checks of the numeric flags. clap runs them as it parses each value
 /// (flag or environment variable), so an out-of-range value stops the start
 /// with a message naming the flag, e.g. `invalid value '0' for
-/// '--request-timeout <SECONDS>': 0 is not in 1..=3600`. A new numeric flag
+/// '--request-timeout <SECONDS>': 0 is not a whole number in 1..=3600`. A new numeric flag
 /// takes one of these as its `value_parser`, with `default_value = "..."`
 /// (a string, parsed by the same check):
 ///
@@ -385,46 +385,48 @@ mod bounds {
     use std::ops::RangeInclusive;
     use std::time::Duration;
 
-    use clap::builder::{RangedU64ValueParser, TypedValueParser};
+    /// A parser of `T`, clap calls it with the flag's text.
+    pub trait Parser<T>: Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {}
+    impl<T, F: Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static> Parser<T> for F {}
+
+    /// A whole number within `range`, as `T` (`u32`, `u64`, `usize`, ...).
+    pub fn count<T: TryFrom<u64>>(range: RangeInclusive<u64>) -> impl Parser<T> {
+        move |text: &str| {
+            text.parse::<u64>()
+                .ok()
+                .filter(|n| range.contains(n))
+                .and_then(|n| T::try_from(n).ok())
+                .ok_or_else(|| {
+                    format!(
+                        "{text} is not a whole number in {}..={}",
+                        range.start(),
+                        range.end()
+                    )
+                })
+        }
+    }
 
     /// Whole seconds within `range`, as a `Duration`.
-    pub fn seconds(range: RangeInclusive<u64>) -> impl TypedValueParser<Value = Duration> {
-        RangedU64ValueParser::<u64>::new()
-            .range(range)
-            .map(Duration::from_secs)
+    pub fn seconds(range: RangeInclusive<u64>) -> impl Parser<Duration> {
+        let whole = count::<u64>(range);
+        move |text: &str| whole(text).map(Duration::from_secs)
     }
 
     /// Whole milliseconds within `range`, as a `Duration`.
-    pub fn millis(range: RangeInclusive<u64>) -> impl TypedValueParser<Value = Duration> {
-        RangedU64ValueParser::<u64>::new()
-            .range(range)
-            .map(Duration::from_millis)
-    }
-
-    /// A whole number within `range`, as `T` (`u32`, `u64`, `usize`, ...).
-    pub fn count<T>(range: RangeInclusive<u64>) -> RangedU64ValueParser<T>
-    where
-        T: TryFrom<u64> + Clone + Send + Sync + 'static,
-        <T as TryFrom<u64>>::Error: Send + Sync + 'static + std::error::Error + ToString,
-    {
-        RangedU64ValueParser::<T>::new().range(range)
+    pub fn millis(range: RangeInclusive<u64>) -> impl Parser<Duration> {
+        let whole = count::<u64>(range);
+        move |text: &str| whole(text).map(Duration::from_millis)
     }
 
     /// A rate: a finite number above 0 and at most `max`.
-    pub fn per_second(
-        max: f64,
-    ) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
-        move |text| {
-            let value: f64 = text
-                .parse()
-                .map_err(|_| format!("{text:?} is not a number"))?;
-            if value.is_finite() && value > 0.0 && value <= max {
-                Ok(value)
-            } else {
-                Err(format!(
-                    "{text} is not above 0 and at most {max} (leave the flag out for no limit)"
-                ))
-            }
+    pub fn per_second(max: f64) -> impl Parser<f64> {
+        move |text: &str| {
+            text.parse::<f64>()
+                .ok()
+                .filter(|r| r.is_finite() && *r > 0.0 && *r <= max)
+                .ok_or_else(|| {
+                    format!("{text} is not a number above 0 and at most {max} (leave the flag out for no limit)")
+                })
         }
     }
 }

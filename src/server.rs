@@ -18,8 +18,8 @@ use crate::geo::{self, GeoDb, GeoError};
 use crate::lookup::Lookup;
 use crate::rdns::{RdnsConfig, RdnsError, ReverseDns};
 use crate::reload;
-use crate::web::ratelimit::{RateLimit, RateLimiter};
 use crate::web::client::{ClientIpHeader, TrustedProxies};
+use crate::web::ratelimit::{RateLimit, RateLimiter};
 use crate::web::{self, AppState, Limits};
 
 /// Certificate and key files (PEM) for HTTPS.

@@ -485,17 +485,38 @@ fn refused(args: &[&str], env: &[(&str, &str)]) -> String {
         std::thread::sleep(Duration::from_millis(20));
     };
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     assert!(!status.success(), "serve {args:?} {env:?} exited 0: {err}");
     err
 }
 
 /// Every numeric flag, its environment variable, and values out of its range.
 const OUT_OF_RANGE: &[(&str, &str, &[&str])] = &[
-    ("--drain-seconds", "IPLOOKUP_DRAIN_SECONDS", &["3601", "-1", "ten"]),
-    ("--rdns-timeout-ms", "IPLOOKUP_RDNS_TIMEOUT_MS", &["0", "60001"]),
-    ("--rdns-cache-size", "IPLOOKUP_RDNS_CACHE_SIZE", &["0", "10000001"]),
-    ("--header-timeout", "IPLOOKUP_HEADER_TIMEOUT", &["0", "3601"]),
+    (
+        "--drain-seconds",
+        "IPLOOKUP_DRAIN_SECONDS",
+        &["3601", "-1", "ten"],
+    ),
+    (
+        "--rdns-timeout-ms",
+        "IPLOOKUP_RDNS_TIMEOUT_MS",
+        &["0", "60001"],
+    ),
+    (
+        "--rdns-cache-size",
+        "IPLOOKUP_RDNS_CACHE_SIZE",
+        &["0", "10000001"],
+    ),
+    (
+        "--header-timeout",
+        "IPLOOKUP_HEADER_TIMEOUT",
+        &["0", "3601"],
+    ),
     (
         "--request-timeout",
         "IPLOOKUP_REQUEST_TIMEOUT",
@@ -506,8 +527,16 @@ const OUT_OF_RANGE: &[(&str, &str, &[&str])] = &[
         "IPLOOKUP_RATE_LIMIT",
         &["0", "-1", "NaN", "inf", "1000001", "fast"],
     ),
-    ("--rate-burst", "IPLOOKUP_RATE_BURST", &["0", "1000001", "4294967296"]),
-    ("--max-connections", "IPLOOKUP_MAX_CONNECTIONS", &["0", "1000001"]),
+    (
+        "--rate-burst",
+        "IPLOOKUP_RATE_BURST",
+        &["0", "1000001", "4294967296"],
+    ),
+    (
+        "--max-connections",
+        "IPLOOKUP_MAX_CONNECTIONS",
+        &["0", "1000001"],
+    ),
     (
         "--max-in-flight",
         "IPLOOKUP_MAX_IN_FLIGHT",

@@ -107,7 +107,12 @@ async fn with_forwarded_only_forwarded_is_read() {
     )];
     every_use_says(&srv, &rfc, "2001:4860:4860::8888").await;
     // An obfuscated node on the right: the walk stops at the peer.
-    every_use_says(&srv, &[("Forwarded", "for=8.8.8.8, for=_hidden")], "127.0.0.1").await;
+    every_use_says(
+        &srv,
+        &[("Forwarded", "for=8.8.8.8, for=_hidden")],
+        "127.0.0.1",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -118,9 +123,17 @@ async fn with_a_single_address_header_every_list_header_is_ignored() {
     with_cf.push(("CF-Connecting-IP", "1.1.1.1"));
     every_use_says(&srv, &with_cf, "1.1.1.1").await;
     // Repeated or a list: unreadable, so the peer.
-    let twice = [("CF-Connecting-IP", "8.8.8.8"), ("CF-Connecting-IP", "1.1.1.1")];
+    let twice = [
+        ("CF-Connecting-IP", "8.8.8.8"),
+        ("CF-Connecting-IP", "1.1.1.1"),
+    ];
     every_use_says(&srv, &twice, "127.0.0.1").await;
-    every_use_says(&srv, &[("CF-Connecting-IP", "8.8.8.8, 1.1.1.1")], "127.0.0.1").await;
+    every_use_says(
+        &srv,
+        &[("CF-Connecting-IP", "8.8.8.8, 1.1.1.1")],
+        "127.0.0.1",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -140,9 +153,19 @@ async fn the_walk_over_x_forwarded_for() {
     ];
     every_use_says(&srv, &lines, "8.8.8.8").await;
     // Every entry trusted: the leftmost.
-    every_use_says(&srv, &[("X-Forwarded-For", "127.0.0.1, 127.0.0.1")], "127.0.0.1").await;
+    every_use_says(
+        &srv,
+        &[("X-Forwarded-For", "127.0.0.1, 127.0.0.1")],
+        "127.0.0.1",
+    )
+    .await;
     // An unreadable entry stops the walk at the last trusted hop (here the peer).
-    every_use_says(&srv, &[("X-Forwarded-For", "8.8.8.8, unknown")], "127.0.0.1").await;
+    every_use_says(
+        &srv,
+        &[("X-Forwarded-For", "8.8.8.8, unknown")],
+        "127.0.0.1",
+    )
+    .await;
     // A mapped entry is reported as IPv4.
     every_use_says(&srv, &[("X-Forwarded-For", "::ffff:1.1.1.1")], "1.1.1.1").await;
 }
@@ -168,7 +191,10 @@ async fn forged_rotation(srv: &TestServer, header: &str, n: u32) -> Vec<u16> {
             "Forwarded" => format!("for=198.51.100.{i}"),
             _ => format!("198.51.100.{i}"),
         };
-        let headers = [("X-Forwarded-For", "203.0.113.9"), (header, forged.as_str())];
+        let headers = [
+            ("X-Forwarded-For", "203.0.113.9"),
+            (header, forged.as_str()),
+        ];
         statuses.push(get(srv.addr, "/api/v1/ip/8.8.8.8", &headers).await.status);
     }
     statuses
@@ -189,21 +215,36 @@ async fn rotating_a_forged_header_does_not_dodge_the_rate_limit() {
     // The other headers a client could rotate change nothing either: the
     // caller 203.0.113.9 stays out of tokens.
     for header in ["X-Real-IP", "CF-Connecting-IP", "True-Client-IP"] {
-        assert_eq!(forged_rotation(&srv, header, 2).await, [429, 429], "{header}");
+        assert_eq!(
+            forged_rotation(&srv, header, 2).await,
+            [429, 429],
+            "{header}"
+        );
     }
     // The 429 names the caller the proxy wrote, not a forged one.
     let r = get(
         srv.addr,
         "/api/v1/ip/8.8.8.8",
-        &[("X-Forwarded-For", "203.0.113.9"), ("Forwarded", "for=8.8.8.8")],
+        &[
+            ("X-Forwarded-For", "203.0.113.9"),
+            ("Forwarded", "for=8.8.8.8"),
+        ],
     )
     .await;
     assert_eq!(r.status, 429);
     let v: Value = r.json();
     assert_eq!(v["error"], "rate_limited", "{v}");
-    assert!(v["message"].as_str().unwrap().contains("203.0.113.9"), "{v}");
+    assert!(
+        v["message"].as_str().unwrap().contains("203.0.113.9"),
+        "{v}"
+    );
     // Another caller named by the proxy still has its own bucket.
-    let other = get(srv.addr, "/api/v1/me", &[("X-Forwarded-For", "203.0.113.10")]).await;
+    let other = get(
+        srv.addr,
+        "/api/v1/me",
+        &[("X-Forwarded-For", "203.0.113.10")],
+    )
+    .await;
     assert_eq!(other.status, 200, "{}", other.body);
 }
 
@@ -220,7 +261,10 @@ async fn the_rate_limit_keys_on_the_named_header() {
     let mut statuses = Vec::new();
     for i in 0..4 {
         let xff = format!("198.51.100.{i}");
-        let headers = [("CF-Connecting-IP", "1.1.1.1"), ("X-Forwarded-For", xff.as_str())];
+        let headers = [
+            ("CF-Connecting-IP", "1.1.1.1"),
+            ("X-Forwarded-For", xff.as_str()),
+        ];
         statuses.push(get(srv.addr, "/api/v1/ip/8.8.8.8", &headers).await.status);
     }
     assert_eq!(statuses, [200, 200, 429, 429]);

@@ -329,7 +329,10 @@ fn is_port(p: &str) -> bool {
 fn trim(bytes: &[u8]) -> &[u8] {
     let is_ows = |b: &u8| *b == b' ' || *b == b'\t';
     let start = bytes.iter().position(|b| !is_ows(b)).unwrap_or(bytes.len());
-    let end = bytes.iter().rposition(|b| !is_ows(b)).map_or(start, |i| i + 1);
+    let end = bytes
+        .iter()
+        .rposition(|b| !is_ows(b))
+        .map_or(start, |i| i + 1);
     &bytes[start..end]
 }
 
@@ -411,7 +414,12 @@ mod tests {
         assert_eq!(parse("x-forwarded-for"), Ok(ClientIpHeader::XForwardedFor));
         assert_eq!(parse("X-Forwarded-For"), Ok(ClientIpHeader::XForwardedFor));
         assert_eq!(parse("FORWARDED"), Ok(ClientIpHeader::Forwarded));
-        for name in ["x-real-ip", "CF-Connecting-IP", "true-client-ip", "fly-client-ip"] {
+        for name in [
+            "x-real-ip",
+            "CF-Connecting-IP",
+            "true-client-ip",
+            "fly-client-ip",
+        ] {
             let h = parse(name).unwrap();
             assert_eq!(
                 h,
@@ -425,7 +433,14 @@ mod tests {
 
     #[test]
     fn invalid_header_names_are_refused_with_the_name() {
-        for bad in ["", "x forwarded for", "x-real-ip:", ":authority", "x-ré", "a\nb"] {
+        for bad in [
+            "",
+            "x forwarded for",
+            "x-real-ip:",
+            ":authority",
+            "x-ré",
+            "a\nb",
+        ] {
             let err = bad.parse::<ClientIpHeader>().unwrap_err().to_string();
             assert!(err.contains(&format!("{bad:?}")), "{err}");
             assert!(err.contains("not a valid HTTP header name"), "{err}");
@@ -440,7 +455,12 @@ mod tests {
             ("x-real-ip", "9.9.9.9"),
             ("cf-connecting-ip", "9.9.9.8"),
         ]);
-        for name in ["x-forwarded-for", "forwarded", "x-real-ip", "cf-connecting-ip"] {
+        for name in [
+            "x-forwarded-for",
+            "forwarded",
+            "x-real-ip",
+            "cf-connecting-ip",
+        ] {
             assert_eq!(
                 client_addr(peer("203.0.113.5"), &h, &trusted(name)),
                 ip("203.0.113.5"),
@@ -493,7 +513,10 @@ mod tests {
         assert_eq!(via("x-forwarded-for", &h), ip("10.3.3.3"));
         let f = [("forwarded", "for=10.3.3.3, for=\"[::1]:80\"")];
         assert_eq!(via("forwarded", &f), ip("10.3.3.3"));
-        assert_eq!(via("x-real-ip", &[("x-real-ip", "10.4.4.4")]), ip("10.4.4.4"));
+        assert_eq!(
+            via("x-real-ip", &[("x-real-ip", "10.4.4.4")]),
+            ip("10.4.4.4")
+        );
     }
 
     #[test]
@@ -556,7 +579,10 @@ mod tests {
             ip("8.8.8.8")
         );
         // Two lines are one list, in order.
-        let lines = [("forwarded", "for=6.6.6.6"), ("forwarded", "for=9.9.9.9, for=10.1.1.1")];
+        let lines = [
+            ("forwarded", "for=6.6.6.6"),
+            ("forwarded", "for=9.9.9.9, for=10.1.1.1"),
+        ];
         assert_eq!(via("forwarded", &lines), ip("9.9.9.9"));
     }
 
@@ -581,21 +607,36 @@ mod tests {
     fn single_address_headers_hold_exactly_one_address() {
         let c = |pairs: &[(&'static str, &'static str)]| via("cf-connecting-ip", pairs);
         assert_eq!(c(&[("cf-connecting-ip", "8.8.8.8")]), ip("8.8.8.8"));
-        assert_eq!(c(&[("cf-connecting-ip", " 2001:db8::5 ")]), ip("2001:db8::5"));
-        assert_eq!(c(&[("cf-connecting-ip", "[2001:db8::5]:443")]), ip("2001:db8::5"));
+        assert_eq!(
+            c(&[("cf-connecting-ip", " 2001:db8::5 ")]),
+            ip("2001:db8::5")
+        );
+        assert_eq!(
+            c(&[("cf-connecting-ip", "[2001:db8::5]:443")]),
+            ip("2001:db8::5")
+        );
         // Missing or empty: the peer.
         assert_eq!(c(&[]), ip("10.0.0.1"));
         assert_eq!(c(&[("cf-connecting-ip", "")]), ip("10.0.0.1"));
         // A list, or the header twice: unreadable, so the peer.
-        assert_eq!(c(&[("cf-connecting-ip", "6.6.6.6, 8.8.8.8")]), ip("10.0.0.1"));
         assert_eq!(
-            c(&[("cf-connecting-ip", "6.6.6.6"), ("cf-connecting-ip", "8.8.8.8")]),
+            c(&[("cf-connecting-ip", "6.6.6.6, 8.8.8.8")]),
+            ip("10.0.0.1")
+        );
+        assert_eq!(
+            c(&[
+                ("cf-connecting-ip", "6.6.6.6"),
+                ("cf-connecting-ip", "8.8.8.8")
+            ]),
             ip("10.0.0.1")
         );
         assert_eq!(c(&[("cf-connecting-ip", "garbage")]), ip("10.0.0.1"));
         // X-Real-IP follows the same rule.
         assert_eq!(
-            via("x-real-ip", &[("x-real-ip", "9.9.9.9"), ("x-real-ip", "1.1.1.1")]),
+            via(
+                "x-real-ip",
+                &[("x-real-ip", "9.9.9.9"), ("x-real-ip", "1.1.1.1")]
+            ),
             ip("10.0.0.1")
         );
     }
@@ -610,12 +651,18 @@ mod tests {
             ip("1.2.3.4")
         );
         assert_eq!(
-            via("forwarded", &[("forwarded", r#"for="[::ffff:8.8.4.4]:80""#)]),
+            via(
+                "forwarded",
+                &[("forwarded", r#"for="[::ffff:8.8.4.4]:80""#)]
+            ),
             ip("8.8.4.4")
         );
         // A mapped entry is matched against the IPv4 trusted blocks.
         assert_eq!(
-            via("x-forwarded-for", &[("x-forwarded-for", "1.1.1.1, ::ffff:10.9.9.9")]),
+            via(
+                "x-forwarded-for",
+                &[("x-forwarded-for", "1.1.1.1, ::ffff:10.9.9.9")]
+            ),
             ip("1.1.1.1")
         );
     }
