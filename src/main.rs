@@ -33,7 +33,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the HTTP API and pages (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Look addresses up and print the API's JSON, one object per line.
     ///
     /// With no ADDR, reads one address per line from standard input.
@@ -232,7 +232,7 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Lookup(args)) => run_lookup(args),
-        Some(Command::Serve(args)) => run_serve(args),
+        Some(Command::Serve(args)) => run_serve(*args),
         Some(Command::Update(args)) => run_update(args),
         None => run_serve(cli.serve),
     }
@@ -248,7 +248,7 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             "--client-ip-header is read only from --trusted-proxy peers, and none is given"
         );
     }
-    let rdns = (!args.no_reverse_dns).then(|| RdnsConfig {
+    let rdns = (!args.no_reverse_dns).then_some(RdnsConfig {
         server: args.dns_server,
         deadline: args.rdns_timeout_ms,
         capacity: args.rdns_cache_size,

@@ -81,13 +81,20 @@ impl FromStr for ClientIpHeader {
     }
 }
 
+impl ClientIpHeader {
+    /// The header's name.
+    pub fn name(&self) -> HeaderName {
+        match self {
+            ClientIpHeader::XForwardedFor => X_FORWARDED_FOR,
+            ClientIpHeader::Forwarded => FORWARDED,
+            ClientIpHeader::Single(name) => name.clone(),
+        }
+    }
+}
+
 impl std::fmt::Display for ClientIpHeader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ClientIpHeader::XForwardedFor => "x-forwarded-for",
-            ClientIpHeader::Forwarded => "forwarded",
-            ClientIpHeader::Single(name) => name.as_str(),
-        })
+        f.write_str(self.name().as_str())
     }
 }
 
