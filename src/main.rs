@@ -242,12 +242,7 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.log_format);
     // Before any table is allocated: reloads must hand the old release back.
     iplookup::memory::pin_mmap_threshold();
-    if args.trusted_proxies.is_empty() && args.client_ip_header != ClientIpHeader::default() {
-        tracing::warn!(
-            header = %args.client_ip_header,
-            "--client-ip-header is read only from --trusted-proxy peers, and none is given"
-        );
-    }
+    log_caller_address(&args.trusted_proxies, &args.client_ip_header);
     let rdns = (!args.no_reverse_dns).then_some(RdnsConfig {
         server: args.dns_server,
         deadline: args.rdns_timeout_ms,
@@ -285,6 +280,23 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(server::serve(config))?;
     Ok(())
+}
+
+/// Says at start where the caller's address comes from, and warns about
+/// settings that let anyone choose it or that do nothing.
+fn log_caller_address(proxies: &[IpNet], header: &ClientIpHeader) {
+    if proxies.is_empty() {
+        if *header != ClientIpHeader::default() {
+            tracing::warn!(%header, "--client-ip-header is read only from --trusted-proxy peers, and none is given");
+        }
+        return;
+    }
+    if proxies.iter().any(|net| net.prefix_len() == 0) {
+        tracing::warn!(
+            "--trusted-proxy trusts every address: any client can choose the address it is answered as"
+        );
+    }
+    tracing::info!(?proxies, %header, "the caller's address: the socket peer, or this header of these trusted proxies");
 }
 
 fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
