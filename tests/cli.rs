@@ -829,3 +829,39 @@ fn lookup_arguments_are_parsed_as_strictly_as_the_api() {
         assert!(!o.status.success(), "{bad:?}");
     }
 }
+
+#[test]
+fn the_readme_has_a_row_for_every_serve_flag_and_its_environment_variable() {
+    let help = String::from_utf8(run(&["serve", "--help"]).stdout).unwrap();
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    // The first two cells of each flag row: the flags and their variables.
+    let rows: Vec<String> = readme
+        .lines()
+        .filter(|l| l.starts_with("| `--"))
+        .map(|l| l.split('|').take(3).collect::<Vec<_>>().join("|"))
+        .collect();
+    let mut flags = 0;
+    for word in help.split_whitespace() {
+        let Some(flag) = word.strip_prefix("--") else {
+            continue;
+        };
+        let flag = flag.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+        if flag.is_empty() || flag == "help" || !word.starts_with("--") {
+            continue;
+        }
+        flags += 1;
+        assert!(
+            rows.iter().any(|r| r.contains(&format!("`--{flag}`"))),
+            "README has no flag row for --{flag}"
+        );
+    }
+    for var in help.split("[env: ").skip(1) {
+        let var = var.split('=').next().unwrap();
+        assert!(
+            rows.iter().any(|r| r.contains(&format!("`{var}`"))),
+            "README has no flag row naming {var}"
+        );
+    }
+    assert!(flags > 15, "found only {flags} flags in:\n{help}");
+}
