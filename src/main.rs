@@ -14,6 +14,7 @@ use ipnet::IpNet;
 use iplookup::rdns::RdnsConfig;
 use iplookup::server::TlsFiles;
 use iplookup::web::Limits;
+use iplookup::web::client::ClientIpHeader;
 use iplookup::web::ratelimit::RateLimit;
 use iplookup::{ServeConfig, address, lookup, server};
 
@@ -40,7 +41,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the HTTP API and pages (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Look addresses up and print the API's JSON, one object per line.
     ///
     /// With no ADDR, reads one address per line from standard input.
@@ -102,9 +103,9 @@ struct ServeArgs {
         value_name = "ADDR:PORT"
     )]
     listen: SocketAddr,
-    /// CIDR block of a reverse proxy whose Forwarded / X-Forwarded-For /
-    /// X-Real-IP headers are believed (repeatable; comma-separated in the
-    /// environment variable). Headers from other peers are ignored.
+    /// CIDR block of a reverse proxy whose --client-ip-header is believed
+    /// (repeatable; comma-separated in the environment variable). Name only
+    /// the proxy's own addresses. Headers from other peers are ignored.
     #[arg(
         long = "trusted-proxy",
         env = "IPLOOKUP_TRUSTED_PROXIES",
@@ -112,14 +113,26 @@ struct ServeArgs {
         value_name = "CIDR"
     )]
     trusted_proxies: Vec<IpNet>,
-    /// Seconds to let requests in flight finish after SIGTERM or Ctrl-C.
+    /// The one header the trusted proxies write the caller's address into:
+    /// x-forwarded-for, forwarded (RFC 7239), x-real-ip, or any header that
+    /// carries one address (cf-connecting-ip, true-client-ip, fly-client-ip).
+    /// Every other forwarding header is ignored.
+    #[arg(
+        long,
+        env = "IPLOOKUP_CLIENT_IP_HEADER",
+        default_value = "x-forwarded-for",
+        value_name = "NAME"
+    )]
+    client_ip_header: ClientIpHeader,
+    /// Seconds to let requests in flight finish after SIGTERM or Ctrl-C (0..=3600).
     #[arg(
         long,
         env = "IPLOOKUP_DRAIN_SECONDS",
-        default_value_t = 10,
+        default_value = "10",
+        value_parser = bounds::seconds(0..=3600),
         value_name = "SECONDS"
     )]
-    drain_seconds: u64,
+    drain_seconds: Duration,
     /// Log format.
     #[arg(long, env = "IPLOOKUP_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
     log_format: String,
@@ -133,19 +146,21 @@ struct ServeArgs {
     #[arg(long, env = "IPLOOKUP_DNS_SERVER", value_name = "IP:PORT")]
     dns_server: Option<SocketAddr>,
     /// How long a request waits for a PTR answer before answering null (the
-    /// answer is still cached when it arrives).
+    /// answer is still cached when it arrives), 1..=60000.
     #[arg(
         long,
         env = "IPLOOKUP_RDNS_TIMEOUT_MS",
-        default_value_t = 250,
+        default_value = "250",
+        value_parser = bounds::millis(1..=60_000),
         value_name = "MS"
     )]
-    rdns_timeout_ms: u64,
-    /// Reverse DNS answers kept in memory.
+    rdns_timeout_ms: Duration,
+    /// Reverse DNS answers kept in memory (1..=10000000).
     #[arg(
         long,
         env = "IPLOOKUP_RDNS_CACHE_SIZE",
-        default_value_t = 100_000,
+        default_value = "100000",
+        value_parser = bounds::count::<u64>(1..=10_000_000),
         value_name = "ENTRIES"
     )]
     rdns_cache_size: u64,
@@ -166,47 +181,58 @@ struct ServeArgs {
         requires = "tls_cert"
     )]
     tls_key: Option<PathBuf>,
-    /// Seconds a client may take to send the request headers.
+    /// Seconds a client may take to send the request headers (1..=3600).
     #[arg(
         long,
         env = "IPLOOKUP_HEADER_TIMEOUT",
-        default_value_t = 10,
+        default_value = "10",
+        value_parser = bounds::seconds(1..=3600),
         value_name = "SECONDS"
     )]
-    header_timeout: u64,
-    /// Seconds a request may take in all.
+    header_timeout: Duration,
+    /// Seconds a request may take in all (1..=3600).
     #[arg(
         long,
         env = "IPLOOKUP_REQUEST_TIMEOUT",
-        default_value_t = 10,
+        default_value = "10",
+        value_parser = bounds::seconds(1..=3600),
         value_name = "SECONDS"
     )]
-    request_timeout: u64,
-    /// Per-caller limit in requests per second (callers as resolved through
-    /// trusted proxies; IPv6 callers by /64). Off by default.
-    #[arg(long, env = "IPLOOKUP_RATE_LIMIT", value_name = "PER_SECOND")]
+    request_timeout: Duration,
+    /// Per-caller limit in requests per second, above 0 and at most 1000000
+    /// (callers as resolved through trusted proxies; IPv6 callers by /64).
+    /// Off when not given.
+    #[arg(
+        long,
+        env = "IPLOOKUP_RATE_LIMIT",
+        value_parser = bounds::per_second(1_000_000.0),
+        value_name = "PER_SECOND"
+    )]
     rate_limit: Option<f64>,
-    /// Requests a caller may send at once before --rate-limit applies.
+    /// Requests a caller may send at once before --rate-limit applies (1..=1000000).
     #[arg(
         long,
         env = "IPLOOKUP_RATE_BURST",
-        default_value_t = 20,
+        default_value = "20",
+        value_parser = bounds::count::<u32>(1..=1_000_000),
         value_name = "N"
     )]
     rate_burst: u32,
-    /// Connections open at once; further connections are closed on arrival.
+    /// Connections open at once; further connections are closed on arrival (1..=1000000).
     #[arg(
         long,
         env = "IPLOOKUP_MAX_CONNECTIONS",
-        default_value_t = 10_000,
+        default_value = "10000",
+        value_parser = bounds::count::<usize>(1..=1_000_000),
         value_name = "N"
     )]
     max_connections: usize,
-    /// Requests handled at once; further requests wait.
+    /// Requests handled at once; further requests wait (1..=1000000).
     #[arg(
         long,
         env = "IPLOOKUP_MAX_IN_FLIGHT",
-        default_value_t = 1024,
+        default_value = "1024",
+        value_parser = bounds::count::<usize>(1..=1_000_000),
         value_name = "N"
     )]
     max_in_flight: usize,
@@ -238,7 +264,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let done = |result: anyhow::Result<()>| result.map(|()| ExitCode::SUCCESS);
     match cli.command {
         Some(Command::Lookup(args)) => run_lookup(args),
-        Some(Command::Serve(args)) => done(run_serve(args)),
+        Some(Command::Serve(args)) => done(run_serve(*args)),
         Some(Command::Update(args)) => done(run_update(args)),
         Some(Command::Completions { shell }) => {
             let mut command = Cli::command();
@@ -254,9 +280,10 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.log_format);
     // Before any table is allocated: reloads must hand the old release back.
     iplookup::memory::pin_mmap_threshold();
-    let rdns = (!args.no_reverse_dns).then(|| RdnsConfig {
+    log_caller_address(&args.trusted_proxies, &args.client_ip_header);
+    let rdns = (!args.no_reverse_dns).then_some(RdnsConfig {
         server: args.dns_server,
-        deadline: Duration::from_millis(args.rdns_timeout_ms),
+        deadline: args.rdns_timeout_ms,
         capacity: args.rdns_cache_size,
     });
     let tls = match (args.tls_cert, args.tls_key) {
@@ -266,26 +293,24 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
     let config = ServeConfig {
         listen: args.listen,
         trusted_proxies: args.trusted_proxies,
+        client_ip_header: args.client_ip_header,
         data_dir: args.data.data_dir,
         skip_bad_rows: args.data.skip_bad_rows,
         watch: !args.no_watch,
-        drain: Duration::from_secs(args.drain_seconds),
+        drain: args.drain_seconds,
         rdns,
         tls,
         limits: Limits {
-            header_timeout: Duration::from_secs(args.header_timeout),
-            request_timeout: Duration::from_secs(args.request_timeout),
-            max_in_flight: args.max_in_flight.max(1),
-            max_connections: args.max_connections.max(1),
+            header_timeout: args.header_timeout,
+            request_timeout: args.request_timeout,
+            max_in_flight: args.max_in_flight,
+            max_connections: args.max_connections,
             ..Limits::default()
         },
-        rate_limit: args
-            .rate_limit
-            .filter(|r| *r > 0.0)
-            .map(|per_second| RateLimit {
-                per_second,
-                burst: args.rate_burst.max(1),
-            }),
+        rate_limit: args.rate_limit.map(|per_second| RateLimit {
+            per_second,
+            burst: args.rate_burst,
+        }),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -293,6 +318,23 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(server::serve(config))?;
     Ok(())
+}
+
+/// Says at start where the caller's address comes from, and warns about
+/// settings that let anyone choose it or that do nothing.
+fn log_caller_address(proxies: &[IpNet], header: &ClientIpHeader) {
+    if proxies.is_empty() {
+        if *header != ClientIpHeader::default() {
+            tracing::warn!(%header, "--client-ip-header is read only from --trusted-proxy peers, and none is given");
+        }
+        return;
+    }
+    if proxies.iter().any(|net| net.prefix_len() == 0) {
+        tracing::warn!(
+            "--trusted-proxy trusts every address: any client can choose the address it is answered as"
+        );
+    }
+    tracing::info!(?proxies, %header, "the caller's address: the socket peer, or this header of these trusted proxies");
 }
 
 fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
@@ -391,5 +433,68 @@ fn init_logging(format: &str) {
         builder.json().init();
     } else {
         builder.init();
+    }
+}
+
+/// Range checks of the numeric flags. clap runs them as it parses each value
+/// (flag or environment variable), so an out-of-range value stops the start
+/// with a message naming the flag, e.g. `invalid value '0' for
+/// '--request-timeout <SECONDS>': 0 is not a whole number in 1..=3600`.
+/// A new numeric flag takes one of these as its `value_parser`, with
+/// `default_value = "..."` (a string, parsed by the same check):
+///
+/// ```text
+/// #[arg(long, env = "IPLOOKUP_IDLE_TIMEOUT", default_value = "60",
+///       value_parser = bounds::seconds(1..=3600), value_name = "SECONDS")]
+/// idle_timeout: Duration,
+/// ```
+mod bounds {
+    use std::ops::RangeInclusive;
+    use std::time::Duration;
+
+    /// A check that turns a flag's text into a `T` or says why it cannot
+    /// (clap takes any such function as a `value_parser`).
+    pub trait Check<T>: Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {}
+    impl<T, F: Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static> Check<T> for F {}
+
+    /// A whole number within `range`, as `T` (`u32`, `u64`, `usize`, ...).
+    pub fn count<T: TryFrom<u64>>(range: RangeInclusive<u64>) -> impl Check<T> {
+        move |text: &str| {
+            text.parse::<u64>()
+                .ok()
+                .filter(|n| range.contains(n))
+                .and_then(|n| T::try_from(n).ok())
+                .ok_or_else(|| {
+                    format!(
+                        "{text} is not a whole number in {}..={}",
+                        range.start(),
+                        range.end()
+                    )
+                })
+        }
+    }
+
+    /// Whole seconds within `range`, as a `Duration`.
+    pub fn seconds(range: RangeInclusive<u64>) -> impl Check<Duration> {
+        let whole = count::<u64>(range);
+        move |text: &str| whole(text).map(Duration::from_secs)
+    }
+
+    /// Whole milliseconds within `range`, as a `Duration`.
+    pub fn millis(range: RangeInclusive<u64>) -> impl Check<Duration> {
+        let whole = count::<u64>(range);
+        move |text: &str| whole(text).map(Duration::from_millis)
+    }
+
+    /// A rate: a finite number above 0 and at most `max`.
+    pub fn per_second(max: f64) -> impl Check<f64> {
+        move |text: &str| {
+            text.parse::<f64>()
+                .ok()
+                .filter(|r| r.is_finite() && *r > 0.0 && *r <= max)
+                .ok_or_else(|| {
+                    format!("{text} is not a number above 0 and at most {max} (leave the flag out for no limit)")
+                })
+        }
     }
 }

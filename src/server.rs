@@ -18,8 +18,9 @@ use crate::geo::{self, GeoDb, GeoError};
 use crate::lookup::Lookup;
 use crate::rdns::{RdnsConfig, RdnsError, ReverseDns};
 use crate::reload;
+use crate::web::client::{ClientIpHeader, TrustedProxies};
 use crate::web::ratelimit::{RateLimit, RateLimiter};
-use crate::web::{self, AppState, Limits, client::TrustedProxies};
+use crate::web::{self, AppState, Limits};
 
 /// Certificate and key files (PEM) for HTTPS.
 #[derive(Debug, Clone)]
@@ -33,6 +34,8 @@ pub struct TlsFiles {
 pub struct ServeConfig {
     pub listen: SocketAddr,
     pub trusted_proxies: Vec<IpNet>,
+    /// The one header read from `trusted_proxies` for the caller's address.
+    pub client_ip_header: ClientIpHeader,
     pub data_dir: Option<PathBuf>,
     /// Skip unreadable rows and trim overlaps instead of refusing a file.
     pub skip_bad_rows: bool,
@@ -54,6 +57,7 @@ impl Default for ServeConfig {
         ServeConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             trusted_proxies: Vec::new(),
+            client_ip_header: ClientIpHeader::default(),
             data_dir: None,
             skip_bad_rows: false,
             watch: true,
@@ -130,7 +134,10 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
     };
     let state = AppState {
         lookup,
-        proxies: Arc::new(TrustedProxies::new(config.trusted_proxies.clone())),
+        proxies: Arc::new(
+            TrustedProxies::new(config.trusted_proxies.clone())
+                .reading(config.client_ip_header.clone()),
+        ),
         tls: config.tls.is_some(),
         limiter: config.rate_limit.map(|l| RateLimiter::new(l, 100_000)),
     };

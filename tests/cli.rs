@@ -20,6 +20,15 @@ const ENV_VARS: &[&str] = &[
     "IPLOOKUP_DRAIN_SECONDS",
     "IPLOOKUP_LOG_FORMAT",
     "IPLOOKUP_LOG",
+    "IPLOOKUP_CLIENT_IP_HEADER",
+    "IPLOOKUP_RDNS_TIMEOUT_MS",
+    "IPLOOKUP_RDNS_CACHE_SIZE",
+    "IPLOOKUP_HEADER_TIMEOUT",
+    "IPLOOKUP_REQUEST_TIMEOUT",
+    "IPLOOKUP_RATE_LIMIT",
+    "IPLOOKUP_RATE_BURST",
+    "IPLOOKUP_MAX_CONNECTIONS",
+    "IPLOOKUP_MAX_IN_FLIGHT",
 ];
 
 /// The binary, with none of its environment variables inherited.
@@ -414,8 +423,176 @@ fn trusted_proxies_from_the_environment_are_comma_separated() {
     srv.wait_ready();
     let me = srv.get_json("/api/v1/me", &[("X-Forwarded-For", "1.1.1.1, 10.2.3.4")]);
     assert_eq!(me["ip"], "1.1.1.1", "{me}");
+    // Only X-Forwarded-For is read by default.
     let me = srv.get_json("/api/v1/me", &[("X-Real-IP", "8.8.8.8")]);
-    assert_eq!(me["ip"], "8.8.8.8", "{me}");
+    assert_eq!(me["ip"], "127.0.0.1", "{me}");
+}
+
+#[test]
+fn the_client_ip_header_comes_from_the_flag_or_the_environment() {
+    let forged = [
+        ("X-Forwarded-For", "203.0.113.9"),
+        ("Forwarded", "for=8.8.8.8"),
+        ("CF-Connecting-IP", "1.1.1.1"),
+    ];
+    let addr = free_port();
+    let mut cmd = bin();
+    cmd.args(["serve", "--trusted-proxy", "127.0.0.1/32"])
+        .args(["--client-ip-header", "Forwarded"])
+        .env("IPLOOKUP_LISTEN", addr.to_string());
+    let mut srv = Server::spawn(cmd, addr);
+    srv.wait_ready();
+    assert_eq!(srv.get_json("/api/v1/me", &forged)["ip"], "8.8.8.8");
+    drop(srv);
+
+    let addr = free_port();
+    let mut cmd = bin();
+    cmd.arg("serve")
+        .env("IPLOOKUP_LISTEN", addr.to_string())
+        .env("IPLOOKUP_TRUSTED_PROXIES", "127.0.0.1/32")
+        .env("IPLOOKUP_CLIENT_IP_HEADER", "cf-connecting-ip");
+    let mut srv = Server::spawn(cmd, addr);
+    srv.wait_ready();
+    assert_eq!(srv.get_json("/api/v1/me", &forged)["ip"], "1.1.1.1");
+}
+
+// ---------------------------------------------------------------------------
+// range checks of the settings
+// ---------------------------------------------------------------------------
+
+/// Runs `serve` with these arguments and environment, which must be refused
+/// at start: a non-zero exit within 10 s. Returns standard error.
+fn refused(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut cmd = bin();
+    cmd.arg("serve")
+        .args(["--listen", "127.0.0.1:0", "--no-reverse-dns"])
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn the binary");
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if t0.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("serve {args:?} {env:?} was not refused: it still runs after 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!status.success(), "serve {args:?} {env:?} exited 0: {err}");
+    err
+}
+
+/// Every numeric flag, its environment variable, and values out of its range.
+const OUT_OF_RANGE: &[(&str, &str, &[&str])] = &[
+    (
+        "--drain-seconds",
+        "IPLOOKUP_DRAIN_SECONDS",
+        &["3601", "-1", "ten"],
+    ),
+    (
+        "--rdns-timeout-ms",
+        "IPLOOKUP_RDNS_TIMEOUT_MS",
+        &["0", "60001"],
+    ),
+    (
+        "--rdns-cache-size",
+        "IPLOOKUP_RDNS_CACHE_SIZE",
+        &["0", "10000001"],
+    ),
+    (
+        "--header-timeout",
+        "IPLOOKUP_HEADER_TIMEOUT",
+        &["0", "3601"],
+    ),
+    (
+        "--request-timeout",
+        "IPLOOKUP_REQUEST_TIMEOUT",
+        &["0", "3601", "18446744073709551615", "18446744073709551616"],
+    ),
+    (
+        "--rate-limit",
+        "IPLOOKUP_RATE_LIMIT",
+        &["0", "-1", "NaN", "inf", "1000001", "fast"],
+    ),
+    (
+        "--rate-burst",
+        "IPLOOKUP_RATE_BURST",
+        &["0", "1000001", "4294967296"],
+    ),
+    (
+        "--max-connections",
+        "IPLOOKUP_MAX_CONNECTIONS",
+        &["0", "1000001"],
+    ),
+    (
+        "--max-in-flight",
+        "IPLOOKUP_MAX_IN_FLIGHT",
+        &["0", "18446744073709551615"],
+    ),
+];
+
+#[test]
+fn every_numeric_flag_is_range_checked_at_start() {
+    for (flag, _, values) in OUT_OF_RANGE {
+        for value in *values {
+            let arg = format!("{flag}={value}");
+            let err = refused(&[&arg], &[]);
+            assert!(
+                err.contains(flag) && err.contains(value),
+                "{arg}: the message names neither the flag nor the value:\n{err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn out_of_range_environment_variables_are_refused_too() {
+    for (flag, var, values) in OUT_OF_RANGE {
+        let err = refused(&[], &[(var, values[0])]);
+        assert!(err.contains(flag), "{var}={}: {err}", values[0]);
+    }
+}
+
+#[test]
+fn an_invalid_client_ip_header_is_refused_with_its_name() {
+    for name in ["x forwarded for", "x-real-ip:", ""] {
+        let arg = format!("--client-ip-header={name}");
+        let err = refused(&[&arg], &[]);
+        assert!(err.contains("--client-ip-header"), "{arg}: {err}");
+        assert!(err.contains("not a valid HTTP header name"), "{arg}: {err}");
+    }
+    let err = refused(&[], &[("IPLOOKUP_CLIENT_IP_HEADER", "cf connecting ip")]);
+    assert!(err.contains("--client-ip-header"), "{err}");
+}
+
+#[test]
+fn the_bounds_themselves_are_accepted() {
+    let addr = free_port();
+    let mut cmd = bin();
+    cmd.args(["serve", "--listen", &addr.to_string(), "--no-reverse-dns"])
+        .args(["--drain-seconds", "0", "--header-timeout", "3600"])
+        .args(["--request-timeout", "1", "--rdns-timeout-ms", "60000"])
+        .args(["--rdns-cache-size", "10000000", "--rate-limit", "1000000"])
+        .args(["--rate-burst", "1", "--max-connections", "1000000"])
+        .args(["--max-in-flight", "1"])
+        .args(["--client-ip-header", "True-Client-IP"]);
+    let mut srv = Server::spawn(cmd, addr);
+    assert_eq!(srv.wait_ready()["status"], "ok");
+    let v = srv.get_json("/api/v1/ip/8.8.8.8", &[]);
+    assert_eq!(v["location"]["country_code"], "US");
 }
 
 // ---------------------------------------------------------------------------
@@ -753,4 +930,40 @@ fn man_pages_are_generated_from_the_same_definitions_as_help() {
     for name in ["iplookup.1", "iplookup-lookup.1", "iplookup-update.1"] {
         assert!(dir.path().join(name).is_file(), "{name} not written");
     }
+}
+
+#[test]
+fn the_readme_has_a_row_for_every_serve_flag_and_its_environment_variable() {
+    let help = String::from_utf8(run(&["serve", "--help"]).stdout).unwrap();
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    // The first two cells of each flag row: the flags and their variables.
+    let rows: Vec<String> = readme
+        .lines()
+        .filter(|l| l.starts_with("| `--"))
+        .map(|l| l.split('|').take(3).collect::<Vec<_>>().join("|"))
+        .collect();
+    let mut flags = 0;
+    for word in help.split_whitespace() {
+        let Some(flag) = word.strip_prefix("--") else {
+            continue;
+        };
+        let flag = flag.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+        if flag.is_empty() || flag == "help" || !word.starts_with("--") {
+            continue;
+        }
+        flags += 1;
+        assert!(
+            rows.iter().any(|r| r.contains(&format!("`--{flag}`"))),
+            "README has no flag row for --{flag}"
+        );
+    }
+    for var in help.split("[env: ").skip(1) {
+        let var = var.split('=').next().unwrap();
+        assert!(
+            rows.iter().any(|r| r.contains(&format!("`{var}`"))),
+            "README has no flag row naming {var}"
+        );
+    }
+    assert!(flags > 15, "found only {flags} flags in:\n{help}");
 }

@@ -63,11 +63,12 @@ fn kubernetes_manifests_pass_the_schemas_in_strict_mode() {
     let mut args = vec!["--strict"];
     args.extend(manifests.iter().map(String::as_str));
     let text = run("kubernetes-validate", &args);
-    // One "passed" line per resource: the Deployment, Service, autoscaler,
-    // volume claim and update CronJob.
+    // One "passed" line per resource: the Deployment, Service, network policy,
+    // autoscaler, volume claim and update CronJob.
     for kind in [
         "deployment/",
         "service/",
+        "networkpolicy/",
         "horizontalpodautoscaler/",
         "persistentvolumeclaim/",
         "cronjob/",

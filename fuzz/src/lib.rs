@@ -13,7 +13,9 @@
 //! - `forwarded`: line 1 is the socket peer (`ip` or `ip:port`; anything else
 //!   means `10.0.0.1`); each further line is `name: value` (any header name;
 //!   the value as raw bytes, skipped if `HeaderValue::from_bytes` refuses it),
-//!   or `trust: CIDR` to trust one more block besides [`DEFAULT_TRUSTED`].
+//!   or `trust: CIDR` to trust one more block besides [`DEFAULT_TRUSTED`],
+//!   or `read: NAME` to check `--client-ip-header NAME` too, besides
+//!   [`HEADERS_READ`].
 //! - `csv_country`, `csv_asn`: a whole DB-IP CSV file.
 //! - `mmdb`: a whole MaxMind-format database, given to all three MMDB readers.
 //! - `snapshot_decode`: a whole snapshot (`IPLKSNP1...`).
@@ -33,7 +35,7 @@ use iplookup::geo::ranges::{Key, RangeTable, Value};
 use iplookup::geo::rows;
 use iplookup::geo::snapshot::{self, Parts};
 use iplookup::geo::{GeoDb, Release};
-use iplookup::web::client::{self, TrustedProxies};
+use iplookup::web::client::{self, ClientIpHeader, TrustedProxies};
 use iplookup::web::negotiate::{self, Format, Refusal};
 
 // ---------------------------------------------------------------------------
@@ -220,8 +222,17 @@ pub const DEFAULT_TRUSTED: [&str; 5] = [
     "fd00::/8",
 ];
 
+/// The `--client-ip-header` values every `forwarded` run checks (a `read:`
+/// line adds one).
+pub const HEADERS_READ: [&str; 4] = [
+    "x-forwarded-for",
+    "forwarded",
+    "x-real-ip",
+    "cf-connecting-ip",
+];
+
 /// Builds the peer, the headers and the trusted blocks from the input and
-/// checks `client_addr`.
+/// checks `client_addr` reading each of [`HEADERS_READ`].
 pub fn forwarded(data: &[u8]) {
     let mut lines = data.split(|b| *b == b'\n');
     let first = lines.next().unwrap_or_default();
@@ -236,6 +247,7 @@ pub fn forwarded(data: &[u8]) {
         .unwrap_or_else(|| SocketAddr::new(Ipv4Addr::new(10, 0, 0, 1).into(), 4000));
     let mut nets: Vec<IpNet> = DEFAULT_TRUSTED.iter().map(|n| n.parse().unwrap()).collect();
     let mut headers = HeaderMap::new();
+    let mut read: Vec<ClientIpHeader> = HEADERS_READ.iter().map(|h| h.parse().unwrap()).collect();
     for line in lines {
         let Some(colon) = line.iter().position(|b| *b == b':') else {
             continue;
@@ -252,18 +264,30 @@ pub fn forwarded(data: &[u8]) {
             }
             continue;
         }
+        if name.eq_ignore_ascii_case(b"read") {
+            if let Some(header) = std::str::from_utf8(value)
+                .ok()
+                .and_then(|v| v.trim().parse::<ClientIpHeader>().ok())
+            {
+                read.push(header);
+            }
+            continue;
+        }
         let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name), HeaderValue::from_bytes(value))
         else {
             continue;
         };
         headers.append(name, value);
     }
-    check_client_addr(peer, &headers, &TrustedProxies::new(nets));
+    for header in read {
+        let trusted = TrustedProxies::new(nets.clone()).reading(header);
+        check_client_addr(peer, &headers, &trusted);
+    }
 }
 
 /// The answer is the peer, or (only when the peer is trusted) an address
-/// written in the one header family that is read (`Forwarded`, else
-/// `X-Forwarded-For`, else `X-Real-IP`); always in canonical form.
+/// written in the one header that is read (`--client-ip-header`), always in
+/// canonical form; no other header changes it.
 pub fn check_client_addr(peer: SocketAddr, headers: &HeaderMap, trusted: &TrustedProxies) {
     let got = client::client_addr(peer, headers, trusted);
     let peer_ip = address::canonical(peer.ip());
@@ -279,16 +303,24 @@ pub fn check_client_addr(peer: SocketAddr, headers: &HeaderMap, trusted: &Truste
             "untrusted peer {peer_ip}: headers were believed"
         );
     } else if got != peer_ip {
-        let family = ["forwarded", "x-forwarded-for", "x-real-ip"]
-            .into_iter()
-            .find(|name| headers.get_all(*name).iter().next().is_some())
-            .unwrap_or_else(|| panic!("{got} taken from headers, but there are none"));
-        let written = addresses_in(headers.get_all(family).iter());
+        let name = trusted.header().name();
+        let written = addresses_in(headers.get_all(&name).iter());
         assert!(
             written.contains(&got),
-            "{got} is neither the peer {peer_ip} nor written in {family}: {written:?}"
+            "{got} is neither the peer {peer_ip} nor written in {name}: {written:?}"
         );
     }
+    // Only the named header counts: without the others, the same answer.
+    let name = trusted.header().name();
+    let mut only = HeaderMap::new();
+    for value in headers.get_all(&name) {
+        only.append(name.clone(), value.clone());
+    }
+    assert_eq!(
+        client::client_addr(peer, &only, trusted),
+        got,
+        "a header other than {name} changed the answer"
+    );
     // The same headers from an untrusted peer are ignored.
     for untrusted in [
         IpAddr::V4(Ipv4Addr::new(203, 0, 113, 7)),
@@ -305,12 +337,16 @@ pub fn check_client_addr(peer: SocketAddr, headers: &HeaderMap, trusted: &Truste
 }
 
 /// Every address spelled anywhere in the values: tokens between `,;=" []`
-/// and tabs, with an optional `:port` on a single-colon token, canonical.
+/// and tabs, with an optional `:port` on a single-colon token, canonical
+/// (tokens that are not UTF-8 are skipped, not the whole value).
 fn addresses_in<'a>(values: impl Iterator<Item = &'a HeaderValue>) -> Vec<IpAddr> {
     let mut out = Vec::new();
     for value in values {
-        let Ok(text) = value.to_str() else { continue };
-        for token in text.split([',', ';', '=', '"', ' ', '\t', '[', ']']) {
+        let tokens = value
+            .as_bytes()
+            .split(|b| b",;=\" \t[]".contains(b))
+            .filter_map(|t| std::str::from_utf8(t).ok());
+        for token in tokens {
             let host = match token.split_once(':') {
                 Some((host, port)) if !port.contains(':') && !token.is_empty() => host,
                 _ => token,

@@ -1,56 +1,170 @@
-//! The caller's address: the socket peer, unless the peer is a trusted proxy,
-//! in which case the forwarding headers are walked right to left and the first
-//! address that is not a trusted proxy is the caller.
+//! The caller's address: the socket peer, unless the peer is a trusted proxy
+//! (`--trusted-proxy`), in which case the **one** header that proxy writes
+//! (`--client-ip-header`) is read and every other forwarding header ignored.
+//! Real proxies write one of `X-Forwarded-For`, `Forwarded`, `X-Real-IP`,
+//! `CF-Connecting-IP`, ... and pass the others through from the client
+//! untouched, so falling back from one header to another would let any client
+//! choose its own address.
 //!
-//! The leftmost entry of `X-Forwarded-For` is never taken on trust: a client can
-//! write anything there. Headers from untrusted peers are ignored entirely.
+//! The rules, the same for every use of the caller's address (`/api/v1/me`,
+//! the root page, MCP `my_ip`, the rate limiter's key), all in [`client_addr`]:
+//!
+//! - The peer is not trusted: the peer, whatever the headers say.
+//! - The header is missing (or empty): the peer.
+//! - List headers (`X-Forwarded-For`, `Forwarded`): every line of the header,
+//!   in order, makes one list of hops. It is walked right to left (the nearest
+//!   proxy's entry last); the first address that is not a trusted proxy is the
+//!   caller. Empty list elements are skipped.
+//! - Every entry is a trusted proxy: the leftmost entry (as nginx's realip with
+//!   `real_ip_recursive on`). A trusted address vouches for what it wrote.
+//! - An entry that is not an address (`unknown`, an obfuscated `_node`, a
+//!   `Forwarded` element without `for=`, a host name, garbage): the walk stops
+//!   and the caller is the last trusted hop read before it (the peer when it is
+//!   the rightmost entry). Nothing written left of an unreadable hop is believed.
+//! - Single-address headers (`X-Real-IP`, `CF-Connecting-IP`, ...): exactly one
+//!   line holding one address. The header repeated, or holding a list, is
+//!   unreadable and the caller is the peer: the proxy was meant to set it, and
+//!   neither copy can be told from one the client sent.
+//!
+//! An entry is an IPv4 or IPv6 address with an optional port (`1.2.3.4:80`,
+//! `[2001:db8::1]:443`, `_obf` ports too); `Forwarded` values may be quoted.
+//! IPv4-mapped IPv6 addresses are reported as IPv4.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::str::FromStr;
 
-use axum::http::HeaderMap;
+use axum::http::header::{FORWARDED, HeaderName};
+use axum::http::{HeaderMap, HeaderValue};
 use ipnet::IpNet;
 
 use crate::address;
 
-/// The CIDR blocks whose forwarding headers are believed.
+/// `X-Forwarded-For`, the default header.
+const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
+
+/// The header a trusted proxy writes the caller's address into
+/// (`--client-ip-header`), parsed once at start.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ClientIpHeader {
+    /// `X-Forwarded-For`: a comma-separated list of hops (the default).
+    #[default]
+    XForwardedFor,
+    /// `Forwarded` (RFC 7239): the `for=` node of each element.
+    Forwarded,
+    /// A header that carries one address: `X-Real-IP`, `CF-Connecting-IP`,
+    /// `True-Client-IP`, `Fly-Client-IP`, ...
+    Single(HeaderName),
+}
+
+/// A `--client-ip-header` value that is not a header name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only), \
+     e.g. x-forwarded-for, forwarded, x-real-ip or cf-connecting-ip"
+)]
+pub struct InvalidHeaderName(String);
+
+impl FromStr for ClientIpHeader {
+    type Err = InvalidHeaderName;
+
+    /// Any valid header name, case-insensitively.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let name = HeaderName::from_bytes(text.as_bytes())
+            .map_err(|_| InvalidHeaderName(text.to_owned()))?;
+        Ok(if name == X_FORWARDED_FOR {
+            ClientIpHeader::XForwardedFor
+        } else if name == FORWARDED {
+            ClientIpHeader::Forwarded
+        } else {
+            ClientIpHeader::Single(name)
+        })
+    }
+}
+
+impl ClientIpHeader {
+    /// The header's name.
+    pub fn name(&self) -> HeaderName {
+        match self {
+            ClientIpHeader::XForwardedFor => X_FORWARDED_FOR,
+            ClientIpHeader::Forwarded => FORWARDED,
+            ClientIpHeader::Single(name) => name.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for ClientIpHeader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name().as_str())
+    }
+}
+
+/// The CIDR blocks whose header is believed, and which header that is.
 #[derive(Debug, Clone, Default)]
-pub struct TrustedProxies(Vec<IpNet>);
+pub struct TrustedProxies {
+    nets: Vec<IpNet>,
+    header: ClientIpHeader,
+}
 
 impl TrustedProxies {
-    /// Trust these blocks.
+    /// Trust these blocks; read `X-Forwarded-For` from them (see [`Self::reading`]).
     pub fn new(nets: Vec<IpNet>) -> Self {
-        TrustedProxies(nets)
+        TrustedProxies {
+            nets,
+            header: ClientIpHeader::default(),
+        }
+    }
+
+    /// Read `header` from the trusted blocks, and no other forwarding header.
+    pub fn reading(self, header: ClientIpHeader) -> Self {
+        TrustedProxies { header, ..self }
+    }
+
+    /// The header read from trusted peers.
+    pub fn header(&self) -> &ClientIpHeader {
+        &self.header
     }
 
     /// Whether `ip` lies in a trusted block.
     pub fn contains(&self, ip: IpAddr) -> bool {
-        self.0.iter().any(|net| net.contains(&ip))
+        self.nets.iter().any(|net| net.contains(&ip))
     }
 
     /// True when no proxy is trusted.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.nets.is_empty()
     }
 }
 
-/// The caller's address for a request that came from `peer`.
+/// The caller's address for a request that came from `peer` (the rules are in
+/// the module documentation). Every use of the caller's address goes through here.
 pub fn client_addr(peer: SocketAddr, headers: &HeaderMap, trusted: &TrustedProxies) -> IpAddr {
     let peer = address::canonical(peer.ip());
     if !trusted.contains(peer) {
         return peer;
     }
-    let chain = forwarded_chain(headers);
+    match &trusted.header {
+        ClientIpHeader::XForwardedFor => walk(peer, list_hops(headers), trusted),
+        ClientIpHeader::Forwarded => walk(peer, forwarded_hops(headers).into_iter().rev(), trusted),
+        ClientIpHeader::Single(name) => walk(peer, single_hop(headers, name), trusted),
+    }
+}
+
+/// Walks the hops, nearest first, from a trusted `peer`: the first untrusted
+/// address; at an unreadable hop (`None`), the last trusted one; when all are
+/// trusted, the last (leftmost) one.
+fn walk(
+    peer: IpAddr,
+    hops: impl IntoIterator<Item = Option<IpAddr>>,
+    trusted: &TrustedProxies,
+) -> IpAddr {
     let mut client = peer;
-    for hop in chain.iter().rev() {
-        match hop {
-            Some(ip) => {
-                client = *ip;
-                if !trusted.contains(*ip) {
-                    return *ip;
-                }
-            }
-            // An entry we cannot read: stop at the last hop we could trust.
-            None => return client,
+    for hop in hops {
+        let Some(ip) = hop else {
+            return client;
+        };
+        client = ip;
+        if !trusted.contains(ip) {
+            break;
         }
     }
     client
@@ -112,52 +226,159 @@ fn is_authority(h: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "-.:[]_".contains(c))
 }
 
-/// The hops the proxies recorded, oldest first: `Forwarded` if present, else
-/// `X-Forwarded-For`, else `X-Real-IP`. `None` marks an unreadable or obfuscated hop.
-fn forwarded_chain(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
-    let values = |name: &str| -> Vec<&str> {
-        headers
-            .get_all(name)
-            .iter()
-            .map(|v| v.to_str().unwrap_or("\u{0}"))
-            .collect()
+/// The hops of `X-Forwarded-For`, nearest first: every line right to left,
+/// each line's comma-separated entries right to left, empty ones skipped.
+fn list_hops(headers: &HeaderMap) -> impl Iterator<Item = Option<IpAddr>> + '_ {
+    headers
+        .get_all(X_FORWARDED_FOR)
+        .iter()
+        .rev()
+        .flat_map(|line| line.as_bytes().rsplit(|b| *b == b','))
+        .map(trim)
+        .filter(|entry| !entry.is_empty())
+        .map(node)
+}
+
+/// The `for=` nodes of every `Forwarded` element, oldest first.
+fn forwarded_hops(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
+    headers
+        .get_all(FORWARDED)
+        .iter()
+        .flat_map(|line| Unquoted::new(line.as_bytes(), b','))
+        .map(trim)
+        .filter(|element| !element.is_empty())
+        .map(forwarded_for)
+        .collect()
+}
+
+/// The one address of a single-address header: no hop when it is missing,
+/// an unreadable hop when it is repeated or holds a list.
+fn single_hop(headers: &HeaderMap, name: &HeaderName) -> Option<Option<IpAddr>> {
+    let mut lines = headers.get_all(name).iter();
+    let line = lines.next()?;
+    if lines.next().is_some() {
+        return Some(None);
+    }
+    Some(one_address(line))
+}
+
+/// A line that holds exactly one address (and no list).
+fn one_address(line: &HeaderValue) -> Option<IpAddr> {
+    let text = trim(line.as_bytes());
+    if text.contains(&b',') {
+        return None;
+    }
+    node(text)
+}
+
+/// The `for=` node of one `Forwarded` element (RFC 7239): `None` when the
+/// element has no `for`, has it twice, or its node is not an address.
+fn forwarded_for(element: &[u8]) -> Option<IpAddr> {
+    let mut nodes = Unquoted::new(element, b';').filter_map(|pair| {
+        let eq = pair.iter().position(|b| *b == b'=')?;
+        let (key, value) = (trim(&pair[..eq]), trim(&pair[eq + 1..]));
+        key.eq_ignore_ascii_case(b"for").then_some(value)
+    });
+    let value = nodes.next()?;
+    if nodes.next().is_some() {
+        return None;
+    }
+    node(&unquote(value)?)
+}
+
+/// A `token` or `quoted-string` value without its quotes and escapes;
+/// `None` for an unterminated quote.
+fn unquote(value: &[u8]) -> Option<Vec<u8>> {
+    let Some(inner) = value.strip_prefix(b"\"") else {
+        return Some(value.to_vec());
     };
-    let forwarded = values("forwarded");
-    if !forwarded.is_empty() {
-        return forwarded
-            .iter()
-            .flat_map(|v| v.split(','))
-            .map(forwarded_for)
-            .collect();
+    let inner = inner.strip_suffix(b"\"")?;
+    let mut out = Vec::with_capacity(inner.len());
+    let mut bytes = inner.iter();
+    while let Some(&b) = bytes.next() {
+        out.push(if b == b'\\' { *bytes.next()? } else { b });
     }
-    let xff = values("x-forwarded-for");
-    if !xff.is_empty() {
-        return xff.iter().flat_map(|v| v.split(',')).map(node).collect();
-    }
-    values("x-real-ip").iter().map(|v| node(v)).collect()
+    Some(out)
 }
 
-/// The `for=` node of one `Forwarded` element (RFC 7239).
-fn forwarded_for(element: &str) -> Option<IpAddr> {
-    element.split(';').find_map(|pair| {
-        let (key, value) = pair.split_once('=')?;
-        key.trim()
-            .eq_ignore_ascii_case("for")
-            .then(|| node(value.trim().trim_matches('"')))?
-    })
-}
-
-/// One node: `1.2.3.4`, `1.2.3.4:80`, `2001:db8::1`, `[2001:db8::1]:443`.
-fn node(text: &str) -> Option<IpAddr> {
-    let text = text.trim();
-    let host = if let Some(rest) = text.strip_prefix('[') {
-        rest.split_once(']')?.0
-    } else if text.matches(':').count() == 1 {
-        text.split_once(':')?.0
+/// One node: `1.2.3.4`, `1.2.3.4:80`, `2001:db8::1`, `[2001:db8::1]`,
+/// `[2001:db8::1]:443` (ports may be RFC 7239 `_obfport`s); `None` otherwise.
+fn node(text: &[u8]) -> Option<IpAddr> {
+    let text = std::str::from_utf8(text).ok()?;
+    let ip = if let Some(rest) = text.strip_prefix('[') {
+        let (host, after) = rest.split_once(']')?;
+        if !after.is_empty() && !is_port(after.strip_prefix(':')?) {
+            return None;
+        }
+        IpAddr::V6(host.parse::<Ipv6Addr>().ok()?)
+    } else if let Some((host, port)) = text.split_once(':').filter(|(_, p)| !p.contains(':')) {
+        if !is_port(port) {
+            return None;
+        }
+        IpAddr::V4(host.parse().ok()?)
     } else {
-        text
+        text.parse().ok()?
     };
-    host.parse::<IpAddr>().ok().map(address::canonical)
+    Some(address::canonical(ip))
+}
+
+/// `1*5DIGIT` or an obfuscated port (`_` and letters, digits, `.`, `_`, `-`).
+fn is_port(p: &str) -> bool {
+    let digits = (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit());
+    let obfuscated = p.len() > 1
+        && p.starts_with('_')
+        && p.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    digits || obfuscated
+}
+
+/// Without surrounding spaces and tabs (HTTP's optional whitespace).
+fn trim(bytes: &[u8]) -> &[u8] {
+    let is_ows = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = bytes.iter().position(|b| !is_ows(b)).unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !is_ows(b))
+        .map_or(start, |i| i + 1);
+    &bytes[start..end]
+}
+
+/// The pieces of `text` between the delimiters that lie outside quoted strings.
+struct Unquoted<'a> {
+    rest: Option<&'a [u8]>,
+    delimiter: u8,
+}
+
+impl<'a> Unquoted<'a> {
+    fn new(text: &'a [u8], delimiter: u8) -> Self {
+        Unquoted {
+            rest: Some(text),
+            delimiter,
+        }
+    }
+}
+
+impl<'a> Iterator for Unquoted<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let text = self.rest?;
+        let (mut quoted, mut escaped) = (false, false);
+        for (i, &b) in text.iter().enumerate() {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' if quoted => escaped = true,
+                b'"' => quoted = !quoted,
+                _ if b == self.delimiter && !quoted => {
+                    self.rest = Some(&text[i + 1..]);
+                    return Some(&text[..i]);
+                }
+                _ => {}
+            }
+        }
+        self.rest = None;
+        Some(text)
+    }
 }
 
 #[cfg(test)]
@@ -172,11 +393,13 @@ mod tests {
         h
     }
 
-    fn trusted() -> TrustedProxies {
+    /// 10.0.0.0/8 and ::1 trusted, reading `header`.
+    fn trusted(header: &str) -> TrustedProxies {
         TrustedProxies::new(vec![
             "10.0.0.0/8".parse().unwrap(),
             "::1/128".parse().unwrap(),
         ])
+        .reading(header.parse().unwrap())
     }
 
     fn peer(s: &str) -> SocketAddr {
@@ -187,74 +410,240 @@ mod tests {
         s.parse().unwrap()
     }
 
+    /// The caller seen through a trusted proxy at 10.0.0.1 reading `header`.
+    fn via(header: &str, pairs: &[(&'static str, &'static str)]) -> IpAddr {
+        client_addr(peer("10.0.0.1"), &headers(pairs), &trusted(header))
+    }
+
     #[test]
-    fn untrusted_peer_headers_are_ignored() {
+    fn header_names_are_parsed_once_into_the_enum() {
+        let parse = |s: &str| s.parse::<ClientIpHeader>();
+        assert_eq!(parse("x-forwarded-for"), Ok(ClientIpHeader::XForwardedFor));
+        assert_eq!(parse("X-Forwarded-For"), Ok(ClientIpHeader::XForwardedFor));
+        assert_eq!(parse("FORWARDED"), Ok(ClientIpHeader::Forwarded));
+        for name in [
+            "x-real-ip",
+            "CF-Connecting-IP",
+            "true-client-ip",
+            "fly-client-ip",
+        ] {
+            let h = parse(name).unwrap();
+            assert_eq!(
+                h,
+                ClientIpHeader::Single(HeaderName::from_bytes(name.as_bytes()).unwrap())
+            );
+            assert_eq!(h.to_string(), name.to_ascii_lowercase());
+        }
+        assert_eq!(ClientIpHeader::default().to_string(), "x-forwarded-for");
+        assert_eq!(parse("forwarded").unwrap().to_string(), "forwarded");
+    }
+
+    #[test]
+    fn invalid_header_names_are_refused_with_the_name() {
+        for bad in [
+            "",
+            "x forwarded for",
+            "x-real-ip:",
+            ":authority",
+            "x-ré",
+            "a\nb",
+        ] {
+            let err = bad.parse::<ClientIpHeader>().unwrap_err().to_string();
+            assert!(err.contains(&format!("{bad:?}")), "{err}");
+            assert!(err.contains("not a valid HTTP header name"), "{err}");
+        }
+    }
+
+    #[test]
+    fn untrusted_peer_headers_are_ignored_whatever_the_header() {
         let h = headers(&[
             ("x-forwarded-for", "1.2.3.4"),
             ("forwarded", "for=5.6.7.8"),
             ("x-real-ip", "9.9.9.9"),
+            ("cf-connecting-ip", "9.9.9.8"),
         ]);
-        assert_eq!(
-            client_addr(peer("203.0.113.5"), &h, &trusted()),
-            ip("203.0.113.5")
-        );
+        for name in [
+            "x-forwarded-for",
+            "forwarded",
+            "x-real-ip",
+            "cf-connecting-ip",
+        ] {
+            assert_eq!(
+                client_addr(peer("203.0.113.5"), &h, &trusted(name)),
+                ip("203.0.113.5"),
+                "{name}"
+            );
+        }
     }
 
     #[test]
-    fn walks_x_forwarded_for_right_to_left() {
-        let h = headers(&[("x-forwarded-for", "6.6.6.6, 8.8.8.8, 10.1.1.1")]);
-        assert_eq!(client_addr(peer("10.0.0.1"), &h, &trusted()), ip("8.8.8.8"));
-        let split = headers(&[
+    fn only_the_named_header_is_read() {
+        let all = [
+            ("x-forwarded-for", "203.0.113.9"),
+            ("forwarded", "for=8.8.8.8"),
+            ("x-real-ip", "9.9.9.9"),
+            ("cf-connecting-ip", "1.1.1.1"),
+        ];
+        assert_eq!(via("x-forwarded-for", &all), ip("203.0.113.9"));
+        assert_eq!(via("forwarded", &all), ip("8.8.8.8"));
+        assert_eq!(via("x-real-ip", &all), ip("9.9.9.9"));
+        assert_eq!(via("cf-connecting-ip", &all), ip("1.1.1.1"));
+        // The named header missing: the peer, never another header.
+        assert_eq!(via("x-forwarded-for", &all[1..]), ip("10.0.0.1"));
+        assert_eq!(via("forwarded", &[all[0], all[2]]), ip("10.0.0.1"));
+        assert_eq!(via("true-client-ip", &all), ip("10.0.0.1"));
+    }
+
+    #[test]
+    fn x_forwarded_for_is_walked_right_to_left_over_every_line() {
+        let h = [("x-forwarded-for", "6.6.6.6, 8.8.8.8, 10.1.1.1")];
+        assert_eq!(via("x-forwarded-for", &h), ip("8.8.8.8"));
+        let lines = [
             ("x-forwarded-for", "6.6.6.6"),
             ("x-forwarded-for", "8.8.4.4:1234, 10.2.2.2"),
-        ]);
+        ];
+        assert_eq!(via("x-forwarded-for", &lines), ip("8.8.4.4"));
+        // The second line's entries are the nearest hops.
+        let lines = [
+            ("x-forwarded-for", "10.3.3.3, 1.1.1.1"),
+            ("x-forwarded-for", "10.2.2.2"),
+        ];
+        assert_eq!(via("x-forwarded-for", &lines), ip("1.1.1.1"));
+        // Empty elements and whitespace are skipped.
+        let sparse = [("x-forwarded-for", " 6.6.6.6 ,, \t8.8.8.8\t, 10.1.1.1 ,")];
+        assert_eq!(via("x-forwarded-for", &sparse), ip("8.8.8.8"));
+    }
+
+    #[test]
+    fn every_entry_trusted_gives_the_leftmost() {
+        let h = [("x-forwarded-for", "10.3.3.3, 10.2.2.2")];
+        assert_eq!(via("x-forwarded-for", &h), ip("10.3.3.3"));
+        let f = [("forwarded", "for=10.3.3.3, for=\"[::1]:80\"")];
+        assert_eq!(via("forwarded", &f), ip("10.3.3.3"));
         assert_eq!(
-            client_addr(peer("10.0.0.1"), &split, &trusted()),
-            ip("8.8.4.4")
+            via("x-real-ip", &[("x-real-ip", "10.4.4.4")]),
+            ip("10.4.4.4")
         );
     }
 
     #[test]
-    fn reads_forwarded_with_quotes_brackets_and_ports() {
-        let h = headers(&[(
-            "forwarded",
-            r#"for=1.1.1.1, for="[2001:db8::7]:4711";proto=https, For=10.0.0.9"#,
-        )]);
-        assert_eq!(client_addr(peer("::1"), &h, &trusted()), ip("2001:db8::7"));
-        let hidden = headers(&[("forwarded", "for=1.1.1.1, for=_hidden, for=10.0.0.9")]);
-        assert_eq!(
-            client_addr(peer("10.0.0.1"), &hidden, &trusted()),
-            ip("10.0.0.9")
+    fn an_unreadable_entry_stops_the_walk_at_the_last_trusted_hop() {
+        let cases = [
+            ("1.2.3.4, garbage, 10.2.2.2", "10.2.2.2"),
+            ("1.2.3.4, unknown, 10.2.2.2, 10.3.3.3", "10.2.2.2"),
+            ("1.2.3.4, 10.2.2.2, example.com", "10.0.0.1"),
+            ("8.8.8.8, 1.2.3.4:http", "10.0.0.1"),
+            ("8.8.8.8, 1.2.3.4:123456", "10.0.0.1"),
+            ("8.8.8.8, [1.2.3.4]", "10.0.0.1"),
+            ("8.8.8.8, fe80::1%eth0", "10.0.0.1"),
+            ("8.8.8.8, 1.2.3", "10.0.0.1"),
+            ("", "10.0.0.1"),
+            (" , ", "10.0.0.1"),
+        ];
+        for (value, want) in cases {
+            let mut h = HeaderMap::new();
+            h.insert("x-forwarded-for", value.parse().unwrap());
+            assert_eq!(
+                client_addr(peer("10.0.0.1"), &h, &trusted("x-forwarded-for")),
+                ip(want),
+                "{value:?}"
+            );
+        }
+        // Bytes that are not UTF-8 make only their own entry unreadable.
+        let mut h = HeaderMap::new();
+        h.insert(
+            "x-forwarded-for",
+            HeaderValue::from_bytes(b"\xff\xfe, 8.8.8.8").unwrap(),
         );
+        let t = trusted("x-forwarded-for");
+        assert_eq!(client_addr(peer("10.0.0.1"), &h, &t), ip("8.8.8.8"));
+        h.insert(
+            "x-forwarded-for",
+            HeaderValue::from_bytes(b"8.8.8.8, \xff\xfe").unwrap(),
+        );
+        assert_eq!(client_addr(peer("10.0.0.1"), &h, &t), ip("10.0.0.1"));
     }
 
     #[test]
-    fn forwarded_wins_over_x_forwarded_for() {
-        let h = headers(&[("x-forwarded-for", "7.7.7.7"), ("forwarded", "for=8.8.8.8")]);
-        assert_eq!(client_addr(peer("10.0.0.1"), &h, &trusted()), ip("8.8.8.8"));
+    fn forwarded_nodes_with_quotes_brackets_ports_and_case() {
+        let f = |v: &'static str| via("forwarded", &[("forwarded", v)]);
+        assert_eq!(
+            f(r#"for=1.1.1.1, for="[2001:db8::7]:4711";proto=https, For=10.0.0.9"#),
+            ip("2001:db8::7")
+        );
+        assert_eq!(f("for=192.0.2.43"), ip("192.0.2.43"));
+        assert_eq!(f(r#"for="192.0.2.43:47011""#), ip("192.0.2.43"));
+        assert_eq!(f(r#"for="[2001:db8:cafe::17]""#), ip("2001:db8:cafe::17"));
+        assert_eq!(f(r#"FOR="[2001:db8::1]:_port-1""#), ip("2001:db8::1"));
+        assert_eq!(f("proto=http;for=8.8.8.8;by=10.0.0.1"), ip("8.8.8.8"));
+        assert_eq!(f("for = 8.8.8.8 ; proto=http"), ip("8.8.8.8"));
+        // Tolerated: unquoted brackets and bare IPv6.
+        assert_eq!(f("for=[2001:db8::2]"), ip("2001:db8::2"));
+        assert_eq!(f("for=2001:db8::3"), ip("2001:db8::3"));
+        // Commas and semicolons inside quoted values split nothing.
+        assert_eq!(
+            f(r#"for=8.8.8.8;host="a,b;c", for=10.1.1.1;by="x\",y""#),
+            ip("8.8.8.8")
+        );
+        // Two lines are one list, in order.
+        let lines = [
+            ("forwarded", "for=6.6.6.6"),
+            ("forwarded", "for=9.9.9.9, for=10.1.1.1"),
+        ];
+        assert_eq!(via("forwarded", &lines), ip("9.9.9.9"));
     }
 
     #[test]
-    fn x_real_ip_is_used_last() {
-        let h = headers(&[("x-real-ip", "9.9.9.9")]);
-        assert_eq!(client_addr(peer("10.0.0.1"), &h, &trusted()), ip("9.9.9.9"));
+    fn forwarded_elements_that_name_no_address_stop_the_walk() {
+        let f = |v: &'static str| via("forwarded", &[("forwarded", v)]);
+        // Obfuscated and unknown nodes.
+        assert_eq!(f("for=1.1.1.1, for=_hidden, for=10.0.0.9"), ip("10.0.0.9"));
+        assert_eq!(f("for=1.1.1.1, for=unknown"), ip("10.0.0.1"));
+        // An element without `for`, or with it twice.
+        assert_eq!(f("for=1.1.1.1, proto=https"), ip("10.0.0.1"));
+        assert_eq!(f("for=8.8.8.8;for=1.1.1.1"), ip("10.0.0.1"));
+        // An unterminated quote, an empty port.
+        assert_eq!(f(r#"for="8.8.8.8"#), ip("10.0.0.1"));
+        assert_eq!(f(r#"for="[2001:db8::1]:""#), ip("10.0.0.1"));
+        // Empty elements are skipped, an empty header is no header.
+        assert_eq!(f("for=8.8.8.8, , "), ip("8.8.8.8"));
+        assert_eq!(f(""), ip("10.0.0.1"));
     }
 
     #[test]
-    fn all_trusted_chain_gives_the_leftmost_and_garbage_stops_the_walk() {
-        let h = headers(&[("x-forwarded-for", "10.3.3.3, 10.2.2.2")]);
+    fn single_address_headers_hold_exactly_one_address() {
+        let c = |pairs: &[(&'static str, &'static str)]| via("cf-connecting-ip", pairs);
+        assert_eq!(c(&[("cf-connecting-ip", "8.8.8.8")]), ip("8.8.8.8"));
         assert_eq!(
-            client_addr(peer("10.0.0.1"), &h, &trusted()),
-            ip("10.3.3.3")
+            c(&[("cf-connecting-ip", " 2001:db8::5 ")]),
+            ip("2001:db8::5")
         );
-        let g = headers(&[("x-forwarded-for", "1.2.3.4, garbage, 10.2.2.2")]);
         assert_eq!(
-            client_addr(peer("10.0.0.1"), &g, &trusted()),
-            ip("10.2.2.2")
+            c(&[("cf-connecting-ip", "[2001:db8::5]:443")]),
+            ip("2001:db8::5")
         );
-        let none = headers(&[]);
+        // Missing or empty: the peer.
+        assert_eq!(c(&[]), ip("10.0.0.1"));
+        assert_eq!(c(&[("cf-connecting-ip", "")]), ip("10.0.0.1"));
+        // A list, or the header twice: unreadable, so the peer.
         assert_eq!(
-            client_addr(peer("10.0.0.1"), &none, &trusted()),
+            c(&[("cf-connecting-ip", "6.6.6.6, 8.8.8.8")]),
+            ip("10.0.0.1")
+        );
+        assert_eq!(
+            c(&[
+                ("cf-connecting-ip", "6.6.6.6"),
+                ("cf-connecting-ip", "8.8.8.8")
+            ]),
+            ip("10.0.0.1")
+        );
+        assert_eq!(c(&[("cf-connecting-ip", "garbage")]), ip("10.0.0.1"));
+        // X-Real-IP follows the same rule.
+        assert_eq!(
+            via(
+                "x-real-ip",
+                &[("x-real-ip", "9.9.9.9"), ("x-real-ip", "1.1.1.1")]
+            ),
             ip("10.0.0.1")
         );
     }
@@ -262,13 +651,26 @@ mod tests {
     #[test]
     fn mapped_addresses_are_ipv4() {
         let h = headers(&[("x-forwarded-for", "::ffff:8.8.8.8")]);
+        let t = trusted("x-forwarded-for");
+        assert_eq!(client_addr(peer("::ffff:10.0.0.1"), &h, &t), ip("8.8.8.8"));
         assert_eq!(
-            client_addr(peer("::ffff:10.0.0.1"), &h, &trusted()),
-            ip("8.8.8.8")
+            client_addr(peer("::ffff:1.2.3.4"), &headers(&[]), &t),
+            ip("1.2.3.4")
         );
         assert_eq!(
-            client_addr(peer("::ffff:1.2.3.4"), &headers(&[]), &trusted()),
-            ip("1.2.3.4")
+            via(
+                "forwarded",
+                &[("forwarded", r#"for="[::ffff:8.8.4.4]:80""#)]
+            ),
+            ip("8.8.4.4")
+        );
+        // A mapped entry is matched against the IPv4 trusted blocks.
+        assert_eq!(
+            via(
+                "x-forwarded-for",
+                &[("x-forwarded-for", "1.1.1.1, ::ffff:10.9.9.9")]
+            ),
+            ip("1.1.1.1")
         );
     }
 }

@@ -100,7 +100,7 @@ pub async fn address_page(
 /// `GET /api/v1/me`: the caller's answer.
 #[utoipa::path(get, path = "/api/v1/me", tag = "lookup",
     summary = "Look up the caller's own address",
-    description = "The caller is the socket peer, or, behind a trusted reverse proxy, the rightmost untrusted address of Forwarded / X-Forwarded-For / X-Real-IP. Never cached.",
+    description = "The caller is the socket peer or, when the peer is a trusted proxy (`--trusted-proxy`), the rightmost untrusted address in the one header that proxy writes (`--client-ip-header`, `X-Forwarded-For` by default); other forwarding headers are ignored. Never cached.",
     params(("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "IpInfo for the calling client", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
