@@ -25,6 +25,7 @@ fn config(dns: SocketAddr, deadline: Duration) -> ServeConfig {
             server: Some(dns),
             deadline,
             capacity: 1000,
+            ..RdnsConfig::default()
         }),
         ..common::config()
     }
