@@ -99,8 +99,14 @@ async fn organisation_names_reach_text_markdown_and_html_without_controls() {
     let v: Value = serde_json::from_str(&json).expect("JSON");
     assert_eq!(v["network"]["asn"], 64500, "{v}");
     assert_eq!(v["network"]["organization"], ORG);
-    assert!(json.contains(r"\u001b]0;pwned\u0007\u001b[31mRed"), "{json}");
-    assert!(json.contains(r"del\u007f") || json.contains("del\u{7f}"), "{json}");
+    assert!(
+        json.contains(r"\u001b]0;pwned\u0007\u001b[31mRed"),
+        "{json}"
+    );
+    assert!(
+        json.contains(r"del\u007f") || json.contains("del\u{7f}"),
+        "{json}"
+    );
     assert!(json.contains(r"tab\there"), "{json}");
     assert!(!json.bytes().any(|b| b < 0x20 && b != b'\n'), "{json}");
 
@@ -134,7 +140,10 @@ async fn organisation_names_reach_text_markdown_and_html_without_controls() {
         let target = format!("/api/v1/ip/1.2.3%1B%5B2J%07%C2%9B%E2%80%AEx?format={format}");
         let (status, body) = get(base, &target, None).await;
         assert_eq!(status, 400, "{target}: {body}");
-        assert!(body.contains("1.2.3"), "{target}: the message lost the input: {body}");
+        assert!(
+            body.contains("1.2.3"),
+            "{target}: the message lost the input: {body}"
+        );
         assert_clean(&target, &body);
     }
 }
@@ -197,10 +206,16 @@ async fn markdown_values_render_as_plain_text_in_githubs_renderer() {
         // ... and no element comes out of it but the code span that keeps
         // `@` from becoming an e-mail link.
         let tags = org[1]["tags"].as_array().unwrap();
-        assert!(tags.iter().all(|t| t == "code"), "{target}: {tags:?}\n{html}");
+        assert!(
+            tags.iter().all(|t| t == "code"),
+            "{target}: {tags:?}\n{html}"
+        );
         assert_eq!(page["comments"], 0, "{target}: HTML was dropped:\n{html}");
         for tag in ["script", "img", "em", "strong", "del", "math"] {
-            assert!(page["tags"].get(tag).is_none(), "{target}: <{tag}> in\n{html}");
+            assert!(
+                page["tags"].get(tag).is_none(),
+                "{target}: <{tag}> in\n{html}"
+            );
         }
 
         // Every link is the service's own, and those are still links.
@@ -214,7 +229,10 @@ async fn markdown_values_render_as_plain_text_in_githubs_renderer() {
             assert!(own_link(href), "{target}: link to {href} in\n{html}");
         }
         for href in ["https://db-ip.com", "/docs", "/api/v1/ip/8.8.8.8"] {
-            assert!(links.contains(&href), "{target}: no link to {href}: {links:?}");
+            assert!(
+                links.contains(&href),
+                "{target}: no link to {href}: {links:?}"
+            );
         }
     }
 
@@ -224,9 +242,15 @@ async fn markdown_values_render_as_plain_text_in_githubs_renderer() {
     assert_eq!(status, 400, "{md}");
     let page = render(&md);
     let html = page["html"].as_str().unwrap();
-    assert!(html.contains("www.evil.com"), "the input is not in the message:\n{html}");
+    assert!(
+        html.contains("www.evil.com"),
+        "the input is not in the message:\n{html}"
+    );
     for href in page["links"].as_array().unwrap() {
-        assert!(own_link(href.as_str().unwrap()), "link to {href} in\n{html}");
+        assert!(
+            own_link(href.as_str().unwrap()),
+            "link to {href} in\n{html}"
+        );
     }
     for tag in ["script", "em", "strong", "img"] {
         assert!(page["tags"].get(tag).is_none(), "<{tag}> in\n{html}");

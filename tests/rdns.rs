@@ -436,7 +436,11 @@ async fn idna_names_stay_ascii_and_the_first_host_name_of_several_ptrs_is_taken(
         (ip("8.8.8.8"), ptr("xn--bcher-kva.xn--p1ai")),
         (
             ip("1.1.1.1"),
-            raw_ptr(&[&[b"bad name", b"test"], &[b"good", b"example", b"test"], &[b"later", b"test"]]),
+            raw_ptr(&[
+                &[b"bad name", b"test"],
+                &[b"good", b"example", b"test"],
+                &[b"later", b"test"],
+            ]),
         ),
         (ip("9.9.9.9"), raw_ptr(&[longest])),
         (ip("8.8.4.4"), ptr("_gw-1.Example.TEST")),
@@ -545,7 +549,10 @@ async fn lookups_in_flight_are_capped_against_a_server_that_never_answers() {
         dns.tcp_connections()
     );
     assert!(names >= 1, "no lookup was made at all");
-    assert!(names <= cap * rounds, "{names} addresses asked, cap {cap} x {rounds}");
+    assert!(
+        names <= cap * rounds,
+        "{names} addresses asked, cap {cap} x {rounds}"
+    );
     let bound = cap * rounds * max_packets_per_lookup(&rdns);
     assert!(packets <= bound, "{packets} packets > {bound}");
 
@@ -568,14 +575,23 @@ async fn lookups_in_flight_are_capped_against_a_server_that_never_answers() {
     while !dns.asked(ip(skipped_one)) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(dns.asked(ip(skipped_one)), "{skipped_one} was not asked again");
+    assert!(
+        dns.asked(ip(skipped_one)),
+        "{skipped_one} was not asked again"
+    );
 }
 
 #[test]
 fn rdns_max_in_flight_is_range_checked_at_start() {
     for bad in ["0", "65537", "many"] {
         let out = fixtures::proc::command()
-            .args(["serve", "--listen", "127.0.0.1:0", "--rdns-max-in-flight", bad])
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--rdns-max-in-flight",
+                bad,
+            ])
             .output()
             .expect("run the binary");
         assert!(!out.status.success(), "{bad} was accepted");

@@ -165,7 +165,14 @@ mod tests {
 
     #[test]
     fn plain_values_stay_as_they_are() {
-        for v in ["8.8.8.8", "2001:db8::1", "Google LLC", "-122.4", "dns.google", "Deutschland (DE)"] {
+        for v in [
+            "8.8.8.8",
+            "2001:db8::1",
+            "Google LLC",
+            "-122.4",
+            "dns.google",
+            "Deutschland (DE)",
+        ] {
             assert_eq!(escape(v), v);
         }
     }

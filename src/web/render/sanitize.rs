@@ -85,7 +85,10 @@ mod tests {
             "]0;pwned[31mevil2J"
         );
         assert_eq!(one_line("a\nasn: 1\r\tb"), "a asn: 1  b");
-        assert_eq!(one_line("\u{202e}moc.live\u{202c} Ünïcode"), "moc.live Ünïcode");
+        assert_eq!(
+            one_line("\u{202e}moc.live\u{202c} Ünïcode"),
+            "moc.live Ünïcode"
+        );
     }
 
     #[test]
