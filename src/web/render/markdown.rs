@@ -95,7 +95,8 @@ pub fn page(page: &Page) -> String {
             out
         }
         Page::Error(e) => {
-            let mut out = format!("# Error: {}\n\n", escape(&e.body.error));
+            // The code is one of the service's own identifiers (`bad_format`).
+            let mut out = format!("# Error: {}\n\n", e.body.error);
             if let Some(m) = &e.body.message {
                 let _ = writeln!(out, "{}\n", escape(m));
             }
