@@ -72,8 +72,13 @@ fn serve() -> (TempDir, fixtures::proc::Running) {
     (dir, server)
 }
 
-async fn get(base: &str, target: &str, accept: Option<&str>) -> (u16, String) {
-    let mut req = fixtures::client().get(format!("{base}{target}"));
+async fn get(
+    client: &reqwest::Client,
+    base: &str,
+    target: &str,
+    accept: Option<&str>,
+) -> (u16, String) {
+    let mut req = client.get(format!("{base}{target}"));
     if let Some(a) = accept {
         req = req.header("accept", a);
     }
@@ -92,9 +97,10 @@ fn assert_clean(what: &str, body: &str) {
 async fn organisation_names_reach_text_markdown_and_html_without_controls() {
     let (_dir, server) = serve();
     let base = &server.base;
+    let client = fixtures::client();
 
     // JSON: the name exactly, its controls escaped by JSON's rules.
-    let (status, json) = get(base, "/api/v1/ip/8.8.8.8", None).await;
+    let (status, json) = get(&client, base, "/api/v1/ip/8.8.8.8", None).await;
     assert_eq!(status, 200);
     let v: Value = serde_json::from_str(&json).expect("JSON");
     assert_eq!(v["network"]["asn"], 64500, "{v}");
@@ -121,7 +127,7 @@ async fn organisation_names_reach_text_markdown_and_html_without_controls() {
         ("/8.8.8.8?format=html", None),
     ] {
         let what = format!("{target} ({accept:?})");
-        let (status, body) = get(base, target, accept).await;
+        let (status, body) = get(&client, base, target, accept).await;
         assert_eq!(status, 200, "{what}");
         assert_clean(&what, &body);
         if body.starts_with("ip:") {
@@ -138,7 +144,7 @@ async fn organisation_names_reach_text_markdown_and_html_without_controls() {
     // dropped too (percent-encoded ESC, BEL, C1 and RLO in the path).
     for format in ["text", "md", "html"] {
         let target = format!("/api/v1/ip/1.2.3%1B%5B2J%07%C2%9B%E2%80%AEx?format={format}");
-        let (status, body) = get(base, &target, None).await;
+        let (status, body) = get(&client, base, &target, None).await;
         assert_eq!(status, 400, "{target}: {body}");
         assert!(
             body.contains("1.2.3"),
@@ -183,9 +189,10 @@ fn own_link(href: &str) -> bool {
 async fn markdown_values_render_as_plain_text_in_githubs_renderer() {
     let (_dir, server) = serve();
     let want = visible(ORG);
+    let client = fixtures::client();
 
     for target in ["/api/v1/ip/8.8.8.8?format=md", "/8.8.8.8?format=md"] {
-        let (status, md) = get(&server.base, target, None).await;
+        let (status, md) = get(&client, &server.base, target, None).await;
         assert_eq!(status, 200, "{target}");
         let page = render(&md);
         let html = page["html"].as_str().unwrap();
@@ -238,7 +245,13 @@ async fn markdown_values_render_as_plain_text_in_githubs_renderer() {
 
     // An error message echoing hostile input: rendered as text as well.
     let bait = "%5Bx%5D(http:%2F%2Fevil)%20**b**%20www.evil.com%20a@b.com%20%3Cscript%3E%60t%60%7C";
-    let (status, md) = get(&server.base, &format!("/api/v1/ip/{bait}?format=md"), None).await;
+    let (status, md) = get(
+        &client,
+        &server.base,
+        &format!("/api/v1/ip/{bait}?format=md"),
+        None,
+    )
+    .await;
     assert_eq!(status, 400, "{md}");
     let page = render(&md);
     let html = page["html"].as_str().unwrap();
@@ -256,4 +269,161 @@ async fn markdown_values_render_as_plain_text_in_githubs_renderer() {
         assert!(page["tags"].get(tag).is_none(), "<{tag}> in\n{html}");
     }
     assert_eq!(page["comments"], 0, "HTML was dropped:\n{html}");
+}
+
+/// A deterministic stream of values built from Markdown's metacharacters,
+/// autolink triggers, controls and letters.
+fn hostile_values(n: usize) -> Vec<String> {
+    const PIECES: &[&str] = &[
+        "*",
+        "_",
+        "**",
+        "__",
+        "~",
+        "~~",
+        "`",
+        "``",
+        "[",
+        "]",
+        "(",
+        ")",
+        "<",
+        ">",
+        "!",
+        "&",
+        "#",
+        "|",
+        "\\",
+        "$",
+        "@",
+        ":",
+        "//",
+        ".",
+        "-",
+        "+",
+        "=",
+        "{",
+        "}",
+        "^",
+        " ",
+        " ",
+        "a",
+        "b",
+        "x1",
+        "www.",
+        "http://",
+        "https://",
+        "mailto:",
+        "ftp://",
+        "evil.com",
+        "a@b.co",
+        "&amp;",
+        "&#64;",
+        "<b>",
+        "</b>",
+        "<!--",
+        "-->",
+        "<http://x.y>",
+        "[x](y)",
+        "![i](j)",
+        "1.",
+        "- ",
+        "\u{1b}[31m",
+        "\u{7}",
+        "\u{9b}",
+        "\u{202e}",
+        "\u{2066}",
+        "\t",
+        "\u{7f}",
+        "é",
+        "ব",
+    ];
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    (0..n)
+        .map(|_| {
+            let len = 1 + (next() % 12) as usize;
+            (0..len)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect()
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hundreds_of_hostile_values_render_as_themselves_in_githubs_renderer() {
+    let values = hostile_values(250);
+    let dir = TempDir::new("output-fuzz");
+    std::fs::write(
+        dir.path().join("dbip-country-lite-2030-01.csv"),
+        country_csv(20, "DE"),
+    )
+    .unwrap();
+    let mut asn = String::new();
+    for (i, v) in values.iter().enumerate() {
+        asn.push_str(&format!("20.0.{i}.0,20.0.{i}.255,{},\"{v}\"\n", 64600 + i));
+    }
+    std::fs::write(dir.path().join("dbip-asn-lite-2030-01.csv"), asn).unwrap();
+    let dir_arg = dir.path().to_str().unwrap().to_owned();
+    let server = fixtures::proc::serve(&["--data-dir", &dir_arg, "--no-reverse-dns"]);
+    let client = fixtures::client();
+
+    // One table of every organization row, as the service writes them, and
+    // the names the service holds (from JSON).
+    let mut table = String::from("| Field | Value |\n|---|---|\n");
+    let mut want = Vec::new();
+    for i in 0..values.len() {
+        let ip = format!("20.0.{i}.1");
+        let (_, json) = get(&client, &server.base, &format!("/api/v1/ip/{ip}"), None).await;
+        let v: Value = serde_json::from_str(&json).expect("JSON");
+        let org = v["network"]["organization"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let (status, md) = get(
+            &client,
+            &server.base,
+            &format!("/api/v1/ip/{ip}?format=md"),
+            None,
+        )
+        .await;
+        assert_eq!(status, 200);
+        assert_clean(&ip, &md);
+        let row = md
+            .lines()
+            .find(|l| l.starts_with("| organization |"))
+            .unwrap_or_else(|| panic!("{ip}: no organization row:\n{md}"));
+        table.push_str(row);
+        table.push('\n');
+        want.push(org);
+    }
+    // The data file is the service's: every row loaded as written.
+    let same = want.iter().zip(&values).filter(|(w, v)| w == v).count();
+    assert_eq!(same, values.len(), "rows not loaded as written");
+
+    let page = render(&table);
+    let rows = page["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), want.len(), "{}", page["html"]);
+    for (row, org) in rows.iter().zip(&want) {
+        let cells = row.as_array().unwrap();
+        assert_eq!(cells.len(), 2, "{org:?}: {row}");
+        assert_eq!(
+            cells[1]["text"].as_str().unwrap().trim(),
+            visible(org).trim(),
+            "{org:?}: {row}"
+        );
+        let tags = cells[1]["tags"].as_array().unwrap();
+        assert!(tags.iter().all(|t| t == "code"), "{org:?}: {tags:?}");
+    }
+    assert!(
+        page["links"].as_array().unwrap().is_empty(),
+        "{}",
+        page["links"]
+    );
+    assert_eq!(page["comments"], 0, "{}", page["html"]);
 }
