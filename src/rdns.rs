@@ -188,7 +188,7 @@ impl ReverseDns {
     /// Resolves `ip` holding one of the `max_in_flight` slots, or `None` at
     /// once when every slot is taken.
     async fn resolve_in_slot(&self, ip: IpAddr) -> Option<Answer> {
-        let Ok(_slot) = self.slots.clone().try_acquire_owned() else {
+        let Ok(_slot) = self.slots.try_acquire() else {
             metrics::counter!("iplookup_rdns_skipped_total", "reason" => "busy").increment(1);
             return None;
         };
