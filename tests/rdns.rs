@@ -495,9 +495,12 @@ async fn lookups_in_flight_are_capped_against_a_server_that_never_answers() {
 
     let dns = RawDns::silent().await;
     let cap = 8;
+    // A long deadline, so that an answer that waited for it stands out from
+    // one given at once.
+    let deadline = Duration::from_secs(1);
     let rdns = RdnsConfig {
         server: Some(dns.addr),
-        deadline: Duration::from_millis(250),
+        deadline,
         capacity: 1000,
         max_in_flight: cap,
     };
@@ -510,31 +513,42 @@ async fn lookups_in_flight_are_capped_against_a_server_that_never_answers() {
     let busy = r#"iplookup_rdns_skipped_total{reason="busy"}"#;
     let skipped_before = counter(&client, &server.base, busy).await;
 
-    // 300 distinct public addresses at once.
+    // 300 distinct public addresses, 64 requests at a time (so that the
+    // time measured is the server's, not a storm of 300 connects).
     let addresses: Vec<String> = (0..300)
         .map(|i| format!("9.9.{}.{}", 1 + i / 200, 1 + i % 200))
         .collect();
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(64));
     let started = Instant::now();
     let tasks: Vec<_> = addresses
         .iter()
         .map(|a| {
             let (client, base, a) = (client.clone(), server.base.clone(), a.clone());
+            let gate = gate.clone();
             tokio::spawn(async move {
+                let _turn = gate.acquire().await.unwrap();
                 let asked = Instant::now();
                 let value = reverse_dns(&client, &base, &a).await;
                 (a, value, asked.elapsed())
             })
         })
         .collect();
-    let mut slowest = Duration::ZERO;
+    let mut took = Vec::new();
     for t in tasks {
-        let (a, value, took) = t.await.unwrap();
+        let (a, value, elapsed) = t.await.unwrap();
         assert_eq!(value, Value::Null, "{a}");
-        slowest = slowest.max(took);
+        took.push(elapsed);
     }
     let burst = started.elapsed();
-    // Nobody waited for the resolver: each answer came at the deadline or at once.
-    assert!(slowest < LOOKUP_TIMEOUT, "slowest answer took {slowest:?}");
+    took.sort();
+    let (median, slowest) = (took[took.len() / 2], took[took.len() - 1]);
+    // Most requests found every slot taken and were answered at once, not at
+    // the deadline; none waited for the resolver past the deadline.
+    assert!(median < deadline, "median answer took {median:?}");
+    assert!(
+        slowest < deadline + LOOKUP_TIMEOUT,
+        "slowest answer took {slowest:?}"
+    );
 
     // Let every lookup that did start run out, then count what reached the server.
     tokio::time::sleep(LOOKUP_TIMEOUT + Duration::from_millis(700)).await;
@@ -544,8 +558,8 @@ async fn lookups_in_flight_are_capped_against_a_server_that_never_answers() {
     let names = dns.distinct_names();
     let packets = dns.packets();
     eprintln!(
-        "burst {burst:?}, slowest {slowest:?}: {names} names asked in {packets} packets \
-         ({} TCP connections)",
+        "burst {burst:?}, median {median:?}, slowest {slowest:?}: {names} names asked in \
+         {packets} packets ({} TCP connections)",
         dns.tcp_connections()
     );
     assert!(names >= 1, "no lookup was made at all");
