@@ -164,6 +164,16 @@ struct ServeArgs {
         value_name = "ENTRIES"
     )]
     rdns_cache_size: u64,
+    /// PTR lookups in flight at once (1..=65536); when all are taken,
+    /// network.reverse_dns is null at once and nothing is cached.
+    #[arg(
+        long,
+        env = "IPLOOKUP_RDNS_MAX_IN_FLIGHT",
+        default_value_t = iplookup::rdns::DEFAULT_MAX_IN_FLIGHT as u32,
+        value_parser = clap::value_parser!(u32).range(1..=65_536),
+        value_name = "N"
+    )]
+    rdns_max_in_flight: u32,
     /// PEM certificate chain: serve HTTPS (HTTP/1.1 and HTTP/2) instead of HTTP.
     /// Reloaded when the file changes.
     #[arg(
@@ -285,6 +295,7 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         server: args.dns_server,
         deadline: args.rdns_timeout_ms,
         capacity: args.rdns_cache_size,
+        max_in_flight: args.rdns_max_in_flight as usize,
     });
     let tls = match (args.tls_cert, args.tls_key) {
         (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),

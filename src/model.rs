@@ -74,9 +74,20 @@ pub struct Network {
     /// Autonomous system number.
     #[schema(value_type = Option<i64>, minimum = 0, maximum = 4294967295_i64)]
     pub asn: Option<u32>,
+    /// The operator's name as the data file gives it (JSON escapes any
+    /// control character; the text, Markdown and HTML forms drop them).
     pub organization: Option<String>,
     /// CIDR block containing the address.
     pub range: Option<String>,
+    /// The PTR name of the address, as the reverse zone's owner wrote it and
+    /// not forward-confirmed: a host name (labels of ASCII letters, digits,
+    /// `-` and `_`, IDNA `xn--` labels as they are, no trailing dot, at most
+    /// 253 characters) or null. A PTR record that is anything else is null.
+    #[schema(
+        value_type = Option<String>,
+        pattern = r"^[A-Za-z0-9_-]{1,63}(\.[A-Za-z0-9_-]{1,63})*$",
+        max_length = 253
+    )]
     pub reverse_dns: Option<String>,
 }
 

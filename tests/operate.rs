@@ -641,6 +641,7 @@ async fn a_request_past_the_request_timeout_gets_503() {
             server: Some(dns.addr),
             deadline: Duration::from_secs(5),
             capacity: 100,
+            ..RdnsConfig::default()
         }),
         limits: Limits {
             request_timeout: Duration::from_secs(1),
@@ -675,6 +676,7 @@ async fn requests_beyond_max_in_flight_wait_their_turn() {
             server: Some(dns.addr),
             deadline: Duration::from_secs(3),
             capacity: 100,
+            ..RdnsConfig::default()
         }),
         limits: Limits {
             max_in_flight,

@@ -2,6 +2,9 @@
 //! (hickory-server, UDP and TCP): PTR answers, NXDOMAIN, a deadline missed by a
 //! slow answer that is cached when it lands, one query per address however
 //! many requests ask, no query for special-purpose addresses, and off switches.
+//! PTR data is hostile: a target that is not a host name (escape sequences,
+//! spaces, UTF-8, overlong labels and names) is null in every format, and
+//! lookups in flight are capped against a server that never answers.
 
 mod common;
 mod fixtures;
@@ -13,7 +16,7 @@ use iplookup::rdns::RdnsConfig;
 use iplookup::server::ServeConfig;
 use serde_json::Value;
 
-use fixtures::dns::{DnsServer, ptr, slow_ptr};
+use fixtures::dns::{DnsServer, RawDns, ptr, raw_ptr, slow_ptr, wire_name};
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
@@ -25,6 +28,7 @@ fn config(dns: SocketAddr, deadline: Duration) -> ServeConfig {
             server: Some(dns),
             deadline,
             capacity: 1000,
+            ..RdnsConfig::default()
         }),
         ..common::config()
     }
@@ -318,4 +322,294 @@ async fn binary_flags_dns_server_and_no_reverse_dns() {
         Value::Null
     );
     assert_eq!(dns.count(), 1, "{:?}", dns.queries());
+}
+
+// ---------------------------------------------------------------------------
+// PTR data is not trusted
+// ---------------------------------------------------------------------------
+
+/// The body of `GET /api/v1/ip/{ip}?format={format}`.
+async fn body(client: &reqwest::Client, base: &str, ip: &str, format: &str) -> String {
+    let r = client
+        .get(format!("{base}/api/v1/ip/{ip}?format={format}"))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(r.status(), 200, "{ip} as {format}");
+    r.text().await.expect("body")
+}
+
+/// The value of the `reverse_dns` line of a text answer.
+fn text_reverse_dns(text: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("reverse_dns:"))
+        .unwrap_or_else(|| panic!("no reverse_dns line: {text}"));
+    line["reverse_dns:".len()..].trim().to_owned()
+}
+
+/// The value cell of the `reverse_dns` row of a Markdown answer.
+fn markdown_reverse_dns(md: &str) -> String {
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("| reverse_dns |"))
+        .unwrap_or_else(|| panic!("no reverse_dns row: {md}"));
+    line["| reverse_dns |".len()..]
+        .trim_end_matches('|')
+        .trim()
+        .to_owned()
+}
+
+/// `reverse_dns` of `ip` in JSON, text and Markdown (the JSON one first, so
+/// the answer is cached before the other two are asked).
+async fn reverse_dns_everywhere(client: &reqwest::Client, base: &str, ip: &str) -> [String; 3] {
+    let json = reverse_dns(client, base, ip).await;
+    let json = match json {
+        Value::Null => String::new(),
+        Value::String(s) => s,
+        other => panic!("{ip}: reverse_dns is {other}"),
+    };
+    let text = text_reverse_dns(&body(client, base, ip, "text").await);
+    let md = markdown_reverse_dns(&body(client, base, ip, "md").await);
+    [json, text, md]
+}
+
+/// The value of a counter on `/metrics` with exactly these labels (0 when absent).
+async fn counter(client: &reqwest::Client, base: &str, series: &str) -> f64 {
+    let text = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("metrics body");
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ptr_targets_that_are_not_host_names_are_null_in_every_format() {
+    let escape: &[u8] = b"\x1b]0;pwned\x07\x1b[31mevil";
+    let cases: [(&str, &[&[u8]]); 5] = [
+        ("8.8.8.8", &[escape, b"example", b"test"]),
+        ("1.1.1.1", &[b"has space", b"example", b"test"]),
+        ("9.9.9.9", &["b\u{fc}cher".as_bytes(), b"example", b"test"]),
+        ("8.8.4.4", &[b"a.b", b"example", b"test"]),
+        ("1.0.0.1", &[b"x\x00y", b"example", b"test"]),
+    ];
+    let zone: Vec<_> = cases
+        .iter()
+        .map(|(a, labels)| (ip(a), raw_ptr(&[labels])))
+        .collect();
+    let dns = DnsServer::start(&zone).await;
+    let server = common::start(config(dns.addr, Duration::from_secs(2))).await;
+    let client = fixtures::client();
+    let invalid = r#"iplookup_rdns_skipped_total{reason="invalid_name"}"#;
+    let before = counter(&client, &server.base, invalid).await;
+
+    for (a, _) in cases {
+        assert_eq!(
+            reverse_dns_everywhere(&client, &server.base, a).await,
+            ["", "", ""],
+            "{a}"
+        );
+        for format in ["json", "text", "md", "html"] {
+            let b = body(&client, &server.base, a, format).await;
+            for needle in ["pwned", "\u{1b}", "\\033", "evil", "has space", "cher"] {
+                assert!(!b.contains(needle), "{a} as {format} has {needle:?}: {b}");
+            }
+        }
+        // The PTR was asked (once) and answered; only its content was refused.
+        assert_eq!(dns.lookups_for(ip(a)), 1, "{a}: {:?}", dns.queries());
+    }
+    let after = counter(&client, &server.base, invalid).await;
+    assert!(after - before >= cases.len() as f64, "{before} -> {after}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn idna_names_stay_ascii_and_the_first_host_name_of_several_ptrs_is_taken() {
+    let long = [b'a'; 63];
+    let longest: &[&[u8]] = &[&long, &long, &long, &[b'b'; 61]];
+    let zone = [
+        (ip("8.8.8.8"), ptr("xn--bcher-kva.xn--p1ai")),
+        (
+            ip("1.1.1.1"),
+            raw_ptr(&[
+                &[b"bad name", b"test"],
+                &[b"good", b"example", b"test"],
+                &[b"later", b"test"],
+            ]),
+        ),
+        (ip("9.9.9.9"), raw_ptr(&[longest])),
+        (ip("8.8.4.4"), ptr("_gw-1.Example.TEST")),
+    ];
+    let dns = DnsServer::start(&zone).await;
+    let server = common::start(config(dns.addr, Duration::from_secs(2))).await;
+    let client = fixtures::client();
+
+    let longest_name = format!("{0}.{0}.{0}.{1}", "a".repeat(63), "b".repeat(61));
+    assert_eq!(longest_name.len(), 253);
+    for (a, want) in [
+        ("8.8.8.8", "xn--bcher-kva.xn--p1ai"),
+        ("1.1.1.1", "good.example.test"),
+        ("9.9.9.9", longest_name.as_str()),
+        ("8.8.4.4", "_gw-1.Example.TEST"),
+    ] {
+        let [json, text, md] = reverse_dns_everywhere(&client, &server.base, a).await;
+        assert_eq!(json, want, "{a}: JSON");
+        assert_eq!(text, want, "{a}: text");
+        // Markdown escapes `_`; the name reads the same once rendered.
+        assert_eq!(md.replace("\\_", "_"), want, "{a}: Markdown");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn overlong_labels_and_names_on_the_wire_are_null() {
+    let label64 = [b'a'; 64];
+    let label63 = [b'a'; 63];
+    // A label of 64 octets, and a name of 5 x 64 + 1 = 321 octets (> 255).
+    for rdata in [
+        wire_name(&[&label64, b"test"]),
+        wire_name(&[&label63, &label63, &label63, &label63, &label63]),
+    ] {
+        let dns = RawDns::answering(rdata).await;
+        let server = common::start(config(dns.addr, Duration::from_millis(500))).await;
+        let client = fixtures::client();
+        assert_eq!(
+            reverse_dns_everywhere(&client, &server.base, "8.8.8.8").await,
+            ["", "", ""]
+        );
+        assert!(dns.packets() >= 1, "the PTR was never asked");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// PTR lookups in flight are capped
+// ---------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn lookups_in_flight_are_capped_against_a_server_that_never_answers() {
+    use iplookup::rdns::{LOOKUP_TIMEOUT, max_packets_per_lookup};
+
+    let dns = RawDns::silent().await;
+    let cap = 8;
+    // A long deadline, so that an answer that waited for it stands out from
+    // one given at once.
+    let deadline = Duration::from_secs(1);
+    let rdns = RdnsConfig {
+        server: Some(dns.addr),
+        deadline,
+        capacity: 1000,
+        max_in_flight: cap,
+    };
+    let server = common::start(ServeConfig {
+        rdns: Some(rdns.clone()),
+        ..common::config()
+    })
+    .await;
+    let client = fixtures::client();
+    let busy = r#"iplookup_rdns_skipped_total{reason="busy"}"#;
+    let skipped_before = counter(&client, &server.base, busy).await;
+
+    // 300 distinct public addresses, 64 requests at a time (so that the
+    // time measured is the server's, not a storm of 300 connects).
+    let addresses: Vec<String> = (0..300)
+        .map(|i| format!("9.9.{}.{}", 1 + i / 200, 1 + i % 200))
+        .collect();
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(64));
+    let started = Instant::now();
+    let tasks: Vec<_> = addresses
+        .iter()
+        .map(|a| {
+            let (client, base, a) = (client.clone(), server.base.clone(), a.clone());
+            let gate = gate.clone();
+            tokio::spawn(async move {
+                let _turn = gate.acquire().await.unwrap();
+                let asked = Instant::now();
+                let value = reverse_dns(&client, &base, &a).await;
+                (a, value, asked.elapsed())
+            })
+        })
+        .collect();
+    let mut took = Vec::new();
+    for t in tasks {
+        let (a, value, elapsed) = t.await.unwrap();
+        assert_eq!(value, Value::Null, "{a}");
+        took.push(elapsed);
+    }
+    let burst = started.elapsed();
+    took.sort();
+    let (median, slowest) = (took[took.len() / 2], took[took.len() - 1]);
+    // Most requests found every slot taken and were answered at once, not at
+    // the deadline; none waited for the resolver past the deadline.
+    assert!(median < deadline, "median answer took {median:?}");
+    assert!(
+        slowest < deadline + LOOKUP_TIMEOUT,
+        "slowest answer took {slowest:?}"
+    );
+
+    // Let every lookup that did start run out, then count what reached the server.
+    tokio::time::sleep(LOOKUP_TIMEOUT + Duration::from_millis(700)).await;
+    // A slot holds one lookup for LOOKUP_TIMEOUT against a silent server, so
+    // within the burst each slot can have started at most this many.
+    let rounds = 1 + (burst.as_millis() / LOOKUP_TIMEOUT.as_millis()) as usize;
+    let names = dns.distinct_names();
+    let packets = dns.packets();
+    eprintln!(
+        "burst {burst:?}, median {median:?}, slowest {slowest:?}: {names} names asked in \
+         {packets} packets ({} TCP connections)",
+        dns.tcp_connections()
+    );
+    assert!(names >= 1, "no lookup was made at all");
+    assert!(
+        names <= cap * rounds,
+        "{names} addresses asked, cap {cap} x {rounds}"
+    );
+    let bound = cap * rounds * max_packets_per_lookup(&rdns);
+    assert!(packets <= bound, "{packets} packets > {bound}");
+
+    let skipped = counter(&client, &server.base, busy).await - skipped_before;
+    assert!(skipped > 0.0, "no lookup was skipped as busy");
+    assert!(
+        skipped >= (addresses.len() - cap * rounds) as f64,
+        "{skipped} skipped of {}",
+        addresses.len()
+    );
+
+    // Busy answers are not cached: once the slots are free, an address that
+    // was skipped is asked.
+    let skipped_one = addresses
+        .iter()
+        .find(|a| !dns.asked(ip(a)))
+        .expect("some address was skipped");
+    let _ = reverse_dns(&client, &server.base, skipped_one).await;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while !dns.asked(ip(skipped_one)) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        dns.asked(ip(skipped_one)),
+        "{skipped_one} was not asked again"
+    );
+}
+
+#[test]
+fn rdns_max_in_flight_is_range_checked_at_start() {
+    for bad in ["0", "65537", "many"] {
+        let out = fixtures::proc::command()
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--rdns-max-in-flight",
+                bad,
+            ])
+            .output()
+            .expect("run the binary");
+        assert!(!out.status.success(), "{bad} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--rdns-max-in-flight"), "{bad}: {err}");
+    }
 }

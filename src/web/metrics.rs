@@ -1,6 +1,8 @@
 //! Prometheus metrics on `/metrics`: requests by route and status, a latency
-//! histogram, the age of the loaded data release, reloads and the reverse DNS
-//! cache's hits and misses.
+//! histogram, the age of the loaded data release, reloads, and reverse DNS
+//! (cache hits and misses; lookups skipped because every slot was taken or
+//! because the PTR record was not a host name, counted where they happen in
+//! `rdns`).
 
 use std::collections::HashMap;
 use std::sync::{OnceLock, PoisonError, RwLock};

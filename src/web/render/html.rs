@@ -7,6 +7,7 @@
 
 use std::fmt::Write;
 
+use super::sanitize::is_unsafe;
 use super::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
 use crate::model::IpInfo;
 
@@ -218,11 +219,14 @@ fn document(title: &str, body: &str, canonical: &str) -> String {
     )
 }
 
-/// Escapes text for HTML content and attribute values.
+/// Escapes text for HTML content and attribute values; control and bidi
+/// characters (see [`is_unsafe`]) are dropped, tabs and line breaks become spaces.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if is_unsafe(c) => {}
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),

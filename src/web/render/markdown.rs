@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use super::sanitize::one_line;
 use super::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
 
 pub fn page(page: &Page) -> String {
@@ -10,8 +11,10 @@ pub fn page(page: &Page) -> String {
         Page::Lookup(p) => {
             let (page_path, api_path) = links(&p.info);
             let title = match p.kind {
-                LookupKind::Root | LookupKind::ApiMe => format!("Your IP address: {}", p.info.ip),
-                _ => format!("IP address {}", p.info.ip),
+                LookupKind::Root | LookupKind::ApiMe => {
+                    format!("Your IP address: {}", escape(&p.info.ip))
+                }
+                _ => format!("IP address {}", escape(&p.info.ip)),
             };
             let mut out = format!("# {title}\n\n");
             table(&mut out, &info_rows(&p.info));
@@ -92,6 +95,7 @@ pub fn page(page: &Page) -> String {
             out
         }
         Page::Error(e) => {
+            // The code is one of the service's own identifiers (`bad_format`).
             let mut out = format!("# Error: {}\n\n", e.body.error);
             if let Some(m) = &e.body.message {
                 let _ = writeln!(out, "{}\n", escape(m));
@@ -114,18 +118,75 @@ pub fn attribution(out: &mut String) {
     let _ = writeln!(out, "[{ATTRIBUTION_TEXT}]({ATTRIBUTION_URL})");
 }
 
-/// Escapes characters that would break a table cell or start markup.
+/// A value as Markdown that renders as exactly its characters, on one line:
+/// no markup, no HTML, no link. Controls are dropped and line breaks become
+/// spaces (see [`one_line`]); ASCII punctuation that starts markup is
+/// backslash-escaped (`<` included, so neither HTML nor `<...>` autolinks);
+/// and the GFM extended autolinks are broken where they are recognised: the
+/// `.` after `www`, the `:` before `//`, and `@`, which becomes a code span
+/// because cmark-gfm joins escaped text before it looks for e-mail
+/// addresses.
 pub fn escape(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
+    let value = one_line(value);
+    let bytes = value.as_bytes();
+    let mut out = String::with_capacity(value.len() + 8);
+    for (i, c) in value.char_indices() {
+        let rest = &value[i + c.len_utf8()..];
+        let www = i >= 3 && bytes[i - 3..i].eq_ignore_ascii_case(b"www");
+        // `- x`, `+ x`, `1. x` or `1) x` at the start would open a list.
+        let marker = (rest.is_empty() || rest.starts_with(' '))
+            && match c {
+                '-' | '+' => i == 0,
+                '.' | ')' => i > 0 && bytes[..i].iter().all(u8::is_ascii_digit),
+                _ => false,
+            };
         match c {
-            '|' | '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '#' => {
+            '@' => out.push_str("`@`"),
+            '.' if www => out.push_str("\\."),
+            ':' if rest.starts_with("//") => out.push_str("\\:"),
+            c if marker || MARKUP.contains(c) => {
                 out.push('\\');
                 out.push(c);
             }
-            '\n' | '\r' => out.push(' '),
             c => out.push(c),
         }
     }
     out
+}
+
+/// Punctuation that opens or closes Markdown (CommonMark and GFM) markup:
+/// emphasis, strikethrough, code, links and images (`[`), HTML and
+/// autolinks, entities, headings, quotes, table cells, and GitHub's `$`
+/// math.
+const MARKUP: &str = "\\`*_~[]<>&#|$";
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn plain_values_stay_as_they_are() {
+        for v in [
+            "8.8.8.8",
+            "2001:db8::1",
+            "Google LLC",
+            "-122.4",
+            "dns.google",
+            "Deutschland (DE)",
+        ] {
+            assert_eq!(escape(v), v);
+        }
+    }
+
+    #[test]
+    fn markup_and_autolinks_are_escaped() {
+        assert_eq!(escape("[x](http://evil)"), "\\[x\\](http\\://evil)");
+        assert_eq!(escape("<script>"), "\\<script\\>");
+        assert_eq!(escape("**b** | c"), "\\*\\*b\\*\\* \\| c");
+        assert_eq!(escape("WWW.evil.com"), "WWW\\.evil.com");
+        assert_eq!(escape("a@b.com"), "a`@`b.com");
+        assert_eq!(escape("- x"), "\\- x");
+        assert_eq!(escape("12. x"), "12\\. x");
+        assert_eq!(escape("a\nb\u{1b}[31m"), "a b\\[31m");
+    }
 }

@@ -4,6 +4,7 @@
 mod html;
 mod json;
 mod markdown;
+mod sanitize;
 mod text;
 
 use axum::http::StatusCode;
@@ -97,8 +98,10 @@ impl Page {
     pub fn render(&self, format: Format) -> Vec<u8> {
         match format {
             Format::Json => self.json(),
-            Format::Text => text::page(self).into_bytes(),
-            Format::Markdown => markdown::page(self).into_bytes(),
+            // What a terminal or a Markdown viewer shows: no control or
+            // bidi character from any value, error message or docs text.
+            Format::Text => sanitize::page(text::page(self)).into_bytes(),
+            Format::Markdown => sanitize::page(markdown::page(self)).into_bytes(),
             Format::Html => html::page(self).into_bytes(),
         }
     }

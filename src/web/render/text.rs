@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use super::sanitize::one_line;
 use super::{LookupKind, Page, info_rows};
 
 pub fn page(page: &Page) -> String {
@@ -56,12 +57,14 @@ pub fn page(page: &Page) -> String {
     }
 }
 
-/// `key: value` lines with the values in one column.
+/// `key: value` lines with the values in one column; a value stays on its
+/// line (line breaks in it become spaces, controls are dropped).
 pub fn aligned(rows: &[(&str, String)]) -> String {
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0) + 1;
     let mut out = String::new();
     for (key, value) in rows {
         let label = format!("{key}:");
+        let value = one_line(value);
         let _ = writeln!(out, "{label:<width$} {value}", width = width);
     }
     out.lines()
