@@ -181,7 +181,7 @@ struct ServeArgs {
         value_name = "N"
     )]
     max_connections: usize,
-    /// Requests handled at once; further requests wait.
+    /// Requests handled at once; further requests wait (see --queue-timeout).
     #[arg(
         long,
         env = "IPLOOKUP_MAX_IN_FLIGHT",
@@ -189,6 +189,17 @@ struct ServeArgs {
         value_name = "N"
     )]
     max_in_flight: usize,
+    /// Seconds a request waits for one of the --max-in-flight slots before it
+    /// gets 503 with Retry-After (fractions allowed, e.g. 0.25; from 0.001 to
+    /// 60). /healthz and /metrics never wait.
+    #[arg(
+        long,
+        env = "IPLOOKUP_QUEUE_TIMEOUT",
+        default_value_t = 1.0,
+        value_name = "SECONDS",
+        value_parser = parse_queue_timeout
+    )]
+    queue_timeout: f64,
     #[command(flatten)]
     data: DataArgs,
 }
@@ -238,6 +249,7 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             header_timeout: Duration::from_secs(args.header_timeout),
             request_timeout: Duration::from_secs(args.request_timeout),
             max_in_flight: args.max_in_flight.max(1),
+            queue_timeout: Duration::from_secs_f64(args.queue_timeout),
             max_connections: args.max_connections.max(1),
             ..Limits::default()
         },
@@ -255,6 +267,26 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(server::serve(config))?;
     Ok(())
+}
+
+/// Shortest and longest `--queue-timeout`, in seconds.
+const QUEUE_TIMEOUT_RANGE: std::ops::RangeInclusive<f64> = 0.001..=60.0;
+
+/// `--queue-timeout`: seconds, fractions allowed, within [`QUEUE_TIMEOUT_RANGE`].
+fn parse_queue_timeout(text: &str) -> Result<f64, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds (e.g. 1 or 0.25)"))?;
+    if QUEUE_TIMEOUT_RANGE.contains(&secs) {
+        Ok(secs)
+    } else {
+        Err(format!(
+            "{secs} s is out of range: from {} to {} seconds",
+            QUEUE_TIMEOUT_RANGE.start(),
+            QUEUE_TIMEOUT_RANGE.end()
+        ))
+    }
 }
 
 fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
