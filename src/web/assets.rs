@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 
 use axum::body::Body;
 use axum::extract::Path;
+use axum::extract::rejection::PathRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use sha2::Digest;
@@ -102,15 +103,22 @@ pub fn outline(code: &str) -> Option<&'static str> {
 #[utoipa::path(get, path = "/assets/{file}", tag = "pages",
     summary = "A static asset of the pages (the world map), by its content-hashed name",
     description = "The HTML pages refer to the map as `/assets/world.HASH.svg`, where HASH is the start of the SHA-256 of its bytes: the name changes when the map does, so the answer may be kept for a year (`Cache-Control: public, max-age=31536000, immutable`). A strong `ETag` answers `If-None-Match` with 304. Any other name is 404.",
-    params(("file" = String, Path, description = "The asset's name, as a page refers to it", example = "world.0123456789abcdef.svg")),
+    params(("file" = String, Path, description = "The asset's name, as a page refers to it (the one value served is filled in when the document is served)")),
     responses(
         (status = 200, description = "The asset", content_type = "image/svg+xml", body = String),
         (status = 304, description = "Not modified (If-None-Match matched the ETag)"),
-        (status = 404, description = "No asset of that name", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 400, description = "Bad `format` value (for the 404 answer)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 404, description = "No asset of that name (Error, JSON unless `Accept` or `format` asks for another format)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 406, description = "No offered format matches `Accept` (for the 404 answer)", body = model::Error),
     ))]
-pub async fn asset(Path(file): Path<String>, headers: HeaderMap, wants: Wants) -> Response {
+pub async fn asset(
+    file: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    wants: Wants,
+) -> Response {
     let map = world_map();
-    if map.path.strip_prefix("/assets/") != Some(file.as_str()) {
+    let name = file.as_ref().map(|Path(name)| name.as_str()).ok();
+    if name.is_none() || map.path.strip_prefix("/assets/") != name {
         return not_found(&wants);
     }
     let fresh = headers
