@@ -370,3 +370,32 @@ fn init_logging(format: &str) {
         builder.init();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_timeout_takes_fractional_seconds_within_its_range() {
+        assert_eq!(parse_queue_timeout("1"), Ok(1.0));
+        assert_eq!(parse_queue_timeout("0.25"), Ok(0.25));
+        assert_eq!(parse_queue_timeout("60"), Ok(60.0));
+        for bad in ["0", "-1", "0.0001", "61", "inf", "NaN", "1s", ""] {
+            let err = parse_queue_timeout(bad).unwrap_err();
+            assert!(
+                err.contains("out of range") || err.contains("not a number"),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn queue_timeout_flag_has_a_default_and_a_range() {
+        let cli = Cli::try_parse_from(["iplookup", "--queue-timeout", "0.5"]).unwrap();
+        assert_eq!(cli.serve.queue_timeout, 0.5);
+        let cli = Cli::try_parse_from(["iplookup"]).unwrap();
+        assert_eq!(cli.serve.queue_timeout, 1.0);
+        let err = Cli::try_parse_from(["iplookup", "--queue-timeout", "100"]).unwrap_err();
+        assert!(err.to_string().contains("out of range"), "{err}");
+    }
+}

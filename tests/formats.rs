@@ -593,9 +593,15 @@ fn the_map_is_its_own_immutable_asset_and_pages_drop_its_weight() {
         );
         // One outline on the page: the country's; the rest is the asset.
         assert_eq!(page.body.matches("<path ").count(), 1, "{path}");
-        assert!(page.body.contains(&format!("<path id=\"{code}\" class=\"hit\"")));
+        assert!(
+            page.body
+                .contains(&format!("<path id=\"{code}\" class=\"hit\""))
+        );
         for other in ["FR", "BR", "CN"] {
-            assert!(!page.body.contains(&format!("id=\"{other}\"")), "{path}: #{other}");
+            assert!(
+                !page.body.contains(&format!("id=\"{other}\"")),
+                "{path}: #{other}"
+            );
         }
     }
     let asset_path = asset_path.unwrap();
@@ -621,7 +627,10 @@ fn the_map_is_its_own_immutable_asset_and_pages_drop_its_weight() {
     assert!(map.body.contains("<style>"), "the map carries its colours");
     assert!(map.body.starts_with("<svg ") && map.body.trim_end().ends_with("</svg>"));
     for code in ["US", "CA", "FR", "BD"] {
-        assert!(map.body.contains(&format!("<path id=\"{code}\"")), "map: #{code}");
+        assert!(
+            map.body.contains(&format!("<path id=\"{code}\"")),
+            "map: #{code}"
+        );
     }
     let etag = map.must("etag").to_owned();
     assert!(etag.starts_with('"') && etag.contains(stem), "ETag {etag}");

@@ -702,7 +702,10 @@ async fn slow_bodies_cannot_starve_probes_or_hold_slots_past_the_header_timeout(
         let t = Instant::now();
         let r = common::wire::send(server.addr, "GET", path, &[], b"").await;
         let took = t.elapsed();
-        eprintln!("{path} with every slot held by a slow body: {} in {took:?}", r.status);
+        eprintln!(
+            "{path} with every slot held by a slow body: {} in {took:?}",
+            r.status
+        );
         assert_eq!(r.status, 200, "{path}: {}", r.body);
         assert!(took < Duration::from_millis(500), "{path} took {took:?}");
     }
@@ -772,7 +775,11 @@ async fn slow_bodies_cannot_starve_probes_or_hold_slots_past_the_header_timeout(
     let t = Instant::now();
     let r = common::wire::send(server.addr, "GET", "/api/v1/ip/8.8.8.8", &[], b"").await;
     assert_eq!(r.status, 200, "{}", r.body);
-    assert!(t.elapsed() < Duration::from_millis(500), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -823,7 +830,11 @@ async fn rotating_slash_64s_of_one_slash_48_is_still_limited() {
         let (status, _, body) = get_as(&client, &api, Some(other)).await;
         assert_eq!(status, 200, "{other}: {body}");
     }
-    assert_eq!(get_as(&client, &api, Some(other)).await.0, 429, "{other}'s /64");
+    assert_eq!(
+        get_as(&client, &api, Some(other)).await.0,
+        429,
+        "{other}'s /64"
+    );
     // IPv4 callers are not affected by the /48.
     assert_eq!(get_as(&client, &api, Some("192.0.2.48")).await.0, 200);
     // And the limited /48 still is.

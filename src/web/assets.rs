@@ -180,7 +180,10 @@ mod tests {
         assert!(outlines().len() > 200, "{}", outlines().len());
         for code in ["US", "CA", "BD", "FR"] {
             let d = outline(code).unwrap();
-            assert!(text.contains(&format!("<path id=\"{code}\" d=\"{d}\"")), "{code}");
+            assert!(
+                text.contains(&format!("<path id=\"{code}\" d=\"{d}\"")),
+                "{code}"
+            );
         }
         assert_eq!(outline("XX"), None);
         assert!(map_open_tag().contains("viewBox=\"0 0 1000 500\""));

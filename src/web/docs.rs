@@ -130,7 +130,9 @@ fn name_the_assets(doc: &mut utoipa::openapi::OpenApi) {
         return;
     };
     let item = doc.paths.paths.get_mut("/assets/{file}");
-    let params = item.and_then(|i| i.get.as_mut()).and_then(|op| op.parameters.as_mut());
+    let params = item
+        .and_then(|i| i.get.as_mut())
+        .and_then(|op| op.parameters.as_mut());
     for param in params.into_iter().flatten() {
         let RefOr::T(param) = param else { continue };
         if param.name != "file" {

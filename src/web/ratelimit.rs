@@ -101,7 +101,9 @@ impl RateLimiter {
     pub fn check(&self, caller: IpAddr) -> Result<(), Duration> {
         let now = Instant::now();
         let own = bucket(&self.callers, bucket_key(caller), &self.limit);
-        let mut own = own.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut own = own
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         own.refill(now, &self.limit);
         let Some(prefix_key) = prefix_key(caller) else {
             return own.take(&self.limit);
