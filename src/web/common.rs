@@ -198,20 +198,15 @@ where
         let (request, body) = watch_body(request, started + shared.body_timeout);
         if ratelimit::spares(request.uri().path()) {
             // Probes and scrapers: no slot, no wait.
-            return Stage::Running(Box::new(Running::new(
-                self.inner.call(request),
-                None,
-                started,
-                body,
-            )));
+            return Stage::Running(Running::new(self.inner.call(request), None, started, body));
         }
         match shared.in_flight.clone().try_acquire_owned() {
-            Ok(permit) => Stage::Running(Box::new(Running::new(
+            Ok(permit) => Stage::Running(Running::new(
                 self.inner.call(request),
                 Some(permit),
                 started,
                 body,
-            ))),
+            )),
             Err(_) => {
                 let refusal = Refusal::of(&request);
                 Stage::Waiting(Box::new(Waiting {
@@ -234,8 +229,8 @@ enum Stage<F> {
     Done(Option<Response>),
     /// Over the in-flight cap: waiting for a permit (boxed: the rare case).
     Waiting(Box<Waiting<F>>),
-    /// The handler runs.
-    Running(Box<Running<F>>),
+    /// The handler runs (not boxed: the common case costs no allocation).
+    Running(Running<F>),
 }
 
 /// A request waiting for a slot.
@@ -245,7 +240,7 @@ struct Waiting<F> {
     /// The end of the wait (`queue_timeout`).
     deadline: Pin<Box<tokio::time::Sleep>>,
     refusal: Refusal,
-    body: Option<BodyWatch>,
+    body: Option<Box<BodyWatch>>,
 }
 
 /// A request whose handler runs.
@@ -256,8 +251,8 @@ struct Running<F> {
     admitted: Instant,
     /// Armed the first time the handler is not ready.
     timer: Option<Pin<Box<tokio::time::Sleep>>>,
-    /// The body still to arrive, if any.
-    body: Option<BodyWatch>,
+    /// The body still to arrive, if any (boxed: the rare case).
+    body: Option<Box<BodyWatch>>,
 }
 
 impl<F> Running<F> {
@@ -265,7 +260,7 @@ impl<F> Running<F> {
         future: F,
         permit: Option<OwnedSemaphorePermit>,
         admitted: Instant,
-        body: Option<BodyWatch>,
+        body: Option<Box<BodyWatch>>,
     ) -> Self {
         Running {
             future,
@@ -337,12 +332,12 @@ where
                                 Stage::Done(Some(status_only(StatusCode::INTERNAL_SERVER_ERROR)));
                             continue;
                         };
-                        this.stage = Stage::Running(Box::new(Running::new(
+                        this.stage = Stage::Running(Running::new(
                             future,
                             Some(permit),
                             Instant::now(),
                             waiting.body.take(),
-                        )));
+                        ));
                     }
                     Poll::Ready(Err(response)) => break response,
                     Poll::Pending => return Poll::Pending,
@@ -468,7 +463,7 @@ impl BodyWatch {
 }
 
 /// `request` with its body watched, if it has one.
-fn watch_body(request: Request, deadline: Instant) -> (Request, Option<BodyWatch>) {
+fn watch_body(request: Request, deadline: Instant) -> (Request, Option<Box<BodyWatch>>) {
     if request.body().is_end_stream() {
         return (request, None);
     }
@@ -486,7 +481,7 @@ fn watch_body(request: Request, deadline: Instant) -> (Request, Option<BodyWatch
         timer: None,
         refusal,
     };
-    (request, Some(watch))
+    (request, Some(Box::new(watch)))
 }
 
 /// A request body that says when it has ended (or failed).
