@@ -237,7 +237,7 @@ struct ServeArgs {
         value_name = "N"
     )]
     max_connections: usize,
-    /// Requests handled at once; further requests wait (1..=1000000).
+    /// Requests handled at once; further requests wait up to --queue-timeout (1..=1000000).
     #[arg(
         long,
         env = "IPLOOKUP_MAX_IN_FLIGHT",
@@ -246,6 +246,17 @@ struct ServeArgs {
         value_name = "N"
     )]
     max_in_flight: usize,
+    /// Seconds a request waits for one of the --max-in-flight slots before it
+    /// gets 503 with Retry-After (fractions allowed, e.g. 0.25; from 0.001 to
+    /// 60). /healthz and /metrics never wait.
+    #[arg(
+        long,
+        env = "IPLOOKUP_QUEUE_TIMEOUT",
+        default_value_t = 1.0,
+        value_name = "SECONDS",
+        value_parser = parse_queue_timeout
+    )]
+    queue_timeout: f64,
     #[command(flatten)]
     data: DataArgs,
 }
@@ -315,6 +326,7 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             header_timeout: args.header_timeout,
             request_timeout: args.request_timeout,
             max_in_flight: args.max_in_flight,
+            queue_timeout: Duration::from_secs_f64(args.queue_timeout),
             max_connections: args.max_connections,
             ..Limits::default()
         },
@@ -346,6 +358,26 @@ fn log_caller_address(proxies: &[IpNet], header: &ClientIpHeader) {
         );
     }
     tracing::info!(?proxies, %header, "the caller's address: the socket peer, or this header of these trusted proxies");
+}
+
+/// Shortest and longest `--queue-timeout`, in seconds.
+const QUEUE_TIMEOUT_RANGE: std::ops::RangeInclusive<f64> = 0.001..=60.0;
+
+/// `--queue-timeout`: seconds, fractions allowed, within [`QUEUE_TIMEOUT_RANGE`].
+fn parse_queue_timeout(text: &str) -> Result<f64, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds (e.g. 1 or 0.25)"))?;
+    if QUEUE_TIMEOUT_RANGE.contains(&secs) {
+        Ok(secs)
+    } else {
+        Err(format!(
+            "{secs} s is out of range: from {} to {} seconds",
+            QUEUE_TIMEOUT_RANGE.start(),
+            QUEUE_TIMEOUT_RANGE.end()
+        ))
+    }
 }
 
 fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
@@ -507,5 +539,34 @@ mod bounds {
                     format!("{text} is not a number above 0 and at most {max} (leave the flag out for no limit)")
                 })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_timeout_takes_fractional_seconds_within_its_range() {
+        assert_eq!(parse_queue_timeout("1"), Ok(1.0));
+        assert_eq!(parse_queue_timeout("0.25"), Ok(0.25));
+        assert_eq!(parse_queue_timeout("60"), Ok(60.0));
+        for bad in ["0", "-1", "0.0001", "61", "inf", "NaN", "1s", ""] {
+            let err = parse_queue_timeout(bad).unwrap_err();
+            assert!(
+                err.contains("out of range") || err.contains("not a number"),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn queue_timeout_flag_has_a_default_and_a_range() {
+        let cli = Cli::try_parse_from(["iplookup", "--queue-timeout", "0.5"]).unwrap();
+        assert_eq!(cli.serve.queue_timeout, 0.5);
+        let cli = Cli::try_parse_from(["iplookup"]).unwrap();
+        assert_eq!(cli.serve.queue_timeout, 1.0);
+        let err = Cli::try_parse_from(["iplookup", "--queue-timeout", "100"]).unwrap_err();
+        assert!(err.to_string().contains("out of range"), "{err}");
     }
 }

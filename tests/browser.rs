@@ -3,9 +3,11 @@
 //!
 //! The server runs in-process on a loopback socket; the script loads `/`,
 //! `/8.8.8.8` and `/2001:4860:4860::8888` on a phone and a desktop viewport,
-//! with JavaScript on and off, checks the visible fields, the highlighted
-//! country and the pin on the map, the lookup form, and that no request left
-//! the server's origin, and takes full-page desktop screenshots.
+//! with JavaScript on and off, checks the visible fields, the map (drawn from
+//! its own asset, `/assets/world.HASH.svg`: land, sea and the highlighted
+//! country checked in the rendered pixels of both colour schemes) and its pin,
+//! the lookup form, and that no request left the server's origin, and takes
+//! full-page desktop screenshots.
 //!
 //! Python: `$IPLOOKUP_TEST_PYTHON` (set by `scripts/test`), else `.venv/bin/python`
 //! in the crate. A missing Python, Playwright or Chromium fails the test: it is

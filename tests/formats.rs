@@ -568,6 +568,116 @@ fn html_address_pages_show_the_map_with_the_country_highlighted() {
     }
 }
 
+/// The map asset an HTML page refers to (`<image href="/assets/...">`).
+fn map_asset_path(html: &str) -> String {
+    let start = html
+        .find("<image href=\"/assets/")
+        .map(|i| i + "<image href=\"".len())
+        .expect("the page draws the map asset");
+    let end = start + html[start..].find('"').unwrap();
+    html[start..end].to_owned()
+}
+
+#[test]
+fn the_map_is_its_own_immutable_asset_and_pages_drop_its_weight() {
+    // (path, country on the page): the US, Canada (the largest outline on
+    // the map, carried by its page) and a private address (no map at all).
+    let mut asset_path = None;
+    for (path, code) in [("/8.8.8.8", "US"), ("/2001:4860:4860::8888", "CA")] {
+        let page = get(path, &[UA_CHROME]);
+        assert_eq!(page.status, 200);
+        let found = map_asset_path(&page.body);
+        assert!(
+            asset_path.get_or_insert_with(|| found.clone()) == &found,
+            "{path}: another asset name {found}"
+        );
+        // One outline on the page: the country's; the rest is the asset.
+        assert_eq!(page.body.matches("<path ").count(), 1, "{path}");
+        assert!(
+            page.body
+                .contains(&format!("<path id=\"{code}\" class=\"hit\""))
+        );
+        for other in ["FR", "BR", "CN"] {
+            assert!(
+                !page.body.contains(&format!("id=\"{other}\"")),
+                "{path}: #{other}"
+            );
+        }
+    }
+    let asset_path = asset_path.unwrap();
+    let stem = asset_path
+        .strip_prefix("/assets/world.")
+        .and_then(|s| s.strip_suffix(".svg"))
+        .unwrap_or_else(|| panic!("asset name {asset_path}"));
+    assert!(
+        stem.len() == 16 && stem.bytes().all(|b| b.is_ascii_hexdigit()),
+        "content hash in {asset_path}"
+    );
+
+    let map = get(&asset_path, &[UA_CHROME]);
+    assert_eq!(map.status, 200, "{}", map.body);
+    assert_eq!(map.must("content-type"), "image/svg+xml");
+    assert_eq!(
+        map.must("cache-control"),
+        "public, max-age=31536000, immutable"
+    );
+    assert_nosniff(&map);
+    // The pages' CSP, which allows the map's own <style> by its hash.
+    assert_csp(&map);
+    assert!(map.body.contains("<style>"), "the map carries its colours");
+    assert!(map.body.starts_with("<svg ") && map.body.trim_end().ends_with("</svg>"));
+    for code in ["US", "CA", "FR", "BD"] {
+        assert!(
+            map.body.contains(&format!("<path id=\"{code}\"")),
+            "map: #{code}"
+        );
+    }
+    let etag = map.must("etag").to_owned();
+    assert!(etag.starts_with('"') && etag.contains(stem), "ETag {etag}");
+    let again = get(&asset_path, &[UA_CHROME, ("If-None-Match", &etag)]);
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    assert_eq!(again.header("etag"), Some(etag.as_str()));
+
+    // Every HTML answer used to carry the whole map inline; now the US page
+    // and even Canada's (with the largest outline, ~15 KB) are lighter than
+    // the map by far more than 100 KB.
+    for path in ["/8.8.8.8", "/2001:4860:4860::8888", "/1.1.1.1"] {
+        let page = get(path, &[UA_CHROME]);
+        eprintln!(
+            "{path}: HTML {} bytes; map asset {} bytes",
+            page.body.len(),
+            map.body.len()
+        );
+        assert!(
+            page.body.len() + 100_000 < map.body.len(),
+            "{path}: {} bytes of HTML beside a {}-byte map",
+            page.body.len(),
+            map.body.len()
+        );
+    }
+}
+
+#[test]
+fn unknown_asset_names_are_404_with_an_error_body() {
+    let real = map_asset_path(&get("/8.8.8.8", &[UA_CHROME]).body);
+    let stale = "/assets/world.0000000000000000.svg";
+    assert_ne!(real, stale);
+    for target in [
+        stale,
+        "/assets/world.svg",
+        "/assets/nope.css",
+        "/assets/..%2Fworld.svg",
+    ] {
+        let r = get(target, &[]);
+        assert_eq!(r.status, 404, "{target}: {}", r.body);
+        assert_content_type(&r, Fmt::Json);
+        assert_nosniff(&r);
+        assert_eq!(r.json()["error"], "not_found", "{target}: {}", r.body);
+        assert!(r.json()["message"].is_string(), "{target}");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // q-values and wildcards
 // ---------------------------------------------------------------------------

@@ -626,3 +626,218 @@ async fn limiter_memory_stays_bounded_under_200k_distinct_callers() {
          burst of 1: [served 0, 1, 2, 3, 4, 5 times out of 5] = {served:?}; {over:?}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// (d) bounded waiting: slow bodies, the queue timeout, probes that never wait
+// ---------------------------------------------------------------------------
+
+/// Opens a connection and sends the head of `POST /mcp` announcing a body of
+/// `length` bytes, then the body one byte per second from a task of its own
+/// (until the server closes the connection). Returns the read half.
+async fn slow_mcp_post(addr: SocketAddr, length: usize) -> tokio::net::tcp::OwnedReadHalf {
+    let stream = TcpStream::connect(addr).await.unwrap();
+    let (read, mut write) = stream.into_split();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {length}\r\n\r\n"
+    );
+    write.write_all(head.as_bytes()).await.unwrap();
+    tokio::spawn(async move {
+        for _ in 0..length {
+            if write.write_all(b" ").await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+    read
+}
+
+/// The status of the first response on `read`, and when it came (the
+/// connection is read until the peer closes it or `limit` passes).
+async fn first_status(
+    mut read: tokio::net::tcp::OwnedReadHalf,
+    limit: Duration,
+) -> Option<(u16, String)> {
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 4096];
+    let _ = tokio::time::timeout(limit, async {
+        loop {
+            match read.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => raw.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text.get(9..12)?.parse().ok()?;
+    Some((status, text))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_bodies_cannot_starve_probes_or_hold_slots_past_the_header_timeout() {
+    let _serial = serial();
+    let header_timeout = Duration::from_secs(3);
+    let mut cfg = common::config();
+    cfg.limits.max_in_flight = 2;
+    cfg.limits.header_timeout = header_timeout;
+    cfg.limits.queue_timeout = Duration::from_secs(1);
+    // Longer than the test: a 408 can only come from the body deadline.
+    cfg.limits.request_timeout = Duration::from_secs(60);
+    let server = common::start(cfg).await;
+
+    // The attack of issue 13: four POSTs to /mcp that send their headers,
+    // then a body of 1,000 bytes at one byte per second.
+    let opened = Instant::now();
+    let mut posts = Vec::new();
+    for _ in 0..4 {
+        posts.push(slow_mcp_post(server.addr, 1000).await);
+    }
+    // Let the first two take both slots and the other two queue.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // Probes and scrapers are answered at once, slots or no slots.
+    for path in ["/healthz", "/metrics"] {
+        let t = Instant::now();
+        let r = common::wire::send(server.addr, "GET", path, &[], b"").await;
+        let took = t.elapsed();
+        eprintln!(
+            "{path} with every slot held by a slow body: {} in {took:?}",
+            r.status
+        );
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        assert!(took < Duration::from_millis(500), "{path} took {took:?}");
+    }
+
+    // A normal lookup waits the queue timeout (1 s), not the 10 s of the
+    // issue, then gets 503 with Retry-After and an Error body.
+    let t = Instant::now();
+    let r = common::wire::send(server.addr, "GET", "/api/v1/ip/8.8.8.8", &[], b"").await;
+    let took = t.elapsed();
+    eprintln!(
+        "lookup with every slot held: {} in {took:?}, Retry-After {:?}, body {}",
+        r.status,
+        r.header("retry-after"),
+        r.body.trim()
+    );
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_millis(2500),
+        "answered after {took:?}, want about the 1 s queue timeout"
+    );
+    assert_eq!(r.header("retry-after"), Some("1"));
+    assert_eq!(r.json()["error"], "overloaded", "{}", r.body);
+    assert!(r.json()["message"].is_string(), "{}", r.body);
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+    // In the route's error format: text for a command-line client's page.
+    let r = common::wire::send(
+        server.addr,
+        "GET",
+        "/8.8.8.8",
+        &[("User-Agent", "curl/8.14.1")],
+        b"",
+    )
+    .await;
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert!(
+        r.must("content-type").starts_with("text/plain"),
+        "{:?}",
+        r.headers
+    );
+    assert!(r.body.contains("busy"), "{}", r.body);
+
+    // The slow POSTs: the two that queued got 503 after the queue timeout;
+    // the two that held a slot are cut with 408 at the header timeout (their
+    // body never arrived), which frees the slots.
+    let mut answers = Vec::new();
+    for read in posts {
+        let limit = (header_timeout + Duration::from_secs(3)).saturating_sub(opened.elapsed());
+        let got = first_status(read, limit).await;
+        answers.push((got.as_ref().map(|g| g.0), opened.elapsed()));
+        if let Some((status, text)) = &got {
+            if *status == 408 {
+                assert!(text.contains("\"body_timeout\""), "{text}");
+            }
+        }
+    }
+    eprintln!("slow POSTs (status, closed after): {answers:?}");
+    let mut statuses: Vec<_> = answers.iter().map(|a| a.0).collect();
+    statuses.sort();
+    assert_eq!(statuses, [Some(408), Some(408), Some(503), Some(503)]);
+    let last = answers.iter().map(|a| a.1).max().unwrap();
+    assert!(
+        last < header_timeout + Duration::from_secs(2),
+        "the slow bodies were cut only after {last:?}"
+    );
+
+    // The slots are free again.
+    let t = Instant::now();
+    let r = common::wire::send(server.addr, "GET", "/api/v1/ip/8.8.8.8", &[], b"").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
+// ---------------------------------------------------------------------------
+// (e) the rate limit of a whole IPv6 /48
+// ---------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rotating_slash_64s_of_one_slash_48_is_still_limited() {
+    let _serial = serial();
+    let mut cfg = common::config();
+    cfg.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    // Burst 2 per /64, so 32 for the /48; one token per 100 s per /64 (16
+    // per 100 s for the /48): the test's pace cannot refill a bucket.
+    let limit = RateLimit {
+        per_second: 0.01,
+        burst: 2,
+    };
+    cfg.rate_limit = Some(limit);
+    let server = common::start(cfg).await;
+    let client = common::client();
+    let api = format!("{}/api/v1/ip/8.8.8.8", server.base);
+    let wide = limit.prefix().burst as usize;
+    assert_eq!(wide, 32);
+
+    // One request from each of 40 /64s of 2001:db8:48::/48: no /64 ever
+    // reaches its own burst of 2, so every refusal is the /48's.
+    let mut statuses = Vec::new();
+    let mut refusal = None;
+    for i in 0..40 {
+        let caller = format!("2001:db8:48:{i:x}::1");
+        let (status, headers, body) = get_as(&client, &api, Some(&caller)).await;
+        if status == 429 && refusal.is_none() {
+            refusal = Some((headers, body));
+        }
+        statuses.push(status);
+    }
+    eprintln!("40 /64s of one /48, one request each: {statuses:?}");
+    assert_eq!(statuses[..wide], [200; 32], "the /48's burst is served");
+    assert_eq!(statuses[wide..], [429; 8], "then the /48 is limited");
+    let (headers, body) = refusal.unwrap();
+    assert!(headers.contains_key("retry-after"), "{headers:?}");
+    let error: serde_json::Value = serde_json::from_str(&body).expect("Error JSON");
+    assert_eq!(error["error"], "rate_limited", "{body}");
+
+    // Another /48 of the same /32 is served, with its own /64 limit.
+    let other = "2001:db8:49::1";
+    for _ in 0..2 {
+        let (status, _, body) = get_as(&client, &api, Some(other)).await;
+        assert_eq!(status, 200, "{other}: {body}");
+    }
+    assert_eq!(
+        get_as(&client, &api, Some(other)).await.0,
+        429,
+        "{other}'s /64"
+    );
+    // IPv4 callers are not affected by the /48.
+    assert_eq!(get_as(&client, &api, Some("192.0.2.48")).await.0, 200);
+    // And the limited /48 still is.
+    let (status, _, _) = get_as(&client, &api, Some("2001:db8:48:ffff::9")).await;
+    assert_eq!(status, 429);
+}

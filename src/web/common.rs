@@ -17,33 +17,50 @@
 //!    response gets `Access-Control-Allow-Origin: *` and the exposed headers;
 //! 4. a path and query longer than the limit: 414;
 //! 5. a caller over its rate limit: 429;
-//! 6. at most `max_in_flight` requests are handled at once, others wait;
-//! 7. a request still running after `request_timeout` (counted from the
+//! 6. at most `max_in_flight` requests are handled at once; others wait for
+//!    a slot at most `queue_timeout`, then get 503 with `Retry-After: 1` and
+//!    an Error body (`overloaded`) in the route's error format. `/healthz`
+//!    and `/metrics` neither wait nor take a slot, so probes and scrapers
+//!    are answered however busy the service is;
+//! 7. a request body must have arrived `header_timeout` after the request
+//!    entered this layer (its head was read), or the request gets 408 (Error
+//!    body `body_timeout`, `Connection: close`) and its handler is dropped,
+//!    which frees its slot: a body sent a byte at a time holds a slot no
+//!    longer than that;
+//! 8. a request still running after `request_timeout` (counted from the
 //!    moment it is admitted): 503 with an empty body;
-//! 8. on every response, the handler's and the ones above (preflight, 414,
-//!    429, 503): `X-Content-Type-Options: nosniff` unless present, and
+//! 9. on every response, the handler's and the ones above (preflight, 414,
+//!    429, 408, 503): `X-Content-Type-Options: nosniff` unless present, and
 //!    `Link: </.well-known/api-catalog>` appended.
 //!
-//! The timeout timer is only armed when the handler does not finish on its
-//! first poll (a lookup without reverse DNS never waits), so the common case
-//! costs no timer.
+//! The timers are only armed when they can matter: the request timeout and
+//! the body deadline when the handler does not finish on its first poll (a
+//! lookup without reverse DNS never waits), the body deadline only for a
+//! request with a body, the queue timeout only for a request that has to
+//! wait. So the common case costs no timer.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{MatchedPath, Request};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
+use http_body::Frame;
 use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
 use tower::{Layer, Service};
 
 use super::metrics::{RouteMetrics, route_metrics};
+use super::negotiate::Format;
+use super::render::ErrorPage;
+use super::respond::{Wants, error};
 use super::{AppState, Limits, pages, ratelimit};
+use crate::model;
 
 const LINK: HeaderValue =
     HeaderValue::from_static("</.well-known/api-catalog>; rel=\"api-catalog\"");
@@ -53,6 +70,9 @@ const ANY: HeaderValue = HeaderValue::from_static("*");
 const EXPOSED: HeaderValue = HeaderValue::from_static("etag,link,retry-after");
 const PREFLIGHT_METHODS: HeaderValue = HeaderValue::from_static("GET,HEAD,POST");
 const PREFLIGHT_MAX_AGE: HeaderValue = HeaderValue::from_static("86400");
+/// `Retry-After` of a request that found no slot: the queue is short-lived.
+const RETRY_SOON: HeaderValue = HeaderValue::from_static("1");
+const CLOSE: HeaderValue = HeaderValue::from_static("close");
 
 /// What the layer needs, shared by every route.
 #[derive(Debug)]
@@ -60,6 +80,10 @@ struct Shared {
     state: AppState,
     max_uri_bytes: usize,
     request_timeout: Duration,
+    /// Longest wait for a slot.
+    queue_timeout: Duration,
+    /// Time for the body to arrive, from the moment the head was read.
+    body_timeout: Duration,
     in_flight: Arc<Semaphore>,
 }
 
@@ -78,6 +102,8 @@ impl CommonLayer {
                 state,
                 max_uri_bytes: limits.max_uri_bytes,
                 request_timeout: limits.request_timeout,
+                queue_timeout: limits.queue_timeout,
+                body_timeout: limits.header_timeout,
                 in_flight: Arc::new(Semaphore::new(limits.max_in_flight.max(1))),
             }),
         }
@@ -149,21 +175,7 @@ where
         };
         let stage = match early {
             Some(response) => Stage::Done(Some(response)),
-            None => {
-                let future = self.inner.call(request);
-                match shared.in_flight.clone().try_acquire_owned() {
-                    Ok(permit) => Stage::Running {
-                        future,
-                        _permit: permit,
-                        admitted: started,
-                        timer: None,
-                    },
-                    Err(_) => Stage::Waiting {
-                        future: Some(future),
-                        acquire: Box::pin(shared.in_flight.clone().acquire_owned()),
-                    },
-                }
-            }
+            None => self.admit(request, started),
         };
         CommonFuture {
             stage,
@@ -175,22 +187,118 @@ where
     }
 }
 
+impl<S> Common<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    /// Hands `request` to the handler: at once if it is exempt from the
+    /// in-flight cap or a slot is free, else after waiting for one.
+    fn admit(&mut self, request: Request, started: Instant) -> Stage<S::Future> {
+        let shared = &self.shared;
+        let (request, body) = watch_body(request, started + shared.body_timeout);
+        if ratelimit::spares(request.uri().path()) {
+            // Probes and scrapers: no slot, no wait.
+            return Stage::Running(Running::new(self.inner.call(request), None, started, body));
+        }
+        match shared.in_flight.clone().try_acquire_owned() {
+            Ok(permit) => Stage::Running(Running::new(
+                self.inner.call(request),
+                Some(permit),
+                started,
+                body,
+            )),
+            Err(_) => {
+                let refusal = Refusal::of(&request);
+                Stage::Waiting(Box::new(Waiting {
+                    future: Some(self.inner.call(request)),
+                    acquire: Box::pin(shared.in_flight.clone().acquire_owned()),
+                    deadline: Box::pin(tokio::time::sleep(shared.queue_timeout)),
+                    refusal,
+                    body,
+                }))
+            }
+        }
+    }
+}
+
 /// Waiting for a permit of the in-flight cap.
 type Acquire = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
 
 enum Stage<F> {
     /// Answered without the handler (preflight, 414, 429), or already taken.
     Done(Option<Response>),
-    /// Over the in-flight cap: waiting for a permit.
-    Waiting { future: Option<F>, acquire: Acquire },
-    /// The handler runs.
-    Running {
+    /// Over the in-flight cap: waiting for a permit (boxed: the rare case).
+    Waiting(Box<Waiting<F>>),
+    /// The handler runs (not boxed: the common case costs no allocation).
+    Running(Running<F>),
+}
+
+/// A request waiting for a slot.
+struct Waiting<F> {
+    future: Option<F>,
+    acquire: Acquire,
+    /// The end of the wait (`queue_timeout`).
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    refusal: Refusal,
+    body: Option<Box<BodyWatch>>,
+}
+
+/// A request whose handler runs.
+struct Running<F> {
+    future: F,
+    /// The slot, unless the route is exempt from the cap.
+    _permit: Option<OwnedSemaphorePermit>,
+    admitted: Instant,
+    /// Armed the first time the handler is not ready.
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The body still to arrive, if any (boxed: the rare case).
+    body: Option<Box<BodyWatch>>,
+}
+
+impl<F> Running<F> {
+    fn new(
         future: F,
-        _permit: OwnedSemaphorePermit,
+        permit: Option<OwnedSemaphorePermit>,
         admitted: Instant,
-        /// Armed the first time the handler is not ready.
-        timer: Option<Pin<Box<tokio::time::Sleep>>>,
-    },
+        body: Option<Box<BodyWatch>>,
+    ) -> Self {
+        Running {
+            future,
+            _permit: permit,
+            admitted,
+            timer: None,
+            body,
+        }
+    }
+}
+
+/// What an error answer decided before the handler took the request needs:
+/// the format the request asks for and the route's default.
+struct Refusal {
+    wants: Wants,
+    default: Format,
+}
+
+impl Refusal {
+    fn of(request: &Request) -> Self {
+        let wants = Wants::read(request.uri(), request.headers());
+        let path = request.uri().path();
+        let default = if path == "/api" || path.starts_with("/api/") || path == "/mcp" {
+            Format::Json
+        } else {
+            wants.page_default()
+        };
+        Refusal { wants, default }
+    }
+
+    /// `status` with an Error body of `code` and `message`.
+    fn answer(&self, status: StatusCode, code: &str, message: String) -> Response {
+        let page = ErrorPage {
+            status,
+            body: model::Error::new(code, message),
+        };
+        error(page, &self.wants, self.default)
+    }
 }
 
 /// The future of [`Common`].
@@ -217,46 +325,26 @@ where
                         .take()
                         .unwrap_or_else(|| status_only(StatusCode::INTERNAL_SERVER_ERROR));
                 }
-                Stage::Waiting { future, acquire } => {
-                    let permit = match ready!(acquire.as_mut().poll(cx)) {
-                        Ok(permit) => permit,
-                        // The semaphore is never closed.
-                        Err(_) => {
+                Stage::Waiting(waiting) => match poll_waiting(waiting, cx) {
+                    Poll::Ready(Ok(permit)) => {
+                        let Some(future) = waiting.future.take() else {
                             this.stage =
-                                Stage::Done(Some(status_only(StatusCode::SERVICE_UNAVAILABLE)));
+                                Stage::Done(Some(status_only(StatusCode::INTERNAL_SERVER_ERROR)));
                             continue;
-                        }
-                    };
-                    let Some(future) = future.take() else {
-                        this.stage =
-                            Stage::Done(Some(status_only(StatusCode::INTERNAL_SERVER_ERROR)));
-                        continue;
-                    };
-                    this.stage = Stage::Running {
-                        future,
-                        _permit: permit,
-                        admitted: Instant::now(),
-                        timer: None,
-                    };
-                }
-                Stage::Running {
-                    future,
-                    admitted,
-                    timer,
-                    ..
-                } => {
-                    if let Poll::Ready(Ok(response)) = Pin::new(future).poll(cx) {
-                        break response;
+                        };
+                        this.stage = Stage::Running(Running::new(
+                            future,
+                            Some(permit),
+                            Instant::now(),
+                            waiting.body.take(),
+                        ));
                     }
-                    let timer = timer.get_or_insert_with(|| {
-                        Box::pin(tokio::time::sleep_until(
-                            (*admitted + this.shared.request_timeout).into(),
-                        ))
-                    });
-                    ready!(timer.as_mut().poll(cx));
-                    // Dropping the stage drops the handler and frees the permit.
-                    this.stage = Stage::Done(None);
-                    break status_only(StatusCode::SERVICE_UNAVAILABLE);
+                    Poll::Ready(Err(response)) => break response,
+                    Poll::Pending => return Poll::Pending,
+                },
+                Stage::Running(running) => {
+                    let timeout = this.shared.request_timeout;
+                    break ready!(poll_running(running, timeout, cx));
                 }
             }
         };
@@ -281,6 +369,148 @@ impl<F> CommonFuture<F> {
         self.metrics
             .record(response.status(), self.started.elapsed());
         response
+    }
+}
+
+/// A permit, or the 503 answer once the wait is over.
+fn poll_waiting<F>(
+    waiting: &mut Waiting<F>,
+    cx: &mut Context<'_>,
+) -> Poll<Result<OwnedSemaphorePermit, Response>> {
+    match waiting.acquire.as_mut().poll(cx) {
+        Poll::Ready(Ok(permit)) => return Poll::Ready(Ok(permit)),
+        // The semaphore is never closed.
+        Poll::Ready(Err(_)) => {}
+        Poll::Pending => ready!(waiting.deadline.as_mut().poll(cx)),
+    }
+    metrics::counter!("iplookup_overloaded_total").increment(1);
+    let mut response = waiting.refusal.answer(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "overloaded",
+        "every request slot is busy; retry in 1 s".into(),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, RETRY_SOON);
+    Poll::Ready(Err(response))
+}
+
+/// The handler's answer, or 408 when the body is late, or 503 at the
+/// request timeout. Either way the handler is dropped when this returns
+/// `Ready`, which frees the slot.
+fn poll_running<F>(
+    running: &mut Running<F>,
+    timeout: Duration,
+    cx: &mut Context<'_>,
+) -> Poll<Response>
+where
+    F: Future<Output = Result<Response, Infallible>> + Unpin,
+{
+    if let Poll::Ready(Ok(response)) = Pin::new(&mut running.future).poll(cx) {
+        return Poll::Ready(response);
+    }
+    if let Some(watch) = &mut running.body {
+        match watch.poll_late(cx) {
+            Poll::Ready(true) => return Poll::Ready(watch.too_late()),
+            Poll::Ready(false) => running.body = None,
+            Poll::Pending => {}
+        }
+    }
+    let admitted = running.admitted;
+    let timer = running
+        .timer
+        .get_or_insert_with(|| Box::pin(tokio::time::sleep_until((admitted + timeout).into())));
+    ready!(timer.as_mut().poll(cx));
+    Poll::Ready(status_only(StatusCode::SERVICE_UNAVAILABLE))
+}
+
+/// Watches the body of a request for its deadline.
+struct BodyWatch {
+    /// Set by [`WatchedBody`] once the body has ended.
+    done: Arc<AtomicBool>,
+    deadline: Instant,
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    refusal: Refusal,
+}
+
+impl BodyWatch {
+    /// `Ready(true)` when the deadline passed before the body ended,
+    /// `Ready(false)` once the body has ended.
+    fn poll_late(&mut self, cx: &mut Context<'_>) -> Poll<bool> {
+        if self.done.load(Ordering::Acquire) {
+            return Poll::Ready(false);
+        }
+        let deadline = self.deadline;
+        let timer = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline.into())));
+        ready!(timer.as_mut().poll(cx));
+        Poll::Ready(!self.done.load(Ordering::Acquire))
+    }
+
+    /// The 408 answer; the connection is closed after it (the rest of the
+    /// body is not read).
+    fn too_late(&self) -> Response {
+        metrics::counter!("iplookup_body_timeouts_total").increment(1);
+        let mut response = self.refusal.answer(
+            StatusCode::REQUEST_TIMEOUT,
+            "body_timeout",
+            "the request body did not arrive in time".into(),
+        );
+        response.headers_mut().insert(header::CONNECTION, CLOSE);
+        response
+    }
+}
+
+/// `request` with its body watched, if it has one.
+fn watch_body(request: Request, deadline: Instant) -> (Request, Option<Box<BodyWatch>>) {
+    if request.body().is_end_stream() {
+        return (request, None);
+    }
+    let refusal = Refusal::of(&request);
+    let done = Arc::new(AtomicBool::new(false));
+    let request = request.map(|inner| {
+        Body::new(WatchedBody {
+            inner,
+            done: done.clone(),
+        })
+    });
+    let watch = BodyWatch {
+        done,
+        deadline,
+        timer: None,
+        refusal,
+    };
+    (request, Some(Box::new(watch)))
+}
+
+/// A request body that says when it has ended (or failed).
+struct WatchedBody {
+    inner: Body,
+    done: Arc<AtomicBool>,
+}
+
+impl HttpBody for WatchedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let frame = ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        if !matches!(frame, Some(Ok(_))) || self.inner.is_end_stream() {
+            self.done.store(true, Ordering::Release);
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
     }
 }
 

@@ -49,6 +49,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         mcp_post_doc,
         skills_index,
         skill_md,
+        super::assets::asset,
     ),
     components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::Accuracy, FormatName, IpParam, IpFormParam)),
     tags(
@@ -117,18 +118,63 @@ pub fn openapi(base: &str) -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
     doc.servers = Some(vec![Server::new(base)]);
     add_limit_responses(&mut doc);
+    name_the_assets(&mut doc);
     doc
+}
+
+/// The asset route's `file` parameter: an enum of the names served now (the
+/// content hash is only known at run time).
+fn name_the_assets(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    let Some(name) = super::assets::world_map().path.strip_prefix("/assets/") else {
+        return;
+    };
+    let item = doc.paths.paths.get_mut("/assets/{file}");
+    let params = item
+        .and_then(|i| i.get.as_mut())
+        .and_then(|op| op.parameters.as_mut());
+    for param in params.into_iter().flatten() {
+        let RefOr::T(param) = param else { continue };
+        if param.name != "file" {
+            continue;
+        }
+        let schema = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some([name]))
+            .build();
+        param.schema = Some(schema.into());
+    }
 }
 
 /// The answers of the limits every route sits behind ([`super::common`]),
 /// added to every operation: 414 (path and query over the limit, Error JSON),
 /// 429 (over the optional per-caller rate limit, with `Retry-After`; in the
-/// format and on the paths [`ratelimit`] answers it) and 503 (a request still
-/// running at the request timeout, empty body).
+/// format and on the paths [`ratelimit`] answers it), 503 (no request slot
+/// free within the queue timeout: Error body `overloaded` and `Retry-After`;
+/// or a request still running at the request timeout: empty body) and, on
+/// operations that take a body, 408 (the body did not arrive in time).
 fn add_limit_responses(doc: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::schema::{ObjectBuilder, Type};
     use utoipa::openapi::{Content, HeaderBuilder, Ref, Response, ResponseBuilder};
     let error = || Content::new(Some(Ref::from_schema_name("Error")));
+    let text = || Content::new(Some(ObjectBuilder::new().schema_type(Type::String)));
+    let retry_after = HeaderBuilder::new()
+        .schema(Some(ObjectBuilder::new().schema_type(Type::Integer)))
+        .description(Some("Seconds to wait before asking again"))
+        .build();
+    // An error in the route's error format: JSON under /api/ and on /mcp,
+    // else the negotiated format of a page.
+    let errors = |path: &str, builder: utoipa::openapi::response::ResponseBuilder| {
+        if path.starts_with("/api/") || path == "/mcp" {
+            builder.content("application/json", error())
+        } else {
+            builder
+                .content("application/json", error())
+                .content("text/plain", text())
+                .content("text/markdown", text())
+                .content("text/html", text())
+        }
+    };
     let uri_too_long = ResponseBuilder::new()
         .description(format!(
             "The path and query are longer than {} bytes",
@@ -136,26 +182,36 @@ fn add_limit_responses(doc: &mut utoipa::openapi::OpenApi) {
         ))
         .content("application/json", error())
         .build();
-    let timed_out = ResponseBuilder::new()
-        .description("The request ran past the request timeout; empty body")
-        .build();
+    let unavailable = |path: &str| -> Response {
+        let builder = ResponseBuilder::new()
+            .description(
+                "Every request slot stayed busy for the queue timeout (`--queue-timeout`, 1 s by \
+                 default; Error `overloaded`, `Retry-After`), or the request ran past the \
+                 request timeout (empty body). `/healthz` and `/metrics` never wait for a slot",
+            )
+            .header("Retry-After", retry_after.clone());
+        errors(path, builder).build()
+    };
+    let body_timeout = |path: &str| -> Response {
+        let builder = ResponseBuilder::new().description(
+            "The request body did not arrive within the header timeout (`--header-timeout`; \
+             Error `body_timeout`); the connection is closed",
+        );
+        errors(path, builder).build()
+    };
     let rate_limited = |path: &str| -> Response {
         let content = match ratelimit::refusal_format(path) {
             Format::Json => error(),
-            _ => Content::new(Some(ObjectBuilder::new().schema_type(Type::String))),
+            _ => text(),
         };
-        let retry_after = HeaderBuilder::new()
-            .schema(Some(ObjectBuilder::new().schema_type(Type::Integer)))
-            .description(Some("Seconds to wait before asking again"))
-            .build();
         ResponseBuilder::new()
             .description("Over the per-caller rate limit (`--rate-limit`, off by default)")
             .content(ratelimit::refusal_format(path).media_type(), content)
-            .header("Retry-After", retry_after)
+            .header("Retry-After", retry_after.clone())
             .build()
     };
     for (path, item) in doc.paths.paths.iter_mut() {
-        let mut limits = vec![("414", uri_too_long.clone()), ("503", timed_out.clone())];
+        let mut limits = vec![("414", uri_too_long.clone()), ("503", unavailable(path))];
         if !ratelimit::spares(path) {
             limits.push(("429", rate_limited(path)));
         }
@@ -167,6 +223,12 @@ fn add_limit_responses(doc: &mut utoipa::openapi::OpenApi) {
                     .entry((*status).to_owned())
                     .or_insert_with(|| response.clone().into());
             }
+        }
+        if let Some(op) = &mut item.post {
+            op.responses
+                .responses
+                .entry("408".to_owned())
+                .or_insert_with(|| body_timeout(path).into());
         }
     }
 }
@@ -615,9 +677,13 @@ mod tests {
             "/{ip}",
             "/docs",
             "/llms.txt",
+            "/assets/{file}",
         ] {
             assert!(doc["paths"][p]["get"].is_object(), "{p}");
         }
+        let file = &doc["paths"]["/assets/{file}"]["get"]["parameters"][0];
+        let map = super::super::assets::world_map().path.clone();
+        assert_eq!(file["schema"]["enum"][0], map["/assets/".len()..]);
         assert!(doc.get("security").is_none());
     }
 
@@ -631,6 +697,15 @@ mod tests {
                 let responses = &op["responses"];
                 assert!(responses["414"].is_object(), "{method} {path}: 414");
                 assert!(responses["503"].is_object(), "{method} {path}: 503");
+                assert!(
+                    responses["503"]["headers"]["Retry-After"].is_object(),
+                    "{method} {path}: 503 Retry-After"
+                );
+                assert_eq!(
+                    responses["408"].is_object(),
+                    method == "post",
+                    "{method} {path}: 408"
+                );
                 let spared = path == "/healthz";
                 assert_eq!(
                     responses["429"].is_object(),

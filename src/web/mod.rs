@@ -3,6 +3,7 @@
 //! [`negotiate`] and [`render`]; the caller's address in [`client`]; the
 //! hot route's way around the router in [`hot`].
 
+pub mod assets;
 pub mod client;
 pub mod common;
 pub mod docs;
@@ -38,7 +39,8 @@ pub struct AppState {
 /// Limits that protect the service from slow or oversized requests.
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// Time allowed to send the request headers (slowloris).
+    /// Time allowed to send the request headers (slowloris), and again for
+    /// the body once the headers are in.
     pub header_timeout: Duration,
     /// Time allowed for a whole request.
     pub request_timeout: Duration,
@@ -48,6 +50,8 @@ pub struct Limits {
     pub max_uri_bytes: usize,
     /// Requests handled at once; more wait their turn.
     pub max_in_flight: usize,
+    /// Longest wait for a turn; then 503 with `Retry-After`.
+    pub queue_timeout: Duration,
     /// Connections open at once; more are closed on arrival.
     pub max_connections: usize,
 }
@@ -60,6 +64,7 @@ impl Default for Limits {
             max_header_bytes: 16 * 1024,
             max_uri_bytes: 4096,
             max_in_flight: 1024,
+            queue_timeout: Duration::from_secs(1),
             max_connections: 10_000,
         }
     }
@@ -102,6 +107,7 @@ fn router(state: AppState, common: common::CommonLayer) -> Router {
             axum::routing::post_service(svc).get(docs::mcp_get)
         })
         .route("/metrics", get(metrics::metrics))
+        .route("/assets/{file}", get(assets::asset))
         .route("/{ip}", get(pages::address_page))
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)

@@ -1,7 +1,16 @@
 //! Optional per-caller rate limit (`--rate-limit`): a token bucket per caller
-//! address (IPv6 callers by their /64), as resolved through trusted proxies.
-//! Buckets live in a bounded cache, so memory stays bounded however many
-//! callers there are; a bucket evicted for room simply starts full again.
+//! address (IPv6 callers by their /64), as resolved through trusted proxies,
+//! and for IPv6 a second, wider bucket per /48, so a client that owns a /48
+//! (65,536 /64s, a common end-site allocation) cannot multiply its limit by
+//! rotating through its /64s. The /48 bucket refills [`PREFIX_FACTOR`] times
+//! faster than a /64's and holds [`PREFIX_FACTOR`] times its burst: 16 busy
+//! /64s of one /48 (a small office) each get their own full limit, a 17th
+//! and later ones share what is left. A request takes a token from both of
+//! its buckets, or from neither.
+//!
+//! Buckets live in two bounded caches (at most `capacity` callers each), so
+//! memory stays bounded however many callers there are; a bucket evicted for
+//! room simply starts full again.
 
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
@@ -32,11 +41,20 @@ struct Bucket {
     updated: Instant,
 }
 
+/// How many times a /64's rate and burst one IPv6 /48 gets in all.
+pub const PREFIX_FACTOR: u32 = 16;
+
+/// Buckets by key (an address or a prefix).
+type Buckets = Cache<IpAddr, Arc<Mutex<Bucket>>>;
+
 /// The buckets of every recent caller.
 #[derive(Clone)]
 pub struct RateLimiter {
     limit: RateLimit,
-    buckets: Cache<IpAddr, Arc<Mutex<Bucket>>>,
+    /// Per IPv4 address and per IPv6 /64.
+    callers: Buckets,
+    /// Per IPv6 /48, with the limit times [`PREFIX_FACTOR`].
+    prefixes: Buckets,
 }
 
 impl std::fmt::Debug for RateLimiter {
@@ -47,53 +65,120 @@ impl std::fmt::Debug for RateLimiter {
     }
 }
 
-impl RateLimiter {
-    /// A limiter remembering at most `capacity` callers.
-    pub fn new(limit: RateLimit, capacity: u64) -> Self {
-        let refill = Duration::from_secs_f64(
-            (f64::from(limit.burst.max(1)) / limit.per_second.max(0.001)).min(3600.0),
-        );
-        let buckets = Cache::builder()
-            // LRU, not the default TinyLFU: a new caller must always get a bucket,
-            // or a flood of other callers would leave it unlimited.
-            .eviction_policy(moka::policy::EvictionPolicy::lru())
-            .max_capacity(capacity)
-            .time_to_idle(refill + Duration::from_secs(1))
-            .build();
-        RateLimiter { limit, buckets }
-    }
-
-    /// Takes a token for `caller`; `Err(wait)` when the bucket is empty.
-    pub fn check(&self, caller: IpAddr) -> Result<(), Duration> {
-        let key = bucket_key(caller);
-        let burst = f64::from(self.limit.burst.max(1));
-        let bucket = self.buckets.get_with(key, || {
-            Arc::new(Mutex::new(Bucket {
-                tokens: burst,
-                updated: Instant::now(),
-            }))
-        });
-        let mut b = bucket
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let now = Instant::now();
-        b.tokens = (b.tokens + now.duration_since(b.updated).as_secs_f64() * self.limit.per_second)
-            .min(burst);
-        b.updated = now;
-        if b.tokens >= 1.0 {
-            b.tokens -= 1.0;
-            Ok(())
-        } else {
-            Err(Duration::from_secs_f64(
-                (1.0 - b.tokens) / self.limit.per_second.max(0.001),
-            ))
+impl RateLimit {
+    /// The limit of a whole IPv6 /48: this one times [`PREFIX_FACTOR`].
+    pub fn prefix(&self) -> RateLimit {
+        RateLimit {
+            per_second: self.per_second * f64::from(PREFIX_FACTOR),
+            burst: self.burst.max(1).saturating_mul(PREFIX_FACTOR),
         }
     }
 
-    /// Callers currently remembered (approximate).
+    /// Tokens a bucket holds when full.
+    fn capacity(&self) -> f64 {
+        f64::from(self.burst.max(1))
+    }
+
+    /// Tokens added per second, never zero.
+    fn rate(&self) -> f64 {
+        self.per_second.max(0.001)
+    }
+}
+
+impl RateLimiter {
+    /// A limiter remembering at most `capacity` callers (IPv4 addresses and
+    /// IPv6 /64s) and at most `capacity` IPv6 /48s.
+    pub fn new(limit: RateLimit, capacity: u64) -> Self {
+        RateLimiter {
+            limit,
+            callers: buckets(&limit, capacity),
+            prefixes: buckets(&limit.prefix(), capacity),
+        }
+    }
+
+    /// Takes a token for `caller` (and for its /48 if IPv6); `Err(wait)`
+    /// when a bucket is empty, and then no token is taken.
+    pub fn check(&self, caller: IpAddr) -> Result<(), Duration> {
+        let now = Instant::now();
+        let own = bucket(&self.callers, bucket_key(caller), &self.limit);
+        let mut own = own
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        own.refill(now, &self.limit);
+        let Some(prefix_key) = prefix_key(caller) else {
+            return own.take(&self.limit);
+        };
+        let wide = self.limit.prefix();
+        let shared = bucket(&self.prefixes, prefix_key, &wide);
+        // Always locked in this order (own, then shared): no deadlock.
+        let mut shared = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        shared.refill(now, &wide);
+        match (own.wait(&self.limit), shared.wait(&wide)) {
+            (None, None) => {
+                own.tokens -= 1.0;
+                shared.tokens -= 1.0;
+                Ok(())
+            }
+            (a, b) => Err(a.max(b).unwrap_or_default()),
+        }
+    }
+
+    /// Callers currently remembered (approximate): IPv4 addresses and IPv6
+    /// /64s, plus IPv6 /48s.
     pub fn tracked(&self) -> u64 {
-        self.buckets.run_pending_tasks();
-        self.buckets.entry_count()
+        self.callers.run_pending_tasks();
+        self.prefixes.run_pending_tasks();
+        self.callers.entry_count() + self.prefixes.entry_count()
+    }
+}
+
+/// A cache of at most `capacity` buckets of `limit`.
+fn buckets(limit: &RateLimit, capacity: u64) -> Buckets {
+    // A bucket left alone this long is full again: forgetting it changes nothing.
+    let refill = Duration::from_secs_f64((limit.capacity() / limit.rate()).min(3600.0));
+    Cache::builder()
+        // LRU, not the default TinyLFU: a new caller must always get a bucket,
+        // or a flood of other callers would leave it unlimited.
+        .eviction_policy(moka::policy::EvictionPolicy::lru())
+        .max_capacity(capacity)
+        .time_to_idle(refill + Duration::from_secs(1))
+        .build()
+}
+
+/// The bucket of `key`, full if new.
+fn bucket(buckets: &Buckets, key: IpAddr, limit: &RateLimit) -> Arc<Mutex<Bucket>> {
+    buckets.get_with(key, || {
+        Arc::new(Mutex::new(Bucket {
+            tokens: limit.capacity(),
+            updated: Instant::now(),
+        }))
+    })
+}
+
+impl Bucket {
+    /// Adds the tokens earned since the last update.
+    fn refill(&mut self, now: Instant, limit: &RateLimit) {
+        let earned = now.saturating_duration_since(self.updated).as_secs_f64() * limit.rate();
+        self.tokens = (self.tokens + earned).min(limit.capacity());
+        self.updated = now;
+    }
+
+    /// `None` if a token is there, else how long until one is.
+    fn wait(&self, limit: &RateLimit) -> Option<Duration> {
+        (self.tokens < 1.0).then(|| Duration::from_secs_f64((1.0 - self.tokens) / limit.rate()))
+    }
+
+    /// Takes a token, or says how long until one is there.
+    fn take(&mut self, limit: &RateLimit) -> Result<(), Duration> {
+        match self.wait(limit) {
+            None => {
+                self.tokens -= 1.0;
+                Ok(())
+            }
+            Some(wait) => Err(wait),
+        }
     }
 }
 
@@ -102,6 +187,16 @@ fn bucket_key(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
         v4 => v4,
+    }
+}
+
+/// The /48 of an IPv6 caller; `None` for IPv4.
+fn prefix_key(ip: IpAddr) -> Option<IpAddr> {
+    match ip {
+        IpAddr::V6(v6) => Some(IpAddr::V6(Ipv6Addr::from(
+            u128::from(v6) & !((1u128 << 80) - 1),
+        ))),
+        IpAddr::V4(_) => None,
     }
 }
 
@@ -137,7 +232,10 @@ pub fn refusal(state: &AppState, request: &Request) -> Option<Response> {
         status: StatusCode::TOO_MANY_REQUESTS,
         body: model::Error::new(
             "rate_limited",
-            format!("too many requests from {caller}; retry in {secs} s"),
+            format!(
+                "too many requests from {caller} (limited per address, IPv6 per /64 and per /48); \
+                 retry in {secs} s"
+            ),
         ),
     };
     let mut response = error(page, &Wants::default(), refusal_format(path));
@@ -184,6 +282,49 @@ mod tests {
     }
 
     #[test]
+    fn rotating_slash_64s_is_bounded_by_the_slash_48() {
+        let limit = RateLimit {
+            per_second: 0.001,
+            burst: 2,
+        };
+        let l = RateLimiter::new(limit, 100_000);
+        let wide = u64::from(limit.prefix().burst);
+        assert_eq!(wide, 32);
+        // One request from each of many /64s of 2001:db8:7::/48.
+        let served = (0..1000u128)
+            .filter(|i| {
+                let ip = Ipv6Addr::from((0x2001_0db8_0007u128 << 80) | (i << 64) | 1);
+                l.check(IpAddr::V6(ip)).is_ok()
+            })
+            .count();
+        assert_eq!(served as u64, wide);
+        // Another /48 has its own bucket.
+        assert!(l.check("2001:db8:8::1".parse().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn a_refused_request_takes_no_token() {
+        let l = RateLimiter::new(
+            RateLimit {
+                per_second: 0.001,
+                burst: 1,
+            },
+            100,
+        );
+        // Empty the /48 from 16 /64s (burst 1 each, 16 for the /48).
+        for i in 0..16u128 {
+            let ip = Ipv6Addr::from((0x2001_0db8_0009u128 << 80) | (i << 64));
+            assert!(l.check(IpAddr::V6(ip)).is_ok(), "{ip}");
+        }
+        // A fresh /64 is refused by the /48 and keeps its own token...
+        let fresh: IpAddr = "2001:db8:9:ff::1".parse().unwrap();
+        assert!(l.check(fresh).is_err());
+        let own = bucket(&l.callers, bucket_key(fresh), &l.limit);
+        let tokens = own.lock().unwrap().tokens;
+        assert!(tokens >= 1.0, "{tokens}");
+    }
+
+    #[test]
     fn memory_is_bounded() {
         let l = RateLimiter::new(
             RateLimit {
@@ -194,7 +335,10 @@ mod tests {
         );
         for i in 0..20_000u32 {
             let _ = l.check(IpAddr::from(i.to_be_bytes()));
+            // IPv6 callers, each in its own /48: both maps fill.
+            let v6 = Ipv6Addr::from((0x2001_0db8u128 << 96) | (u128::from(i) << 80));
+            let _ = l.check(IpAddr::V6(v6));
         }
-        assert!(l.tracked() <= 1100, "{}", l.tracked());
+        assert!(l.tracked() <= 2200, "{}", l.tracked());
     }
 }

@@ -8,9 +8,11 @@ Checks, on a phone viewport and a desktop one, with JavaScript on and off:
   * the visible fields of /8.8.8.8 and /2001:4860:4860::8888 (address, country
     and its Bangla name, continent, ASN, organisation, range, local time,
     currency, calling code) and of / (the caller);
-  * the map: the country's path (#US, #CA) has class "hit" and a computed fill
-    different from the other countries; the centroid pin exists and sits
-    inside the country's box;
+  * the map: the page draws the map asset (/assets/world.HASH.svg, an SVG
+    <image>) and on it the country's path (#US, #CA) with class "hit"; the
+    centroid pin exists and sits inside the country's box; the pixels of the
+    rendered map show land, sea and the highlighted country in the colours of
+    the colour scheme (so the asset really is drawn, JavaScript or not);
   * the lookup form: fill it, submit, land on the address page;
   * links to the JSON, Markdown and text forms and the DB-IP attribution;
   * the page fits the phone's width (no horizontal scrolling);
@@ -25,7 +27,9 @@ import argparse
 import json
 import os
 import re
+import struct
 import sys
+import zlib
 
 from playwright.sync_api import sync_playwright
 
@@ -103,7 +107,14 @@ class Watch:
         self.failed = []
         self.console = []
         self.errors = []
+        self.assets = []
         context.on("request", lambda r: self.requests.append(r.url))
+        context.on(
+            "response",
+            lambda r: self.assets.append((r.url, r.status, r.headers.get("content-type")))
+            if "/assets/" in r.url
+            else None,
+        )
         context.on("response", lambda r: self.errors.append((r.url, r.status)) if r.status >= 400 else None)
         context.on("requestfailed", lambda r: self.failed.append(f"{r.url}: {r.failure}"))
         context.on("page", self._page)
@@ -177,7 +188,77 @@ def computed_fill(page, selector):
     return page.locator(selector).first.evaluate("e => getComputedStyle(e).fill")
 
 
-def check_address_page(page, path, label, js):
+# Colours of the map, per colour scheme (the page's --land, --card, --hit).
+MAP_COLOURS = {
+    "light": {"land": (0xCF, 0xD6, 0xDE), "sea": (0xFF, 0xFF, 0xFF), "hit": (0xE4, 0x57, 0x2E)},
+    "dark": {"land": (0x39, 0x42, 0x4D), "sea": (0x17, 0x1B, 0x21), "hit": (0xFF, 0x7A, 0x50)},
+}
+
+# Points of the map (lon, lat) and what must show there on each page: land far
+# from the country (Brazil, Siberia), open sea, and the country itself (away
+# from the pin's ring).
+MAP_POINTS = {
+    "/8.8.8.8": [("land", -50, -10), ("land", 100, 62), ("sea", -30, 0), ("hit", -110, 45)],
+    "/2001:4860:4860::8888": [("land", -50, -10), ("land", 100, 62), ("sea", -30, 0), ("hit", -115, 55)],
+}
+
+
+def png_pixels(data):
+    """(width, height, rows of RGB tuples) of an 8-bit RGB or RGBA PNG."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width, height, channels = 8, b"", 0, 0, 0
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour in (2, 6), f"PNG depth {depth} colour type {colour}"
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(height):
+        kind, line = raw[i], bytearray(raw[i + 1 : i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - channels] if x >= channels else 0
+            b = prev[x]
+            c = prev[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + a) & 255
+            elif kind == 2:
+                line[x] = (line[x] + b) & 255
+            elif kind == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[x : x + 3]) for x in range(0, stride, channels)])
+        prev = line
+    return width, height, rows
+
+
+def check_map_pixels(page, path, label, scheme):
+    """The rendered map shows land, sea and the country in the scheme's colours."""
+    svg = page.locator("figure.map svg").first
+    width, height, rows = png_pixels(svg.screenshot())
+    colours = MAP_COLOURS[scheme]
+    for what, lon, lat in MAP_POINTS[path]:
+        x = int((lon + 180) / 360 * width)
+        y = int((90 - lat) / 180 * height)
+        got = rows[y][x]
+        want = colours[what]
+        check(
+            all(abs(g - w) <= 12 for g, w in zip(got, want)),
+            f"{label}: map pixel at {lon},{lat} ({what}) is rgb{got}, want about rgb{want} ({scheme})",
+        )
+
+
+def check_address_page(page, path, label, js, scheme):
     want = EXPECTED[path]
     check(page.title().startswith(want["ip"]), f"{label}: title {page.title()!r}")
     ip = page.locator("#ip")
@@ -224,12 +305,16 @@ def check_address_page(page, path, label, js):
                 cb["x"] <= cx <= cb["x"] + cb["width"] and cb["y"] <= cy <= cb["y"] + cb["height"],
                 f"{label}: pin at ({cx:.0f},{cy:.0f}) outside #{code} box {cb}",
             )
+    # The map itself is this service's asset, drawn under the country.
+    image = page.locator("figure.map svg image")
+    check(image.count() == 1, f"{label}: the map is not an <image>")
+    href = image.first.get_attribute("href") or ""
+    check(re.fullmatch(r"/assets/world\.[0-9a-f]{16}\.svg", href) is not None, f"{label}: map href {href!r}")
+    check(page.locator("figure.map svg path").count() == 1, f"{label}: outlines other than the country's in the page")
+    check_map_pixels(page, path, label, scheme)
     if js:
         fill = computed_fill(page, f"path#{code}")
-        others = {c: computed_fill(page, f"path#{c}") for c in ["FR", "BR", "CN", "AU"] if c != code}
-        for c, f in others.items():
-            check(fill != f, f"{label}: #{code} fill {fill} is the same as #{c} fill {f}")
-        check(fill not in ("none", "rgb(0, 0, 0)"), f"{label}: #{code} fill is {fill} (style not applied?)")
+        check(fill == "rgb({}, {}, {})".format(*MAP_COLOURS[scheme]["hit"]), f"{label}: #{code} fill is {fill}")
 
     # Links to the other forms of the same page, and the attribution.
     for href in [f"/api/v1/ip/{want['ip']}", f"{path}?format=md", f"{path}?format=text"]:
@@ -376,7 +461,7 @@ def run(base, out, root_ip):
                     ct = resp.headers.get("content-type", "")
                     check(ct == "text/html; charset=utf-8", f"{label} {path}: content-type {ct}")
                     check("content-security-policy" in resp.headers, f"{label} {path}: no CSP")
-                    check_address_page(page, path, f"{label} {path}", js)
+                    check_address_page(page, path, f"{label} {path}", js, scheme)
                     check_no_horizontal_scroll(page, f"{label} {path}")
 
                 # The root: the caller, as the browser sees it.
@@ -398,6 +483,9 @@ def run(base, out, root_ip):
                 check(page.locator('form input[name="ip"]').is_visible(), f"{label}: form on the error page")
                 context.close()
                 watch.verify(label)
+                check(watch.assets, f"{label}: the map asset was never requested")
+                for url, status, ctype in watch.assets:
+                    check(status == 200 and ctype == "image/svg+xml", f"{label}: {url}: {status} {ctype}")
                 print(f"{label}: {len(watch.requests)} requests, all to {base}", flush=True)
 
         # Screenshots (desktop, full page, light scheme).

@@ -3,16 +3,17 @@
 //! time, a world map with the country highlighted and the centroid marked, a
 //! lookup form, links to the other forms, and the DB-IP attribution.
 //!
-//! No external resources: styles are inline and the map is embedded.
+//! Nothing from other origins: styles are inline, and the map is this
+//! service's own asset (`/assets/world.HASH.svg`, see [`crate::web::assets`]),
+//! drawn as an SVG `<image>` under the highlighted country's outline and the
+//! pin, so a page carries one country's outline instead of the whole map.
 
 use std::fmt::Write;
 
 use super::sanitize::is_unsafe;
 use super::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
 use crate::model::IpInfo;
-
-/// The world map (Natural Earth, equirectangular, viewBox 0 0 1000 500).
-const WORLD_SVG: &str = include_str!("../../../assets/world.svg");
+use crate::web::assets;
 
 pub(super) const STYLE: &str = r#"
 :root{color-scheme:light dark;--bg:#f6f7f9;--fg:#15181d;--muted:#5b6470;--card:#fff;--line:#dfe3e8;--accent:#0b63ce;--land:#cfd6de;--hit:#e4572e}
@@ -166,24 +167,37 @@ fn lookup_form(value: &str) -> String {
     )
 }
 
-/// The world map with the country's path marked `hit` and a pin on the centroid.
+/// The world map (the asset), the country's outline on it marked `hit`, and
+/// a pin on the centroid.
 fn map(info: &IpInfo) -> String {
     let l = &info.location;
     let (Some(lat), Some(lon)) = (l.latitude, l.longitude) else {
         return String::new();
     };
-    let mut svg = WORLD_SVG.trim().to_owned();
-    if let Some(code) = &l.country_code {
-        let needle = format!("id=\"{code}\"");
-        svg = svg.replacen(&needle, &format!("{needle} class=\"hit\""), 1);
+    let mut svg = String::with_capacity(1024);
+    svg.push_str(assets::map_open_tag());
+    let _ = write!(
+        svg,
+        "<image href=\"{}\" x=\"0\" y=\"0\" width=\"1000\" height=\"500\"/>",
+        assets::world_map().path
+    );
+    if let Some((code, d)) = l
+        .country_code
+        .as_deref()
+        .and_then(|code| Some((code, assets::outline(code)?)))
+    {
+        let _ = write!(
+            svg,
+            "<path id=\"{}\" class=\"hit\" d=\"{}\"/>",
+            esc(code),
+            esc(d)
+        );
     }
     let (x, y) = ((lon + 180.0) * 1000.0 / 360.0, (90.0 - lat) * 500.0 / 180.0);
-    let pin = format!(
+    let _ = write!(
+        svg,
         "<circle class=\"pin\" id=\"pin\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"7\"><title>centroid {lat}, {lon}</title></circle></svg>"
     );
-    if let Some(end) = svg.rfind("</svg>") {
-        svg.replace_range(end.., &pin);
-    }
     let name = l.country.as_deref().unwrap_or("");
     format!(
         "<figure class=\"map\" aria-label=\"World map with {} highlighted\">{svg}</figure>",

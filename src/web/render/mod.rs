@@ -169,16 +169,22 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// The `Content-Security-Policy` of HTML pages: nothing external, the inline
-/// style allowed by its hash, forms only to this origin.
+/// The `Content-Security-Policy` of HTML pages and of the assets they load:
+/// nothing external, the pages' inline style and the map's own style
+/// ([`super::assets::MAP_STYLE`]) allowed by their hashes, images (the map)
+/// from this origin, forms only to this origin.
 pub fn csp() -> &'static str {
     use base64::Engine;
     use sha2::Digest;
     static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     CSP.get_or_init(|| {
-        let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(html::STYLE.as_bytes()));
+        let hash = |style: &str| {
+            base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(style.as_bytes()))
+        };
         format!(
-            "default-src 'none'; style-src 'sha256-{hash}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+            "default-src 'none'; style-src 'sha256-{}' 'sha256-{}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+            hash(html::STYLE),
+            hash(super::assets::MAP_STYLE)
         )
     })
 }
