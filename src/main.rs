@@ -121,7 +121,8 @@ fn row_ratio(text: &str) -> Result<RowRatio, String> {
 impl PolicyArgs {
     fn policy(&self) -> iplookup::geo::policy::Policy {
         iplookup::geo::policy::Policy {
-            max_defect_share: (!self.skip_bad_rows).then_some(iplookup::geo::policy::MAX_DEFECT_SHARE),
+            max_defect_share: (!self.skip_bad_rows)
+                .then_some(iplookup::geo::policy::MAX_DEFECT_SHARE),
             row_ratio: self.release_row_ratio.0,
             max_unpacked_bytes: self.max_data_file_mib << 20,
         }

@@ -14,8 +14,8 @@ use ipnet::IpNet;
 use tokio::net::TcpListener;
 
 use crate::connections::ConnectionCap;
-pub use crate::geo::load::load_database;
 use crate::geo::load::Policy;
+pub use crate::geo::load::load_database;
 use crate::geo::{GeoDb, GeoError};
 use crate::lookup::Lookup;
 use crate::rdns::{RdnsConfig, RdnsError, ReverseDns};

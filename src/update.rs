@@ -119,9 +119,13 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
         })?;
     std::fs::create_dir_all(&config.data_dir)
         .map_err(|source| io_error(&config.data_dir, source))?;
-    // The reference for row counts: what a service on this directory serves now.
-    let (dir, policy) = (config.data_dir.clone(), config.policy.clone());
-    let serving = load::load_database(Some(&dir), &policy)
+    // The reference for row counts: the newest installed release that loads
+    // (its own size is not judged again), else the embedded data.
+    let reference = Policy {
+        row_ratio: None,
+        ..config.policy.clone()
+    };
+    let serving = load::load_database(Some(&config.data_dir), &reference)
         .map_err(|e| UpdateError::Invalid(format!("cannot read the installed release: {e}")))?;
     let mut kinds = vec![Kind::Country, Kind::Asn];
     if config.city {
@@ -211,10 +215,12 @@ async fn fetch(
         if !response.status().is_success() {
             return Err(fail(format!("HTTP {}", response.status())));
         }
-        let tmp = download(response, config, &name).await.map_err(|e| match e {
-            UpdateError::Download { reason, .. } => fail(reason),
-            other => other,
-        })?;
+        let tmp = download(response, config, &name)
+            .await
+            .map_err(|e| match e {
+                UpdateError::Download { reason, .. } => fail(reason),
+                other => other,
+            })?;
         return Ok((name, tmp));
     }
     Err(last.unwrap_or_else(|| UpdateError::Invalid("no month to try".into())))
@@ -274,7 +280,8 @@ fn check(
 /// without keeping it, refusing one that decompresses past `limit`.
 fn check_gzip(name: &str, path: &Path, limit: u64) -> Result<(), UpdateError> {
     let file = std::fs::File::open(path).map_err(|source| io_error(path, source))?;
-    let mut plain = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file)).take(limit + 1);
+    let mut plain =
+        flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file)).take(limit + 1);
     let n = std::io::copy(&mut plain, &mut std::io::sink()).map_err(|e| UpdateError::Gzip {
         file: name.to_owned(),
         reason: e.to_string(),

@@ -91,9 +91,16 @@ pub struct DataFiles {
 pub fn is_temporary(name: &str) -> bool {
     name.starts_with('.')
         || name.ends_with('~')
-        || [".tmp", ".part", ".partial", ".download", ".crdownload", ".swp"]
-            .iter()
-            .any(|t| name.contains(t))
+        || [
+            ".tmp",
+            ".part",
+            ".partial",
+            ".download",
+            ".crdownload",
+            ".swp",
+        ]
+        .iter()
+        .any(|t| name.contains(t))
 }
 
 /// The release files of `table` in `dir`, newest first: DB-IP CSV
@@ -330,7 +337,13 @@ pub fn load_country(
 ) -> Result<(CountryTables, SourceInfo), GeoError> {
     let before = stamp(path);
     let a = if is_mmdb(name) {
-        on_big_stack(|| Ok(mmdb::read_country(read_all(path, name, policy)?, name, policy)?))?
+        on_big_stack(|| {
+            Ok(mmdb::read_country(
+                read_all(path, name, policy)?,
+                name,
+                policy,
+            )?)
+        })?
     } else {
         csv::read_country(open(path, name)?, name, policy)?
     };
@@ -368,7 +381,13 @@ pub fn load_city(
     policy: &Policy,
 ) -> Result<(CityTables, SourceInfo), GeoError> {
     let before = stamp(path);
-    let a = on_big_stack(|| Ok(mmdb::read_city(read_all(path, name, policy)?, name, policy)?))?;
+    let a = on_big_stack(|| {
+        Ok(mmdb::read_city(
+            read_all(path, name, policy)?,
+            name,
+            policy,
+        )?)
+    })?;
     let tables = CityTables {
         v4: table(name, a.v4)?,
         v6: table(name, a.v6)?,

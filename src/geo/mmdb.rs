@@ -10,8 +10,8 @@ use maxminddb::{Reader, WithinOptions};
 use serde::Deserialize;
 
 use super::csv::{AsnArrays, CountryArrays, CsvError, CsvStats};
-use super::policy::{Defect, Policy};
 use super::networks::NetworksBuilder;
+use super::policy::{Defect, Policy};
 use super::ranges::{Pushed, TableBuilder, Value};
 use super::rows::{self, RowError};
 
@@ -195,7 +195,9 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
     let mut cities: Vec<City> = Vec::new();
     let mut ids: HashMap<(String, u64, u64), u32> = HashMap::new();
     let mut samples: Vec<(IpAddr, u32)> = Vec::new();
-    let (stats, reader) = walk(bytes, file, policy, |start, end, record| {
+    let reader = open_reader(bytes, file)?;
+    check_city_type(&reader, file)?;
+    let (stats, reader) = walk_reader(reader, file, policy, |start, end, record| {
         let Some(city) = record.city() else {
             return Ok(None);
         };
@@ -245,16 +247,11 @@ const SAMPLES: usize = 16;
 type MmdbReader = Reader<Vec<u8>>;
 
 /// The checks a city database passes before it is served or installed, on
-/// top of those every MMDB passes (metadata, tree, the defect limit): its
-/// database type names a city database, its record size is one MaxMind
-/// defines, and the first networks looked up again through the reader
-/// resolve to the cities the conversion gave them.
-fn check_city(
-    reader: &MmdbReader,
-    file: &str,
-    samples: &[(IpAddr, u32)],
-    cities: &[City],
-) -> Result<(), CsvError> {
+/// top of those every MMDB passes (metadata, tree, the defect limit, size
+/// cap): its database type names a city database and its record size is one
+/// MaxMind defines (here), and the first networks looked up again through the
+/// reader resolve to the cities the conversion gave them ([`check_city`]).
+fn check_city_type(reader: &MmdbReader, file: &str) -> Result<(), CsvError> {
     let fail = |reason: String| io_fail(file, reason);
     let meta = reader.metadata();
     if !meta.database_type.to_ascii_lowercase().contains("city") {
@@ -264,8 +261,22 @@ fn check_city(
         )));
     }
     if ![24, 28, 32].contains(&meta.record_size) {
-        return Err(fail(format!("record size {} is not 24, 28 or 32", meta.record_size)));
+        return Err(fail(format!(
+            "record size {} is not 24, 28 or 32",
+            meta.record_size
+        )));
     }
+    Ok(())
+}
+
+/// Looks the sampled networks up again through the reader (see [`check_city_type`]).
+fn check_city(
+    reader: &MmdbReader,
+    file: &str,
+    samples: &[(IpAddr, u32)],
+    cities: &[City],
+) -> Result<(), CsvError> {
+    let fail = |reason: String| io_fail(file, reason);
     for (ip, id) in samples {
         let found: Option<Record> = reader
             .lookup(*ip)
@@ -296,11 +307,24 @@ fn walk(
     bytes: Vec<u8>,
     file: &str,
     policy: &Policy,
+    visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
+) -> Result<(CsvStats, MmdbReader), CsvError> {
+    walk_reader(open_reader(bytes, file)?, file, policy, visit)
+}
+
+/// Reads an MMDB's metadata.
+fn open_reader(bytes: Vec<u8>, file: &str) -> Result<MmdbReader, CsvError> {
+    Reader::from_source(bytes).map_err(|e| io_fail(file, format!("not a MaxMind database: {e}")))
+}
+
+/// [`walk`] over an open reader.
+fn walk_reader(
+    reader: MmdbReader,
+    file: &str,
+    policy: &Policy,
     mut visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
 ) -> Result<(CsvStats, MmdbReader), CsvError> {
     let fail = |reason: String| io_fail(file, reason);
-    let reader =
-        Reader::from_source(bytes).map_err(|e| fail(format!("not a MaxMind database: {e}")))?;
     let mut stats = CsvStats::default();
     {
         let networks = reader
