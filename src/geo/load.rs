@@ -211,7 +211,13 @@ fn choose<T: Clone>(
             Ok((t, info))
         });
         match loaded {
-            Ok(chosen) => return Ok(Some(chosen)),
+            Ok(chosen) => {
+                let info = &chosen.1;
+                if info.defects.total() > 0 {
+                    tracing::warn!(table = table.name(), file = %name, defects = info.defects.total(), notes = ?info.notes, "release file loaded with defects repaired");
+                }
+                return Ok(Some(chosen));
+            }
             Err(e) if strict => return Err(e),
             Err(e) => {
                 let incomplete = is_incomplete(&e);
