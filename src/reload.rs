@@ -45,13 +45,15 @@ pub fn spawn(
     };
     spawn_sighup(tx.clone());
     tokio::spawn(async move {
+        let mut retries = 0;
         while rx.recv().await.is_some() {
             // Let a burst of writes (a copy, an atomic rename) settle first.
             tokio::time::sleep(Duration::from_millis(300)).await;
             while rx.try_recv().is_ok() {}
             reload(&dir, &policy, &lookup).await;
             let pending = lookup.db().release().refused.iter().any(|r| r.incomplete);
-            if pending && watch {
+            retries = if pending { retries + 1 } else { 0 };
+            if pending && watch && retries <= PENDING_RETRIES {
                 let tx = tx.clone();
                 tokio::spawn(async move {
                     tokio::time::sleep(PENDING_RETRY).await;
@@ -102,8 +104,10 @@ fn spawn_sighup(tx: mpsc::UnboundedSender<()>) {
 #[cfg(not(unix))]
 fn spawn_sighup(_tx: mpsc::UnboundedSender<()>) {}
 
-/// How soon a file that was still being written is tried again.
+/// How soon a file that was still being written is tried again, and how
+/// many times in a row without a change reported (each change tries again).
 const PENDING_RETRY: Duration = Duration::from_secs(2);
+const PENDING_RETRIES: u32 = 5;
 
 /// How long after a swap the old release's memory is handed back.
 const RELEASE_GRACE: std::time::Duration = std::time::Duration::from_secs(2);

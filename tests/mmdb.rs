@@ -791,6 +791,32 @@ fn a_pointer_cycle_is_refused_naming_the_file() {
 }
 
 #[test]
+fn an_mmdb_over_the_size_cap_is_refused_at_load() {
+    // The city fixture padded past 1 MiB, under --max-data-file-mib 1: refused
+    // before it is read whole, plain or gzipped; the service starts without it.
+    let mut big = fixture(CITY);
+    big.resize(big.len() + (2 << 20), 0);
+    for name in ["GeoLite2-City.mmdb", "GeoLite2-City.mmdb.gz"] {
+        let dir = data_dir(&[(COUNTRY, "GeoLite2-Country.mmdb")]);
+        let bytes = if name.ends_with(".gz") {
+            gzip(&big)
+        } else {
+            big.clone()
+        };
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+        let h = serve_health_with(dir.path(), &["--max-data-file-mib", "1"]);
+        assert_eq!(h["refused"][0]["file"], name, "{h}");
+        let reason = h["refused"][0]["reason"].as_str().unwrap_or("");
+        assert!(
+            reason.contains("holds more than 1048576 bytes once decompressed"),
+            "{h}"
+        );
+        assert!(h["data"].get("city").is_none(), "{h}");
+        assert_eq!(h["data"]["country"]["file"], "GeoLite2-Country.mmdb", "{h}");
+    }
+}
+
+#[test]
 fn the_binary_survives_a_pointer_cycle_and_names_it() {
     let dir = data_dir(&[
         (COUNTRY, "GeoLite2-Country.mmdb"),
@@ -1120,7 +1146,14 @@ fn the_binary_serves_an_mmdb_data_dir() {
 /// Runs `iplookup serve --data-dir DIR`, which must start whatever the
 /// directory holds; returns its `/healthz`.
 fn serve_health(dir: &Path) -> Value {
-    let running = fixtures::proc::serve(&["--no-reverse-dns", "--data-dir", dir.to_str().unwrap()]);
+    serve_health_with(dir, &[])
+}
+
+/// [`serve_health`] with more arguments.
+fn serve_health_with(dir: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["--no-reverse-dns", "--data-dir", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let running = fixtures::proc::serve(&args);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let client = common::client();

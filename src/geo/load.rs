@@ -220,7 +220,7 @@ fn choose<T: Clone>(
             }
             Err(e) if strict => return Err(e),
             Err(e) => {
-                let incomplete = is_incomplete(&e);
+                let incomplete = is_incomplete(&e) && recently_modified(&path);
                 if incomplete {
                     tracing::info!(table = table.name(), file = %name, reason = %e, "release file not complete yet; not loaded");
                 } else {
@@ -252,6 +252,18 @@ fn check_rows(policy: &Policy, new: &SourceInfo, current: &SourceInfo) -> Result
                 violation,
             })
         })
+}
+
+/// How long an unfinished-looking file is taken as still being written; an
+/// older one is refused like any bad file.
+pub const WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(120);
+
+fn recently_modified(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age < WRITE_GRACE)
 }
 
 fn is_incomplete(e: &GeoError) -> bool {
