@@ -582,4 +582,44 @@ mod tests {
         );
         assert_eq!(release_date("asn.csv"), None);
     }
+
+    #[test]
+    fn temporary_names_are_never_candidates() {
+        let dir = std::env::temp_dir().join(format!("iplookup-cand-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in [
+            "dbip-asn-lite-2030-01.csv.gz",
+            "dbip-asn-lite-2030-02.csv",
+            ".dbip-asn-lite-2030-03.csv.gz.77.1.tmp",
+            "dbip-asn-lite-2030-04.csv.gz.part",
+            "dbip-asn-lite-2030-05.partial.csv",
+            "dbip-asn-lite-2030-06.csv~",
+            "dbip-country-lite-2030-01.csv",
+            "dbip-city-lite-2030-01.csv",
+        ] {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        assert_eq!(
+            candidates(&dir, Table::Asn).unwrap(),
+            ["dbip-asn-lite-2030-02.csv", "dbip-asn-lite-2030-01.csv.gz"]
+        );
+        // A city database is an MMDB.
+        assert!(candidates(&dir, Table::City).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn row_counts_are_compared_within_one_format() {
+        let info = |file: &str, rows| SourceInfo {
+            file: file.into(),
+            rows,
+            ..SourceInfo::default()
+        };
+        let p = Policy::default();
+        let csv = info("dbip-asn-lite-2030-01.csv", 1000);
+        assert!(check_rows(&p, &info("dbip-asn-lite-2030-02.csv", 1), &csv).is_err());
+        assert!(check_rows(&p, &info("dbip-asn-lite-2030-02.csv", 900), &csv).is_ok());
+        // CSV rows and MMDB networks are not comparable.
+        assert!(check_rows(&p, &info("GeoLite2-ASN.mmdb", 1), &csv).is_ok());
+    }
 }
