@@ -20,6 +20,8 @@ mod directory;
 mod index;
 #[path = "src/geo/networks.rs"]
 mod networks;
+#[path = "src/geo/policy.rs"]
+mod policy;
 #[path = "src/geo/ranges.rs"]
 mod ranges;
 #[path = "src/geo/rows.rs"]
@@ -56,9 +58,11 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    // Lenient: the ASN source holds one overlapping pair (see data/README.md).
-    let country = csv::read_country(open(COUNTRY.0)?, COUNTRY.0, true)?;
-    let asn = csv::read_asn(open(ASN.0)?, ASN.0, true)?;
+    // The same rule as every release (src/geo/policy.rs): the ASN source's
+    // one overlapping pair (see data/README.md) is repaired and counted.
+    let policy = policy::Policy::default();
+    let country = csv::read_country(open(COUNTRY.0)?, COUNTRY.0, &policy)?;
+    let asn = csv::read_asn(open(ASN.0)?, ASN.0, &policy)?;
     let mut meta = String::new();
     describe(&mut meta, "country", COUNTRY, &country.stats);
     describe(&mut meta, "asn", ASN, &asn.stats);
@@ -92,6 +96,10 @@ fn describe(meta: &mut String, key: &str, source: (&str, &str, &str, &str), stat
         "{key}.file={file}\n{key}.source=npm {package}@{version}\n{key}.date={date}\n{key}.rows={}\n{key}.trimmed={}\n{key}.skipped={}\n",
         stats.rows, stats.trimmed, stats.skipped
     ));
+    for kind in policy::Defect::ALL {
+        let count = stats.defects.get(kind);
+        meta.push_str(&format!("{key}.defect.{}={count}\n", kind.name()));
+    }
     for note in &stats.notes {
         meta.push_str(&format!("{key}.note={note}\n"));
     }

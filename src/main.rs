@@ -79,6 +79,17 @@ struct UpdateArgs {
     /// Month to fetch (YYYY-MM); default: the current month, falling back to the previous one.
     #[arg(long, value_name = "YYYY-MM")]
     month: Option<String>,
+    /// The most one download may weigh, in MiB (1-65536); a larger one is refused.
+    #[arg(
+        long,
+        env = "IPLOOKUP_MAX_DOWNLOAD_MIB",
+        default_value_t = 512,
+        value_parser = clap::value_parser!(u64).range(1..=65536),
+        value_name = "MIB"
+    )]
+    max_download_mib: u64,
+    #[command(flatten)]
+    policy: PolicyArgs,
 }
 
 #[derive(Debug, Args)]
@@ -88,9 +99,56 @@ struct DataArgs {
     /// A kind of file the directory lacks comes from the embedded data.
     #[arg(long, env = "IPLOOKUP_DATA_DIR", value_name = "DIR")]
     data_dir: Option<PathBuf>,
-    /// Skip unreadable rows and trim overlapping ranges instead of refusing the file.
+    #[command(flatten)]
+    policy: PolicyArgs,
+}
+
+/// The data release rule (README: "Data releases: what is repaired, what is refused").
+#[derive(Debug, Args)]
+struct PolicyArgs {
+    /// Accept a release whatever its share of defective rows (they are still
+    /// repaired and counted). By default a file with more than 0.1% defective
+    /// rows (and more than 10) is refused.
     #[arg(long, env = "IPLOOKUP_SKIP_BAD_ROWS")]
     skip_bad_rows: bool,
+    /// Refuse a release whose row count is outside MIN..MAX times the one it
+    /// would replace (at start: the embedded data); "any" turns the check off.
+    #[arg(
+        long,
+        env = "IPLOOKUP_RELEASE_ROW_RATIO",
+        default_value = "0.8..1.5",
+        value_parser = row_ratio,
+        value_name = "MIN..MAX"
+    )]
+    release_row_ratio: RowRatio,
+    /// The most a data file may hold once decompressed (CSV or MMDB), in MiB (1-65536).
+    #[arg(
+        long,
+        env = "IPLOOKUP_MAX_DATA_FILE_MIB",
+        default_value_t = 1024,
+        value_parser = clap::value_parser!(u64).range(1..=65536),
+        value_name = "MIB"
+    )]
+    max_data_file_mib: u64,
+}
+
+/// A `--release-row-ratio` value (`None`: any).
+#[derive(Debug, Clone, Copy)]
+struct RowRatio(Option<(f64, f64)>);
+
+fn row_ratio(text: &str) -> Result<RowRatio, String> {
+    iplookup::geo::policy::parse_row_ratio(text).map(RowRatio)
+}
+
+impl PolicyArgs {
+    fn policy(&self) -> iplookup::geo::policy::Policy {
+        iplookup::geo::policy::Policy {
+            max_defect_share: (!self.skip_bad_rows)
+                .then_some(iplookup::geo::policy::MAX_DEFECT_SHARE),
+            row_ratio: self.release_row_ratio.0,
+            max_unpacked_bytes: self.max_data_file_mib << 20,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -317,7 +375,7 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         trusted_proxies: args.trusted_proxies,
         client_ip_header: args.client_ip_header,
         data_dir: args.data.data_dir,
-        skip_bad_rows: args.data.skip_bad_rows,
+        policy: args.data.policy.policy(),
         watch: !args.no_watch,
         drain: args.drain_seconds,
         rdns,
@@ -393,8 +451,8 @@ fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
         data_dir: args.data_dir,
         base_url: args.base_url,
         city: args.city,
-        min_ratio: 0.8,
-        max_ratio: 1.5,
+        policy: args.policy.policy(),
+        max_download_bytes: args.max_download_mib << 20,
         month,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -412,7 +470,12 @@ fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
 
 /// Answers each address; exits 1 when any of them was not an address.
 fn run_lookup(args: LookupArgs) -> anyhow::Result<ExitCode> {
-    let db = server::load_database(args.data.data_dir.as_deref(), args.data.skip_bad_rows)?;
+    // One-shot: the newest file of each kind must pass, or the command fails.
+    let embedded = iplookup::GeoDb::embedded()?;
+    let db = match &args.data.data_dir {
+        Some(dir) => iplookup::geo::load::load_dir(dir, &args.data.policy.policy(), &embedded)?,
+        None => embedded,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;

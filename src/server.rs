@@ -14,7 +14,9 @@ use ipnet::IpNet;
 use tokio::net::TcpListener;
 
 use crate::connections::ConnectionCap;
-use crate::geo::{self, GeoDb, GeoError};
+use crate::geo::load::Policy;
+pub use crate::geo::load::load_database;
+use crate::geo::{GeoDb, GeoError};
 use crate::lookup::Lookup;
 use crate::rdns::{RdnsConfig, RdnsError, ReverseDns};
 use crate::reload;
@@ -37,8 +39,8 @@ pub struct ServeConfig {
     /// The one header read from `trusted_proxies` for the caller's address.
     pub client_ip_header: ClientIpHeader,
     pub data_dir: Option<PathBuf>,
-    /// Skip unreadable rows and trim overlaps instead of refusing a file.
-    pub skip_bad_rows: bool,
+    /// The rule data releases are loaded by (start and reload).
+    pub policy: Policy,
     /// Watch `data_dir` (and SIGHUP) and reload new releases.
     pub watch: bool,
     /// How long to wait for requests in flight at shutdown.
@@ -59,7 +61,7 @@ impl Default for ServeConfig {
             trusted_proxies: Vec::new(),
             client_ip_header: ClientIpHeader::default(),
             data_dir: None,
-            skip_bad_rows: false,
+            policy: Policy::default(),
             watch: true,
             drain: Duration::from_secs(10),
             rdns: None,
@@ -92,24 +94,11 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// Loads the database the configuration asks for: the data directory's
-/// release if one is given, else the embedded one.
-pub fn load_database(
-    data_dir: Option<&std::path::Path>,
-    skip_bad_rows: bool,
-) -> Result<GeoDb, GeoError> {
-    let embedded = GeoDb::embedded()?;
-    match data_dir {
-        Some(dir) => geo::load::load_dir(dir, skip_bad_rows, &embedded),
-        None => Ok(embedded),
-    }
-}
-
 /// Loads the data, then serves until a shutdown signal.
 pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
     let dir = config.data_dir.clone();
-    let skip = config.skip_bad_rows;
-    let db = tokio::task::spawn_blocking(move || load_database(dir.as_deref(), skip))
+    let policy = config.policy.clone();
+    let db = tokio::task::spawn_blocking(move || load_database(dir.as_deref(), &policy))
         .await
         .map_err(|e| ServeError::Io(std::io::Error::other(e)))??;
     let listener = TcpListener::bind(config.listen)
@@ -126,7 +115,7 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
     let _watch = match &config.data_dir {
         Some(dir) => Some(reload::spawn(
             dir.clone(),
-            config.skip_bad_rows,
+            config.policy.clone(),
             config.watch,
             lookup.clone(),
         )?),

@@ -1,18 +1,29 @@
 //! `iplookup update`: fetches the current DB-IP Lite release (country and ASN,
-//! city on request), checks it, and installs it atomically in the data
-//! directory, where a running service picks it up. One run, for cron or a
-//! systemd timer; a failed update leaves the installed files untouched.
+//! city on request), checks it by the same rule as a reload (see
+//! [`Policy`]: defects repaired and counted, too many refused, row counts
+//! within the window of what a service on the directory serves now, size
+//! caps), and installs it atomically in the data directory, where a running
+//! service picks it up. One run, for cron or a systemd timer; a failed update
+//! leaves the installed files untouched.
+//!
+//! Each download streams to a unique temporary file in the data directory
+//! (hidden, so a watching service ignores it), capped at
+//! `max_download_bytes`; its gzip stream is checked whole (CRC and length)
+//! without decompressing past the policy's cap; installing is a rename
+//! followed by an fsync of the directory.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chrono::{Datelike, NaiveDate, Utc};
 
-use crate::geo::{csv, load};
+use crate::geo::load::{self, Policy, Table};
 
 /// DB-IP's free download folder.
 pub const DEFAULT_BASE_URL: &str = "https://download.db-ip.com/free/";
+/// The default cap on one download: 512 MiB (DB-IP's city MMDB is about 130 MB).
+pub const MAX_DOWNLOAD_BYTES: u64 = 512 << 20;
 
 /// What to fetch and where to put it.
 #[derive(Debug, Clone)]
@@ -21,10 +32,10 @@ pub struct UpdateConfig {
     pub base_url: String,
     /// Also fetch the city database (MMDB, about 130 MB).
     pub city: bool,
-    /// Refuse a release whose row count is below this share of the installed one.
-    pub min_ratio: f64,
-    /// Refuse a release whose row count is above this multiple of the installed one.
-    pub max_ratio: f64,
+    /// The rule every file must pass (the same as a reload's).
+    pub policy: Policy,
+    /// The most one download may weigh.
+    pub max_download_bytes: u64,
     /// The month to try first (the current one by default).
     pub month: Option<NaiveDate>,
 }
@@ -36,18 +47,14 @@ pub enum UpdateError {
     Download { url: String, reason: String },
     #[error("{file}: not a valid gzip file: {reason}")]
     Gzip { file: String, reason: String },
+    #[error("{file}: {what} is larger than the {limit}-byte cap; refusing")]
+    TooLarge {
+        file: String,
+        what: &'static str,
+        limit: u64,
+    },
     #[error("{0}")]
     Invalid(String),
-    #[error(
-        "{file}: {rows} rows, outside {min}..{max} (the installed release has {installed}); refusing"
-    )]
-    RowCount {
-        file: String,
-        rows: u64,
-        installed: u64,
-        min: u64,
-        max: u64,
-    },
     #[error("cannot write to {path}: {source}")]
     Io {
         path: String,
@@ -81,6 +88,14 @@ impl Kind {
         }
     }
 
+    fn table(self) -> Table {
+        match self {
+            Kind::Country => Table::Country,
+            Kind::Asn => Table::Asn,
+            Kind::City => Table::City,
+        }
+    }
+
     fn prefix(self) -> &'static str {
         match self {
             Kind::Country => "dbip-country-lite-",
@@ -104,31 +119,77 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
         })?;
     std::fs::create_dir_all(&config.data_dir)
         .map_err(|source| io_error(&config.data_dir, source))?;
+    // The reference for row counts: the newest installed release that loads
+    // (its own size is not judged again), else the embedded data.
+    let reference = Policy {
+        row_ratio: None,
+        ..config.policy.clone()
+    };
+    let serving = load::load_database(Some(&config.data_dir), &reference)
+        .map_err(|e| UpdateError::Invalid(format!("cannot read the installed release: {e}")))?;
     let mut kinds = vec![Kind::Country, Kind::Asn];
     if config.city {
         kinds.push(Kind::City);
     }
     let mut staged = Vec::new();
     for kind in kinds {
-        let (name, bytes) = fetch(&client, config, kind).await?;
-        let rows = check(kind, &name, &bytes)?;
-        check_rows(config, kind, &name, rows)?;
-        staged.push((kind, name, bytes, rows));
+        let (name, tmp) = fetch(&client, config, kind).await?;
+        let rows = check(kind, &name, &tmp.path, config, &serving)?;
+        staged.push((kind, name, tmp, rows));
     }
     let mut installed = Vec::new();
-    for (kind, name, bytes, rows) in staged {
-        install(&config.data_dir, kind, &name, &bytes)?;
+    for (kind, name, tmp, rows) in staged {
+        install(&config.data_dir, kind, &name, tmp)?;
         installed.push(Installed { file: name, rows });
     }
     Ok(installed)
 }
 
-/// Downloads the current month's file, or the previous month's if it is not out yet.
+/// A temporary file in the data directory, removed on drop unless installed.
+struct TempFile {
+    path: PathBuf,
+    installed: bool,
+}
+
+impl TempFile {
+    /// Creates `.NAME.PID.N.tmp`, a name no other run uses (created exclusively).
+    fn create(dir: &Path, name: &str) -> Result<(TempFile, std::fs::File), UpdateError> {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!(".{name}.{}.{nanos}{n}.tmp", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|source| io_error(&path, source))?;
+        Ok((
+            TempFile {
+                path,
+                installed: false,
+            },
+            file,
+        ))
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.installed {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Downloads the current month's file, or the previous month's if it is not
+/// out yet, into a temporary file in the data directory.
 async fn fetch(
     client: &reqwest::Client,
     config: &UpdateConfig,
     kind: Kind,
-) -> Result<(String, Vec<u8>), UpdateError> {
+) -> Result<(String, TempFile), UpdateError> {
     let this = config.month.unwrap_or_else(|| Utc::now().date_naive());
     let this = NaiveDate::from_ymd_opt(this.year(), this.month(), 1).unwrap_or(this);
     let previous = this
@@ -154,102 +215,111 @@ async fn fetch(
         if !response.status().is_success() {
             return Err(fail(format!("HTTP {}", response.status())));
         }
-        let bytes = response.bytes().await.map_err(|e| fail(e.to_string()))?;
-        return Ok((name, bytes.to_vec()));
+        let tmp = download(response, config, &name)
+            .await
+            .map_err(|e| match e {
+                UpdateError::Download { reason, .. } => fail(reason),
+                other => other,
+            })?;
+        return Ok((name, tmp));
     }
     Err(last.unwrap_or_else(|| UpdateError::Invalid("no month to try".into())))
 }
 
-/// Decompresses and parses a download; returns its row count.
-fn check(kind: Kind, name: &str, bytes: &[u8]) -> Result<u64, UpdateError> {
-    let mut plain = Vec::new();
-    flate2::read::MultiGzDecoder::new(bytes)
-        .read_to_end(&mut plain)
-        .map_err(|e| UpdateError::Gzip {
-            file: name.to_owned(),
+/// Streams a response body to a temporary file, refusing more than the cap.
+async fn download(
+    mut response: reqwest::Response,
+    config: &UpdateConfig,
+    name: &str,
+) -> Result<TempFile, UpdateError> {
+    let limit = config.max_download_bytes;
+    let too_large = || UpdateError::TooLarge {
+        file: name.to_owned(),
+        what: "the download",
+        limit,
+    };
+    if response.content_length().is_some_and(|n| n > limit) {
+        return Err(too_large());
+    }
+    let (tmp, mut file) = TempFile::create(&config.data_dir, name)?;
+    let mut total = 0u64;
+    loop {
+        let chunk = response.chunk().await.map_err(|e| UpdateError::Download {
+            url: name.to_owned(),
             reason: e.to_string(),
         })?;
-    let invalid = |e: &dyn std::fmt::Display| UpdateError::Invalid(e.to_string());
-    match kind {
-        Kind::Country => Ok(csv::read_country(plain.as_slice(), name, false)
-            .map_err(|e| invalid(&e))?
-            .stats
-            .rows),
-        Kind::Asn => Ok(csv::read_asn(plain.as_slice(), name, false)
-            .map_err(|e| invalid(&e))?
-            .stats
-            .rows),
-        Kind::City => {
-            let reader = maxminddb::Reader::from_source(plain)
-                .map_err(|e| invalid(&format!("{name}: {e}")))?;
-            Ok(u64::from(reader.metadata().node_count))
+        let Some(chunk) = chunk else { break };
+        total += chunk.len() as u64;
+        if total > limit {
+            return Err(too_large());
         }
+        file.write_all(&chunk)
+            .map_err(|source| io_error(&tmp.path, source))?;
     }
+    file.sync_all()
+        .map_err(|source| io_error(&tmp.path, source))?;
+    Ok(tmp)
 }
 
-/// Compares the row count with the installed release of the same kind.
-fn check_rows(config: &UpdateConfig, kind: Kind, name: &str, rows: u64) -> Result<(), UpdateError> {
-    if kind == Kind::City {
-        return Ok(());
-    }
-    let Some(current) = newest_installed(&config.data_dir, kind) else {
-        return Ok(());
-    };
-    let installed = match kind {
-        Kind::Country => load::load_country(&current, true).map(|(_, i)| i.rows),
-        _ => load::load_asn(&current, true).map(|(_, i)| i.rows),
-    };
-    let Ok(installed) = installed else {
-        return Ok(());
-    };
-    let min = (installed as f64 * config.min_ratio) as u64;
-    let max = (installed as f64 * config.max_ratio) as u64;
-    if rows < min || rows > max {
-        return Err(UpdateError::RowCount {
+/// Checks a download: its gzip stream whole, within the decompressed cap,
+/// then its contents by the policy, against what `serving` serves. Returns
+/// its row count.
+fn check(
+    kind: Kind,
+    name: &str,
+    path: &Path,
+    config: &UpdateConfig,
+    serving: &crate::GeoDb,
+) -> Result<u64, UpdateError> {
+    check_gzip(name, path, config.policy.max_unpacked_bytes)?;
+    load::check_file(kind.table(), path, name, &config.policy, serving)
+        .map_err(|e| UpdateError::Invalid(e.to_string()))
+}
+
+/// Reads the whole gzip stream (every member's CRC and length are checked)
+/// without keeping it, refusing one that decompresses past `limit`.
+fn check_gzip(name: &str, path: &Path, limit: u64) -> Result<(), UpdateError> {
+    let file = std::fs::File::open(path).map_err(|source| io_error(path, source))?;
+    let mut plain =
+        flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file)).take(limit + 1);
+    let n = std::io::copy(&mut plain, &mut std::io::sink()).map_err(|e| UpdateError::Gzip {
+        file: name.to_owned(),
+        reason: e.to_string(),
+    })?;
+    if n > limit {
+        return Err(UpdateError::TooLarge {
             file: name.to_owned(),
-            rows,
-            installed,
-            min,
-            max,
+            what: "the decompressed file",
+            limit,
         });
     }
     Ok(())
 }
 
-fn newest_installed(dir: &Path, kind: Kind) -> Option<PathBuf> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.starts_with(kind.prefix()) && !n.ends_with(".tmp"))
-        .collect();
-    names.sort();
-    names.pop().map(|n| dir.join(n))
-}
-
-/// Writes to a temporary name in the same directory, syncs, renames (atomic),
-/// then removes older releases of the kind.
-fn install(dir: &Path, kind: Kind, name: &str, bytes: &[u8]) -> Result<(), UpdateError> {
+/// Renames the checked download into place (atomic), syncs the directory so
+/// the rename survives a crash, then removes older releases of the kind.
+fn install(dir: &Path, kind: Kind, name: &str, mut tmp: TempFile) -> Result<(), UpdateError> {
     let final_path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let write = || -> std::io::Result<()> {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &final_path)
-    };
-    if let Err(source) = write() {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io_error(&final_path, source));
-    }
+    std::fs::rename(&tmp.path, &final_path).map_err(|source| io_error(&final_path, source))?;
+    tmp.installed = true;
+    sync_dir(dir).map_err(|source| io_error(dir, source))?;
     if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten() {
             let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with(kind.prefix()) && n != name && n.as_str() < name {
+            if n.starts_with(kind.prefix()) && n.as_str() < name {
                 let _ = std::fs::remove_file(e.path());
             }
         }
     }
+    Ok(())
+}
+
+/// Makes a directory's entries (a rename) durable.
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    std::fs::File::open(dir)?.sync_all()?;
+    #[cfg(not(unix))]
+    let _ = dir;
     Ok(())
 }
 
@@ -273,19 +343,27 @@ mod tests {
     }
 
     #[test]
-    fn truncated_gzip_is_refused() {
+    fn truncated_and_oversized_gzip_are_refused() {
+        let dir = std::env::temp_dir().join(format!("iplookup-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
         let mut gz = Vec::new();
         {
-            use std::io::Write;
             let mut e = flate2::write::GzEncoder::new(&mut gz, flate2::Compression::default());
-            e.write_all(b"1.0.0.0,1.0.0.255,AU\n").unwrap();
+            e.write_all(&[b'x'; 4096]).unwrap();
             e.finish().unwrap();
         }
-        assert_eq!(check(Kind::Country, "c", &gz).unwrap(), 1);
-        let cut = &gz[..gz.len() - 6];
+        let path = dir.join("c.gz");
+        std::fs::write(&path, &gz).unwrap();
+        assert!(check_gzip("c", &path, 4096).is_ok());
         assert!(matches!(
-            check(Kind::Country, "c", cut),
+            check_gzip("c", &path, 4095),
+            Err(UpdateError::TooLarge { limit: 4095, .. })
+        ));
+        std::fs::write(&path, &gz[..gz.len() - 6]).unwrap();
+        assert!(matches!(
+            check_gzip("c", &path, 4096),
             Err(UpdateError::Gzip { .. })
         ));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

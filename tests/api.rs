@@ -781,6 +781,14 @@ async fn healthz_reports_the_loaded_releases() {
         "{v}"
     );
     assert!(v["data"]["asn"]["rows"].as_u64().unwrap() > 100_000, "{v}");
+    // The embedded ASN table's one overlapping row, repaired and counted by kind.
+    assert_eq!(v["data"]["asn"]["trimmed_rows"], 1, "{v}");
+    assert_eq!(v["data"]["asn"]["defects"]["overlap_trimmed"], 1, "{v}");
+    assert_eq!(
+        v["data"]["country"]["defects"]["unreadable_dropped"], 0,
+        "{v}"
+    );
+    assert_eq!(v["refused"], serde_json::json!([]), "{v}");
 }
 
 // ---------------------------------------------------------------------------

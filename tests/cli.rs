@@ -17,6 +17,8 @@ const ENV_VARS: &[&str] = &[
     "IPLOOKUP_TRUSTED_PROXIES",
     "IPLOOKUP_DATA_DIR",
     "IPLOOKUP_SKIP_BAD_ROWS",
+    "IPLOOKUP_RELEASE_ROW_RATIO",
+    "IPLOOKUP_MAX_DATA_FILE_MIB",
     "IPLOOKUP_DRAIN_SECONDS",
     "IPLOOKUP_LOG_FORMAT",
     "IPLOOKUP_LOG",
@@ -610,6 +612,8 @@ fn lookup_uses_the_files_of_the_data_directory() {
         "2001:4860:4860::8888",
         "--data-dir",
         dir.str(),
+        "--release-row-ratio",
+        "any",
     ]);
     assert!(o.status.success(), "{o:?}");
     let lines = stdout_lines(&o);
@@ -633,6 +637,7 @@ fn lookup_uses_the_files_of_the_data_directory() {
     let o = bin()
         .args(["lookup", "8.8.8.8"])
         .env("IPLOOKUP_DATA_DIR", dir.path())
+        .env("IPLOOKUP_RELEASE_ROW_RATIO", "any")
         .output()
         .unwrap();
     assert!(o.status.success(), "{o:?}");
@@ -651,6 +656,8 @@ fn serve_uses_the_data_directory_and_reports_its_release() {
         &addr.to_string(),
         "--data-dir",
         dir.str(),
+        "--release-row-ratio",
+        "any",
     ]);
     let mut srv = Server::spawn(cmd, addr);
     let health = srv.wait_ready();
@@ -686,6 +693,8 @@ fn gzipped_files_and_the_newest_release_are_used() {
         "2001:4860:4860::8888",
         "--data-dir",
         dir.str(),
+        "--release-row-ratio",
+        "any",
     ]);
     assert!(o.status.success(), "{o:?}");
     let lines = stdout_lines(&o);
@@ -710,7 +719,8 @@ fn gzipped_files_and_the_newest_release_are_used() {
     let addr = free_port();
     let mut cmd = bin();
     cmd.args(["serve", "--listen", &addr.to_string()])
-        .env("IPLOOKUP_DATA_DIR", dir.path());
+        .env("IPLOOKUP_DATA_DIR", dir.path())
+        .env("IPLOOKUP_RELEASE_ROW_RATIO", "any");
     let mut srv = Server::spawn(cmd, addr);
     let health = srv.wait_ready();
     assert_eq!(
@@ -735,84 +745,143 @@ fn assert_names_line_3(err: &str, file: &Path, reason: &[&str]) {
     );
 }
 
+/// A country file of 20 rows whose rows 3 to 13 are reversed: eleven
+/// defects, one more than a small file may hold.
+fn too_many_bad_rows() -> String {
+    let mut text = "1.0.0.0,1.0.0.255,AU\n8.8.8.0,8.8.8.255,FR\n".to_owned();
+    for i in 0..11 {
+        text.push_str(&format!("9.0.{i}.255,9.0.{i}.0,DE\n"));
+    }
+    for i in 0..7 {
+        text.push_str(&format!("9.1.{i}.0,9.1.{i}.255,CH\n"));
+    }
+    text
+}
+
 #[test]
 fn a_bad_file_is_refused_with_file_line_and_reason() {
     let dir = TempDir::new("bad");
-    let file = dir.write(
-        "dbip-country-lite-2030-01.csv",
-        "1.0.0.0,1.0.0.255,AU\n8.8.8.0,8.8.8.255,FR\n8.8.9.255,8.8.9.0,DE\n9.9.9.0,9.9.9.255,CH\n",
-    );
-    let o = run(&["lookup", "8.8.8.8", "--data-dir", dir.str()]);
+    let file = dir.write("dbip-country-lite-2030-01.csv", &too_many_bad_rows());
+    let o = run(&[
+        "lookup",
+        "8.8.8.8",
+        "--data-dir",
+        dir.str(),
+        "--release-row-ratio",
+        "any",
+    ]);
     assert!(!o.status.success(), "{o:?}");
     assert!(
         o.stdout.is_empty(),
         "nothing answered from a half-loaded file: {o:?}"
     );
-    assert_names_line_3(&stderr(&o), &file, &["end", "before", "start"]);
-
-    // serve refuses to start at all.
-    let addr = free_port();
-    let mut child = bin()
-        .args([
-            "serve",
-            "--listen",
-            &addr.to_string(),
-            "--data-dir",
-            dir.str(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if t0.elapsed() > Duration::from_secs(10) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("serve with a bad file did not exit");
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    };
-    assert!(!status.success());
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let err = stderr(&o);
     assert_names_line_3(&err, &file, &["end", "before", "start"]);
-    assert!(http_get(addr, "/healthz", &[]).is_none(), "nothing listens");
+    assert!(err.contains("11 of 20 rows are defective"), "{err}");
+
+    // serve starts all the same, on the embedded data, and says why.
+    let addr = free_port();
+    let mut cmd = bin();
+    cmd.args([
+        "serve",
+        "--listen",
+        &addr.to_string(),
+        "--data-dir",
+        dir.str(),
+        "--release-row-ratio",
+        "any",
+    ]);
+    let mut srv = Server::spawn(cmd, addr);
+    let health = srv.wait_ready();
+    assert_eq!(
+        health["data"]["country"]["release_date"], "2026-06-01",
+        "{health}"
+    );
+    let refused = &health["refused"][0];
+    assert_eq!(refused["file"], "dbip-country-lite-2030-01.csv", "{health}");
+    let reason = refused["reason"].as_str().unwrap();
+    assert!(reason.contains("11 of 20 rows are defective"), "{reason}");
+    assert!(reason.contains("line 3"), "{reason}");
+    let v = srv.get_json("/api/v1/ip/8.8.8.8", &[]);
+    assert_eq!(v["location"]["country_code"], "US", "{v}");
+}
+
+#[test]
+fn a_few_bad_rows_are_repaired_and_counted() {
+    let dir = TempDir::new("fewbad");
+    dir.write(
+        "dbip-country-lite-2030-01.csv",
+        "1.0.0.0,1.0.0.255,AU\n8.8.8.0,8.8.8.255,FR\n8.8.9.255,8.8.9.0,DE\n8.8.8.128,8.8.10.255,CH\n",
+    );
+    let o = run(&[
+        "lookup",
+        "8.8.8.8",
+        "8.8.10.1",
+        "--data-dir",
+        dir.str(),
+        "--release-row-ratio",
+        "any",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let lines = stdout_lines(&o);
+    // The earlier row wins the overlap; the later one starts after it.
+    assert_eq!(lines[0]["location"]["country_code"], "FR", "{}", lines[0]);
+    assert_eq!(lines[1]["location"]["country_code"], "CH", "{}", lines[1]);
 }
 
 #[test]
 fn bad_gzipped_asn_files_are_refused_too() {
     let dir = TempDir::new("badasn");
-    let file = dir.write_gz(
-        "dbip-asn-lite-2030-01.csv.gz",
-        "1.0.0.0,1.0.0.255,13335,\"Cloudflare, Inc.\"\n1.0.4.0,1.0.7.255,38803,Gtelecom\n1.0.6.0,1.0.8.255,1,Overlap\n",
-    );
-    let o = run(&["lookup", "1.0.0.1", "--data-dir", dir.str()]);
+    let rows = |bad: &dyn Fn(usize) -> String| {
+        let mut t =
+            "1.0.0.0,1.0.0.255,13335,\"Cloudflare, Inc.\"\n1.0.4.0,1.0.7.255,38803,Gtelecom\n"
+                .to_owned();
+        for i in 0..11 {
+            t.push_str(&bad(i));
+        }
+        t
+    };
+    let overlaps = rows(&|i| format!("1.0.6.{i},1.0.8.255,1,Overlap\n"));
+    let file = dir.write_gz("dbip-asn-lite-2030-01.csv.gz", &overlaps);
+    let o = run(&[
+        "lookup",
+        "1.0.0.1",
+        "--data-dir",
+        dir.str(),
+        "--release-row-ratio",
+        "any",
+    ]);
     assert!(!o.status.success(), "{o:?}");
     assert!(o.stdout.is_empty(), "{o:?}");
     assert_names_line_3(&stderr(&o), &file, &["overlap"]);
 
     let unsorted = dir.write_gz(
         "dbip-asn-lite-2030-02.csv.gz",
-        "1.0.4.0,1.0.7.255,38803,Gtelecom\n1.0.8.0,1.0.8.255,2,X\n1.0.0.0,1.0.0.255,13335,Cloudflare\n",
+        &rows(&|i| format!("1.0.0.{i},1.0.0.{i},2,X\n")),
     );
-    let o = run(&["lookup", "1.0.0.1", "--data-dir", dir.str()]);
+    let o = run(&[
+        "lookup",
+        "1.0.0.1",
+        "--data-dir",
+        dir.str(),
+        "--release-row-ratio",
+        "any",
+    ]);
     assert!(!o.status.success(), "{o:?}");
     assert_names_line_3(&stderr(&o), &unsorted, &["sorted"]);
 
     let garbage = dir.write_gz(
         "dbip-asn-lite-2030-03.csv.gz",
-        "1.0.4.0,1.0.7.255,38803,Gtelecom\n1.0.8.0,1.0.8.255,2,X\n1.0.9.0,1.0.9,3,Y\n",
+        &rows(&|i| format!("1.0.9.{i},1.0.9,3,Y\n")),
     );
-    let o = run(&["lookup", "1.0.0.1", "--data-dir", dir.str()]);
+    let o = run(&[
+        "lookup",
+        "1.0.0.1",
+        "--data-dir",
+        dir.str(),
+        "--release-row-ratio",
+        "any",
+    ]);
     assert!(!o.status.success(), "{o:?}");
     assert_names_line_3(&stderr(&o), &garbage, &["1.0.9"]);
 }

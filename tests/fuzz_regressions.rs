@@ -154,8 +154,13 @@ fn snapshot_seeds_are_current() {
     country_csv.extend(read("csv_country/v6-tail"));
     let mut asn_csv = read("csv_asn/dbip-head");
     asn_csv.extend(read("csv_asn/v6"));
-    let c = csv::read_country(&country_csv[..], "dbip-country-lite.csv", false).unwrap();
-    let a = csv::read_asn(&asn_csv[..], "asn.csv", false).unwrap();
+    let c = csv::read_country(
+        &country_csv[..],
+        "dbip-country-lite.csv",
+        &Default::default(),
+    )
+    .unwrap();
+    let a = csv::read_asn(&asn_csv[..], "asn.csv", &Default::default()).unwrap();
     let (asns, offsets, arena) = a.networks.parts();
     let mut parts = Parts {
         country_v4: (c.v4.0.into(), c.v4.1.into()),

@@ -16,11 +16,10 @@ mod fixtures;
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use iplookup::geo::load::{self, load_dir};
+use iplookup::geo::load::{self, Policy, load_dir};
 use iplookup::geo::{GeoDb, GeoError, mmdb};
 use iplookup::server::load_database;
 use iplookup::{Lookup, ServeConfig};
@@ -76,8 +75,9 @@ fn embedded() -> &'static GeoDb {
     DB.get_or_init(|| GeoDb::embedded().expect("embedded data loads"))
 }
 
+/// Loads `dir` strictly, without the row-count window (the fixtures are small).
 fn load(dir: &Path) -> Result<GeoDb, GeoError> {
-    load_dir(dir, false, embedded())
+    load_dir(dir, &fixtures::data::small_release_policy(), embedded())
 }
 
 fn load_ok(dir: &Path) -> GeoDb {
@@ -610,7 +610,7 @@ fn truncated_mmdb_is_refused_naming_the_file() {
     for len in 0..good.len() {
         let bytes = good[..len].to_vec();
         let label = format!("GeoLite2-Country.mmdb[..{len}]");
-        match mmdb::read_country(bytes, &label) {
+        match mmdb::read_country(bytes, &label, &Policy::default()) {
             Ok(_) => panic!("{label} was accepted"),
             Err(e) => assert!(e.to_string().contains(&label), "{e}"),
         }
@@ -625,7 +625,8 @@ fn truncated_mmdb_is_refused_naming_the_file() {
     ] {
         let dir = TempDir::new("mmdb-truncated");
         std::fs::write(dir.path().join(name), bytes).unwrap();
-        let message = assert_refused(load(dir.path()), name, "cannot read");
+        // Taken as still being written: never loaded, tried again when it changes.
+        let message = assert_refused(load(dir.path()), name, "incomplete");
         eprintln!("truncated {name}: {message}");
     }
     // A truncated city file next to a good country file refuses the release.
@@ -688,20 +689,37 @@ fn mmdb_without_a_usable_record_is_refused() {
             files.push((COUNTRY, "GeoLite2-Country.mmdb"));
         }
         let dir = data_dir(&files);
-        let message = assert_refused(load(dir.path()), name, "no data rows");
+        // A city database is first checked for its type.
+        let reason = if name.contains("City") {
+            "is not a city database"
+        } else {
+            "no data rows"
+        };
+        let message = assert_refused(load(dir.path()), name, reason);
         eprintln!("no usable record as {name}: {message}");
     }
-    // A country code that is not two capital letters refuses the file, naming
-    // the network's position.
+    // A country code that is not two capital letters is a defect like a bad
+    // CSV row: the network is dropped and counted, the rest is served.
     let dir = data_dir(&[(BAD_CODE, "dbip-country-lite-2026-06.mmdb")]);
-    let message = assert_refused(load(dir.path()), "dbip-country-lite-2026-06.mmdb", "usa");
-    eprintln!("bad code: {message}");
+    let db = load_ok(dir.path());
+    let info = &db.release().country;
+    assert_eq!((info.rows, info.skipped), (1, 1), "{info:?}");
+    assert_eq!(
+        info.defects.get(iplookup::geo::policy::Defect::Unreadable),
+        1
+    );
+    assert!(info.notes[0].contains("usa"), "{:?}", info.notes);
+    assert_eq!(
+        answer(&db, "9.9.9.9")["location"]["country_code"],
+        Value::Null
+    );
+    assert_eq!(answer(&db, "8.8.8.8")["location"]["country_code"], "US");
 }
 
 /// Runs `f` on a thread with a 64 MiB stack. Deeply nested or cyclic data is
 /// decoded recursively (down to the reader's depth limit of 512), which in a
 /// debug build needs more than the 2 MiB of a test thread or of tokio's
-/// blocking threads; see `the_binary_refuses_a_pointer_cycle_without_crashing`.
+/// blocking threads; see `the_binary_survives_a_pointer_cycle_and_names_it`.
 fn on_big_stack<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> std::thread::Result<T> {
@@ -732,9 +750,9 @@ fn corrupted_mmdb_bytes_never_panic_the_loader() {
             bytes[at] = rng.random();
             let outcome = std::panic::catch_unwind(|| {
                 let label = format!("{name}@{at}");
-                let c = mmdb::read_country(bytes.clone(), &label).is_ok();
-                let a = mmdb::read_asn(bytes.clone(), &label).is_ok();
-                let t = mmdb::read_city(bytes.clone(), &label).is_ok();
+                let c = mmdb::read_country(bytes.clone(), &label, &Policy::default()).is_ok();
+                let a = mmdb::read_asn(bytes.clone(), &label, &Policy::default()).is_ok();
+                let t = mmdb::read_city(bytes.clone(), &label, &Policy::default()).is_ok();
                 c || a || t
             });
             match outcome {
@@ -773,17 +791,46 @@ fn a_pointer_cycle_is_refused_naming_the_file() {
 }
 
 #[test]
-fn the_binary_refuses_a_pointer_cycle_without_crashing() {
+fn an_mmdb_over_the_size_cap_is_refused_at_load() {
+    // The city fixture padded past 1 MiB, under --max-data-file-mib 1: refused
+    // before it is read whole, plain or gzipped; the service starts without it.
+    let mut big = fixture(CITY);
+    big.resize(big.len() + (2 << 20), 0);
+    for name in ["GeoLite2-City.mmdb", "GeoLite2-City.mmdb.gz"] {
+        let dir = data_dir(&[(COUNTRY, "GeoLite2-Country.mmdb")]);
+        let bytes = if name.ends_with(".gz") {
+            gzip(&big)
+        } else {
+            big.clone()
+        };
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+        let h = serve_health_with(dir.path(), &["--max-data-file-mib", "1"]);
+        assert_eq!(h["refused"][0]["file"], name, "{h}");
+        let reason = h["refused"][0]["reason"].as_str().unwrap_or("");
+        assert!(
+            reason.contains("holds more than 1048576 bytes once decompressed"),
+            "{h}"
+        );
+        assert!(h["data"].get("city").is_none(), "{h}");
+        assert_eq!(h["data"]["country"]["file"], "GeoLite2-Country.mmdb", "{h}");
+    }
+}
+
+#[test]
+fn the_binary_survives_a_pointer_cycle_and_names_it() {
     let dir = data_dir(&[
         (COUNTRY, "GeoLite2-Country.mmdb"),
         (CYCLE, "GeoLite2-City.mmdb"),
     ]);
-    let stderr = serve_must_fail(dir.path());
+    // It starts all the same, without the city database, and says why.
+    let h = serve_health(dir.path());
+    assert_eq!(h["refused"][0]["file"], "GeoLite2-City.mmdb", "{h}");
+    let reason = h["refused"][0]["reason"].as_str().unwrap_or("");
     assert!(
-        stderr.contains("GeoLite2-City.mmdb")
-            && stderr.contains("exceeded maximum data structure depth"),
-        "{stderr}"
+        reason.contains("exceeded maximum data structure depth"),
+        "{h}"
     );
+    assert!(h["data"].get("city").is_none(), "{h}");
 }
 
 #[tokio::test]
@@ -793,7 +840,7 @@ async fn a_bad_mmdb_reload_is_refused_and_the_old_data_keeps_serving() {
         (ASN, "GeoLite2-ASN.mmdb"),
         (CITY, "GeoLite2-City.mmdb"),
     ]);
-    let lookup = Lookup::new(load_database(Some(dir.path()), false).unwrap());
+    let lookup = Lookup::new(load_database(Some(dir.path()), &Policy::default()).unwrap());
     let city_of_8888 = |lookup: &Lookup| {
         lookup
             .info(ip("8.8.8.8"), chrono::Utc::now())
@@ -818,7 +865,7 @@ async fn a_bad_mmdb_reload_is_refused_and_the_old_data_keeps_serving() {
     for (name, what, bytes) in bad {
         let keep = std::fs::read(dir.path().join(name)).unwrap();
         drop_in(dir.path(), name, &bytes);
-        let swapped = iplookup::reload::reload(dir.path(), false, &lookup).await;
+        let swapped = iplookup::reload::reload(dir.path(), &Policy::default(), &lookup).await;
         assert!(!swapped, "{what} as {name} was swapped in");
         assert_eq!(
             city_of_8888(&lookup).as_deref(),
@@ -830,7 +877,7 @@ async fn a_bad_mmdb_reload_is_refused_and_the_old_data_keeps_serving() {
     }
     // A good release still swaps in: removing the city file drops the city.
     std::fs::remove_file(dir.path().join("GeoLite2-City.mmdb")).unwrap();
-    assert!(iplookup::reload::reload(dir.path(), false, &lookup).await);
+    assert!(iplookup::reload::reload(dir.path(), &Policy::default(), &lookup).await);
     assert_eq!(city_of_8888(&lookup), None);
 }
 
@@ -869,7 +916,7 @@ async fn server_answers_from_an_mmdb_data_dir() {
         (ASN, "GeoLite2-ASN.mmdb.gz"),
         (CITY, "GeoLite2-City.mmdb.gz"),
     ]);
-    let db = load_database(Some(dir.path()), false).unwrap();
+    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
     let server = common::start_with(config_for(dir.path(), false), db).await;
     let client = common::client();
     let url = |p: &str| format!("{}{p}", server.base);
@@ -936,7 +983,7 @@ async fn server_answers_from_an_mmdb_data_dir() {
 #[tokio::test]
 async fn healthz_has_no_city_without_a_city_database() {
     let dir = data_dir(&[(COUNTRY, "GeoLite2-Country.mmdb")]);
-    let db = load_database(Some(dir.path()), false).unwrap();
+    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
     let server = common::start_with(config_for(dir.path(), false), db).await;
     let h = get_json(&common::client(), &format!("{}/healthz", server.base)).await;
     assert!(h["data"].get("city").is_none(), "{h}");
@@ -949,7 +996,7 @@ async fn healthz_text_reports_the_city_source() {
         (COUNTRY, "GeoLite2-Country.mmdb"),
         (CITY, "dbip-city-lite-2026-06.mmdb"),
     ]);
-    let db = load_database(Some(dir.path()), false).unwrap();
+    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
     let server = common::start_with(config_for(dir.path(), false), db).await;
     let (status, _, text) = get(
         &common::client(),
@@ -983,7 +1030,7 @@ async fn a_city_mmdb_dropped_into_the_watched_dir_is_picked_up() {
         (COUNTRY, "GeoLite2-Country.mmdb"),
         (ASN, "GeoLite2-ASN.mmdb"),
     ]);
-    let db = load_database(Some(dir.path()), false).unwrap();
+    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
     let server = common::start_with(config_for(dir.path(), true), db).await;
     let client = common::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
@@ -1019,7 +1066,7 @@ async fn the_etag_changes_when_a_city_database_is_added() {
         (COUNTRY, "GeoLite2-Country.mmdb"),
         (ASN, "GeoLite2-ASN.mmdb"),
     ]);
-    let db = load_database(Some(dir.path()), false).unwrap();
+    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
     let server = common::start_with(config_for(dir.path(), true), db).await;
     let client = common::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
@@ -1096,46 +1143,26 @@ fn the_binary_serves_an_mmdb_data_dir() {
     );
 }
 
-/// Runs `iplookup serve --data-dir DIR` expecting it to refuse to start;
-/// returns its standard error.
-fn serve_must_fail(dir: &Path) -> String {
-    let mut child = fixtures::proc::command()
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--no-reverse-dns",
-            "--data-dir",
-        ])
-        .arg(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("iplookup started with bad data in {}", dir.display());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    assert!(
-        status.code().is_some_and(|c| c != 0),
-        "expected a non-zero exit, got {status}: {stderr}"
-    );
-    stderr
+/// Runs `iplookup serve --data-dir DIR`, which must start whatever the
+/// directory holds; returns its `/healthz`.
+fn serve_health(dir: &Path) -> Value {
+    serve_health_with(dir, &[])
+}
+
+/// [`serve_health`] with more arguments.
+fn serve_health_with(dir: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["--no-reverse-dns", "--data-dir", dir.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let running = fixtures::proc::serve(&args);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let client = common::client();
+        get_json(&client, &format!("{}/healthz", running.base)).await
+    })
 }
 
 #[test]
-fn the_binary_refuses_to_start_on_a_bad_mmdb() {
+fn the_binary_starts_beside_a_bad_mmdb_and_names_it() {
     let mut noise = vec![0u8; 1024];
     StdRng::seed_from_u64(11).fill(&mut noise[..]);
     let city = fixture(CITY);
@@ -1157,10 +1184,30 @@ fn the_binary_refuses_to_start_on_a_bad_mmdb() {
             data_dir(&[(COUNTRY, "dbip-country-lite-2026-06.mmdb")])
         };
         std::fs::write(dir.path().join(name), bytes).unwrap();
-        let stderr = serve_must_fail(dir.path());
+        let h = serve_health(dir.path());
+        let refused = &h["refused"][0];
+        assert_eq!(refused["file"], name, "{h}");
+        let said = refused["reason"].as_str().unwrap_or("");
+        assert!(said.contains(reason), "{name}: should say {reason:?}: {h}");
+        // The table falls back to the embedded data (no city at all).
+        let table = ["country", "asn", "city"]
+            .into_iter()
+            .find(|t| name.to_ascii_lowercase().contains(t))
+            .unwrap();
+        if table == "city" {
+            assert!(h["data"].get("city").is_none(), "{h}");
+        } else {
+            assert_eq!(
+                h["data"][table]["source"]
+                    .as_str()
+                    .map(|s| s.starts_with("npm")),
+                Some(true),
+                "{h}"
+            );
+        }
         assert!(
-            stderr.contains(name) && stderr.contains(reason),
-            "{name}: the message should name the file and say {reason:?}:\n{stderr}"
+            !h.to_string().contains(dir.path().to_str().unwrap()),
+            "a path in {h}"
         );
     }
 }
@@ -1319,7 +1366,8 @@ fn real_city_mmdb_loads_when_given() {
         return;
     };
     let started = Instant::now();
-    let (tables, info) = load::load_city(Path::new(&source)).unwrap();
+    let (tables, info) =
+        load::load_city(Path::new(&source), "city.mmdb", &Policy::default()).unwrap();
     eprintln!(
         "loaded {} in {:?}: {} rows, {} skipped, {} cities",
         info.file,

@@ -68,7 +68,13 @@ fn serve() -> (TempDir, fixtures::proc::Running) {
     )
     .unwrap();
     let dir_arg = dir.path().to_str().unwrap().to_owned();
-    let server = fixtures::proc::serve(&["--data-dir", &dir_arg, "--no-reverse-dns"]);
+    let server = fixtures::proc::serve(&[
+        "--data-dir",
+        &dir_arg,
+        "--no-reverse-dns",
+        fixtures::data::ANY_ROWS[0],
+        fixtures::data::ANY_ROWS[1],
+    ]);
     (dir, server)
 }
 
@@ -370,7 +376,13 @@ async fn hundreds_of_hostile_values_render_as_themselves_in_githubs_renderer() {
     }
     std::fs::write(dir.path().join("dbip-asn-lite-2030-01.csv"), asn).unwrap();
     let dir_arg = dir.path().to_str().unwrap().to_owned();
-    let server = fixtures::proc::serve(&["--data-dir", &dir_arg, "--no-reverse-dns"]);
+    let server = fixtures::proc::serve(&[
+        "--data-dir",
+        &dir_arg,
+        "--no-reverse-dns",
+        fixtures::data::ANY_ROWS[0],
+        fixtures::data::ANY_ROWS[1],
+    ]);
     let client = fixtures::client();
 
     // One table of every organization row, as the service writes them, and

@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 use iplookup::server::{ServeConfig, load_database};
 use serde_json::Value;
 
-use fixtures::data::{TempDir, asn_csv, country_csv, drop_in, gzip, reversed_country_csv};
+use fixtures::data::{
+    ANY_ROWS, TempDir, asn_csv, country_csv, drop_in, gzip, reversed_country_csv,
+    reversed_rows_refusal, small_release_policy,
+};
 
 const C01: &str = "dbip-country-lite-2030-01.csv";
 const C02: &str = "dbip-country-lite-2030-02.csv";
@@ -155,11 +158,12 @@ fn assert_clean(outcomes: &[Vec<Result<String, String>>], from: &str, to: &str) 
 async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
-    let db = load_database(Some(dir.path()), false).unwrap();
+    let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
     let server = common::start_with(
         ServeConfig {
             data_dir: Some(dir.path().to_owned()),
             watch: true,
+            policy: small_release_policy(),
             ..common::config()
         },
         db,
@@ -227,17 +231,23 @@ async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
     assert_eq!(h["data"]["country"]["release_date"], "2030-02", "{h}");
     assert_eq!(h["data"]["country"]["rows"], 30, "{h}");
     assert_eq!(country_of_8888(&client, &server.base).await, "DE");
+    // /healthz names the refused file (its name, not its path) and the reason.
+    assert_eq!(h["refused"][0]["file"], C03, "{h}");
+    assert_eq!(h["refused"][0]["table"], "country", "{h}");
+    let reason = h["refused"][0]["reason"].as_str().unwrap_or("");
+    assert!(reason.contains("11 of 30 rows are defective"), "{h}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_gzipped_asn_release_is_picked_up_next_to_the_country_file() {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
-    let db = load_database(Some(dir.path()), false).unwrap();
+    let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
     let server = common::start_with(
         ServeConfig {
             data_dir: Some(dir.path().to_owned()),
             watch: true,
+            policy: small_release_policy(),
             ..common::config()
         },
         db,
@@ -287,7 +297,13 @@ fn dir_arg(dir: &Path) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn sighup_reloads_the_binary_while_watching() {
     let dir = january_dir();
-    let mut bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    let mut bin = fixtures::proc::serve(&[
+        "--data-dir",
+        &dir_arg(dir.path()),
+        "--no-reverse-dns",
+        ANY_ROWS[0],
+        ANY_ROWS[1],
+    ]);
     let client = fixtures::client();
     assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
     let ok = r#"iplookup_reloads_total{result="ok"}"#;
@@ -316,6 +332,8 @@ async fn sighup_reloads_the_binary_without_watching() {
         &dir_arg(dir.path()),
         "--no-watch",
         "--no-reverse-dns",
+        ANY_ROWS[0],
+        ANY_ROWS[1],
     ]);
     let client = fixtures::client();
     assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
@@ -344,7 +362,13 @@ async fn sighup_reloads_the_binary_without_watching() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_binary_watching_picks_up_a_new_release() {
     let dir = january_dir();
-    let bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    let bin = fixtures::proc::serve(&[
+        "--data-dir",
+        &dir_arg(dir.path()),
+        "--no-reverse-dns",
+        ANY_ROWS[0],
+        ANY_ROWS[1],
+    ]);
     let client = fixtures::client();
     assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
     drop_in(dir.path(), C02, country_csv(30, "DE").as_bytes());
@@ -356,4 +380,280 @@ async fn the_binary_watching_picks_up_a_new_release() {
     // The reload is logged.
     let log = bin.log().join("\n");
     assert!(log.contains("data reloaded"), "{log}");
+}
+
+// ---------------------------------------------------------------------------
+// The release rule on reload and at start (README: "Data releases: what is
+// repaired, what is refused")
+
+/// `/healthz` and `/metrics` of a running binary.
+async fn health_and_metrics(client: &reqwest::Client, base: &str) -> (Value, String) {
+    let h = health(client, base).await;
+    let m = get(client, &format!("{base}/metrics")).await.unwrap().1;
+    (h, m)
+}
+
+/// No absolute path anywhere in a `/healthz` body.
+fn assert_no_paths(h: &Value, dir: &Path) {
+    let text = h.to_string();
+    assert!(!text.contains(&dir_arg(dir)), "a path in /healthz: {h}");
+    for table in ["country", "asn"] {
+        let file = h["data"][table]["file"].as_str().unwrap_or("");
+        assert!(!file.starts_with('/'), "{table}: {file}");
+    }
+    for r in h["refused"].as_array().unwrap() {
+        assert!(!r["file"].as_str().unwrap().contains('/'), "{r}");
+    }
+}
+
+async fn asn_of_8888(client: &reqwest::Client, base: &str) -> Value {
+    get_json(client, &format!("{base}/api/v1/ip/8.8.8.8")).await["network"]["asn"].clone()
+}
+
+const ONE_ROW_ASN: &str = "dbip-asn-lite-2030-02.csv";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_one_row_asn_file_is_refused_on_reload_and_at_start() {
+    // The default rule: a release is judged against the one serving (at
+    // start, the embedded data: 515,158 ASN rows).
+    let dir = TempDir::new("reload");
+    let bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    let client = fixtures::client();
+    assert_eq!(asn_of_8888(&client, &bin.base).await, 15169);
+    let refused = r#"iplookup_reloads_total{result="refused"}"#;
+    let gauge = r#"iplookup_data_refused{table="asn"}"#;
+
+    drop_in(
+        dir.path(),
+        ONE_ROW_ASN,
+        asn_csv(1, 64501, "One Row").as_bytes(),
+    );
+    eventually(
+        Duration::from_secs(10),
+        "the one-row file is refused",
+        || async {
+            metric(
+                &get(&client, &format!("{}/metrics", bin.base))
+                    .await
+                    .unwrap()
+                    .1,
+                refused,
+            ) >= 1.0
+        },
+    )
+    .await;
+    // Every ASN answer still comes from the table serving.
+    assert_eq!(asn_of_8888(&client, &bin.base).await, 15169);
+    let (h, m) = health_and_metrics(&client, &bin.base).await;
+    assert_eq!(h["data"]["asn"]["rows"], 515158, "{h}");
+    assert_eq!(h["refused"][0]["file"], ONE_ROW_ASN, "{h}");
+    assert_eq!(h["refused"][0]["table"], "asn", "{h}");
+    assert_eq!(
+        h["refused"][0]["reason"],
+        format!(
+            "{ONE_ROW_ASN}: 1 rows, outside 412127..772737 (the release it would replace has \
+             515158); refusing"
+        ),
+        "{h}"
+    );
+    assert_eq!(metric(&m, gauge), 1.0, "{m}");
+    assert_no_paths(&h, dir.path());
+    let log = bin.log().join("\n");
+    assert!(log.contains("release file refused"), "{log}");
+    drop(bin);
+
+    // A replica starting on the same volume starts, on the embedded data, and says why.
+    let bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    assert_eq!(asn_of_8888(&client, &bin.base).await, 15169);
+    let (h, m) = health_and_metrics(&client, &bin.base).await;
+    assert_eq!(h["data"]["asn"]["release_date"], "2026-06-17", "{h}");
+    assert_eq!(h["refused"][0]["file"], ONE_ROW_ASN, "{h}");
+    assert_eq!(metric(&m, gauge), 1.0, "{m}");
+    assert_eq!(
+        metric(&m, r#"iplookup_data_refused{table="country"}"#),
+        0.0,
+        "{m}"
+    );
+    assert_no_paths(&h, dir.path());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn too_many_bad_rows_are_refused_at_start_and_on_reload_in_the_same_words() {
+    // 2030-01 is good; 2030-02 holds eleven reversed rows (the same file
+    // `update` refuses in tests/update.rs, with the same message).
+    let dir = january_dir();
+    let c02 = "dbip-country-lite-2030-02.csv.gz";
+    std::fs::write(
+        dir.path().join(c02),
+        gzip(reversed_country_csv(100).as_bytes()),
+    )
+    .unwrap();
+    let bin = fixtures::proc::serve(&[
+        "--data-dir",
+        &dir_arg(dir.path()),
+        "--no-reverse-dns",
+        ANY_ROWS[0],
+        ANY_ROWS[1],
+    ]);
+    let client = fixtures::client();
+    // It starts on the newest release that loads.
+    let (h, m) = health_and_metrics(&client, &bin.base).await;
+    assert_eq!(release(&h), "2030-01", "{h}");
+    assert_eq!(
+        h["refused"][0]["reason"],
+        reversed_rows_refusal(c02, 100),
+        "{h}"
+    );
+    assert_eq!(
+        metric(&m, r#"iplookup_data_refused{table="country"}"#),
+        1.0,
+        "{m}"
+    );
+    assert_eq!(country_of_8888(&client, &bin.base).await, "FR");
+
+    // The same file arriving later is refused by the reload in the same words.
+    let c03 = "dbip-country-lite-2030-03.csv.gz";
+    drop_in(dir.path(), c03, &gzip(reversed_country_csv(100).as_bytes()));
+    let refused = r#"iplookup_reloads_total{result="refused"}"#;
+    eventually(Duration::from_secs(10), "2030-03 is refused", || async {
+        metric(
+            &get(&client, &format!("{}/metrics", bin.base))
+                .await
+                .unwrap()
+                .1,
+            refused,
+        ) >= 1.0
+    })
+    .await;
+    let (h, m) = health_and_metrics(&client, &bin.base).await;
+    assert_eq!(release(&h), "2030-01", "{h}");
+    let reasons: Vec<&str> = h["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        reasons,
+        vec![
+            reversed_rows_refusal(c03, 100),
+            reversed_rows_refusal(c02, 100)
+        ],
+        "{h}"
+    );
+    assert_eq!(
+        metric(&m, r#"iplookup_data_refused{table="country"}"#),
+        2.0,
+        "{m}"
+    );
+    assert_eq!(country_of_8888(&client, &bin.base).await, "FR");
+    assert_no_paths(&h, dir.path());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_real_asn_release_reloads_with_its_overlap_counted() {
+    // The real ASN table (one overlapping row) dropped in under a DB-IP
+    // name: reloaded by the default rule, the repair counted on /healthz.
+    let dir = TempDir::new("reload");
+    let bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    let client = fixtures::client();
+    let real =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/asn.csv.gz")).unwrap();
+    drop_in(dir.path(), "dbip-asn-lite-2030-02.csv.gz", &real);
+    eventually(
+        Duration::from_secs(120),
+        "the real ASN release is loaded",
+        || async { health(&client, &bin.base).await["data"]["asn"]["release_date"] == "2030-02" },
+    )
+    .await;
+    let h = health(&client, &bin.base).await;
+    assert_eq!(h["data"]["asn"]["rows"], 515158, "{h}");
+    assert_eq!(h["data"]["asn"]["trimmed_rows"], 1, "{h}");
+    assert_eq!(h["data"]["asn"]["defects"]["overlap_trimmed"], 1, "{h}");
+    assert_eq!(h["refused"], serde_json::json!([]), "{h}");
+    let v = get_json(&client, &format!("{}/api/v1/ip/215.0.0.1", bin.base)).await;
+    assert_eq!(v["network"]["asn"], 749, "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_half_written_gzip_is_not_loaded_until_it_is_complete() {
+    let dir = january_dir();
+    let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
+    let server = common::start_with(
+        ServeConfig {
+            data_dir: Some(dir.path().to_owned()),
+            watch: true,
+            policy: small_release_policy(),
+            ..common::config()
+        },
+        db,
+    )
+    .await;
+    let client = fixtures::client();
+    // Temporary and partial names are never read, whatever they hold.
+    let good = gzip(country_csv(30, "DE").as_bytes());
+    for name in [
+        ".dbip-country-lite-2030-05.csv.gz",
+        "dbip-country-lite-2030-05.csv.gz.part",
+        "dbip-country-lite-2030-05.tmp.csv.gz",
+    ] {
+        std::fs::write(dir.path().join(name), &good).unwrap();
+    }
+    // A copy in progress: half of the gzip file under its final name.
+    let c02 = "dbip-country-lite-2030-02.csv.gz";
+    let half = good.len() / 2;
+    {
+        let mut f = std::fs::File::create(dir.path().join(c02)).unwrap();
+        std::io::Write::write_all(&mut f, &good[..half]).unwrap();
+        f.sync_all().unwrap();
+    }
+    eventually(Duration::from_secs(10), "the half file is seen", || async {
+        health(&client, &server.base).await["refused"][0]["file"] == c02
+    })
+    .await;
+    // Seen, not loaded: marked incomplete, the old release serves.
+    let h = health(&client, &server.base).await;
+    assert_eq!(h["refused"][0]["incomplete"], true, "{h}");
+    assert!(
+        h["refused"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("gzip stream ends early"),
+        "{h}"
+    );
+    assert_eq!(release(&h), "2030-01", "{h}");
+    assert_eq!(country_of_8888(&client, &server.base).await, "FR");
+    // The copy finishes: the release loads.
+    {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(c02))
+            .unwrap();
+        std::io::Write::write_all(&mut f, &good[half..]).unwrap();
+        f.sync_all().unwrap();
+    }
+    eventually(Duration::from_secs(10), "2030-02 once complete", || async {
+        release(&health(&client, &server.base).await) == "2030-02"
+    })
+    .await;
+    let h = health(&client, &server.base).await;
+    assert_eq!(h["refused"], serde_json::json!([]), "{h}");
+    assert_eq!(h["data"]["country"]["rows"], 30, "{h}");
+    assert_eq!(country_of_8888(&client, &server.base).await, "DE");
+
+    // A plain CSV cut mid-line is not loaded either.
+    let c03 = "dbip-country-lite-2030-03.csv";
+    let text = country_csv(30, "NL");
+    std::fs::write(dir.path().join(c03), &text[..text.len() - 10]).unwrap();
+    eventually(Duration::from_secs(10), "the cut CSV is seen", || async {
+        health(&client, &server.base).await["refused"][0]["file"] == c03
+    })
+    .await;
+    assert_eq!(country_of_8888(&client, &server.base).await, "DE");
+    std::fs::write(dir.path().join(c03), &text).unwrap();
+    eventually(Duration::from_secs(10), "2030-03 once complete", || async {
+        release(&health(&client, &server.base).await) == "2030-03"
+    })
+    .await;
+    assert_eq!(country_of_8888(&client, &server.base).await, "NL");
 }

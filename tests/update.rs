@@ -16,7 +16,10 @@ use std::sync::{Arc, Mutex};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use serde_json::Value;
 
-use fixtures::data::{TempDir, asn_csv, country_csv, gzip, reversed_country_csv, snapshot};
+use fixtures::data::{
+    ANY_ROWS, TempDir, asn_csv, country_csv, gzip, reversed_country_csv, reversed_rows_refusal,
+    snapshot,
+};
 
 /// What the fixture server answers: path → (status, body). Unknown paths 404.
 #[derive(Default)]
@@ -91,7 +94,12 @@ async fn iplookup(args: Vec<String>) -> Output {
 }
 
 async fn update(dir: &Path, base: &str, month: &str) -> Output {
-    iplookup(vec![
+    update_with(dir, base, month, &[]).await
+}
+
+/// `iplookup update` with more arguments.
+async fn update_with(dir: &Path, base: &str, month: &str, extra: &[&str]) -> Output {
+    let mut args: Vec<String> = vec![
         "update".into(),
         "--data-dir".into(),
         dir.display().to_string(),
@@ -99,8 +107,9 @@ async fn update(dir: &Path, base: &str, month: &str) -> Output {
         base.into(),
         "--month".into(),
         month.into(),
-    ])
-    .await
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    iplookup(args).await
 }
 
 /// `iplookup lookup 8.8.8.8 --data-dir DIR` → its JSON.
@@ -110,6 +119,8 @@ async fn lookup_8888(dir: &Path) -> Value {
         "8.8.8.8".into(),
         "--data-dir".into(),
         dir.display().to_string(),
+        ANY_ROWS[0].into(),
+        ANY_ROWS[1].into(),
     ])
     .await;
     assert!(out.status.success(), "lookup failed: {}", text(&out.stderr));
@@ -137,7 +148,8 @@ async fn mirror_with_january() -> (Arc<Mirror>, String) {
 async fn installed_january() -> (TempDir, Arc<Mirror>, String) {
     let dir = TempDir::new("update");
     let (m, base) = mirror_with_january().await;
-    let out = update(dir.path(), &base, "2030-01").await;
+    // The first install of 100-row fixtures: no row-count window against the embedded data.
+    let out = update_with(dir.path(), &base, "2030-01", &ANY_ROWS).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     m.clear();
     (dir, m, base)
@@ -152,7 +164,7 @@ async fn a_good_release_is_installed_whole() {
     let country = gzip(country_csv(100, "FR").as_bytes());
     let asn = gzip(asn_csv(100, 64500, "Fixture January").as_bytes());
 
-    let out = update(&dir, &base, "2030-01").await;
+    let out = update_with(&dir, &base, "2030-01", &ANY_ROWS).await;
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
@@ -192,7 +204,7 @@ async fn the_previous_month_is_used_when_the_current_one_is_not_out() {
     let dir = TempDir::new("update");
     let (m, base) = mirror_with_january().await;
 
-    let out = update(dir.path(), &base, "2030-02").await;
+    let out = update_with(dir.path(), &base, "2030-02", &ANY_ROWS).await;
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, vec![A01, C01]);
@@ -229,9 +241,19 @@ async fn a_newer_release_replaces_the_installed_one() {
 
 /// Offers February as the mirror holds it now; expects the update to fail,
 /// naming `reasons` on stderr, with the installed files untouched.
-async fn assert_refused(dir: &TempDir, base: &str, reasons: &[&str]) {
+async fn assert_refused(dir: &TempDir, base: &str, reasons: &[&str]) -> String {
+    assert_refused_with(dir, base, reasons, &[]).await
+}
+
+/// [`assert_refused`] with more arguments to `update`; returns its stderr.
+async fn assert_refused_with(
+    dir: &TempDir,
+    base: &str,
+    reasons: &[&str],
+    extra: &[&str],
+) -> String {
     let before = snapshot(dir.path());
-    let out = update(dir.path(), base, "2030-02").await;
+    let out = update_with(dir.path(), base, "2030-02", extra).await;
     let stderr = text(&out.stderr);
     assert!(!out.status.success(), "update succeeded; stderr: {stderr}");
     for reason in reasons {
@@ -245,6 +267,7 @@ async fn assert_refused(dir: &TempDir, base: &str, reasons: &[&str]) {
     let info = lookup_8888(dir.path()).await;
     assert_eq!(info["location"]["country_code"], "FR", "{info}");
     assert_eq!(info["network"]["asn"], 64500, "{info}");
+    stderr
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -290,8 +313,9 @@ async fn a_release_with_reversed_ranges_is_refused() {
         A02,
         gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
     );
-    // File, line and reason.
-    assert_refused(&dir, &base, &[C02, ":2:", "range end is before its start"]).await;
+    // File, count, the allowance, and the first defect's line and reason:
+    // the words a reload and a start use too (tests/reload.rs).
+    assert_refused(&dir, &base, &[&reversed_rows_refusal(C02, 100)]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -382,4 +406,172 @@ async fn a_bad_month_argument_is_refused() {
         text(&out.stderr)
     );
     assert!(snapshot(dir.path()).is_empty());
+}
+
+/// The embedded sources as files (the real DB-IP releases the binary was built from).
+fn real(file: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(file);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_real_release_with_its_overlapping_asn_row_installs() {
+    // The real ASN table holds one overlapping pair (215.0.0.0/16 under
+    // AS749 and AS721): repaired and counted, not refused, by the default rule.
+    let dir = TempDir::new("update");
+    let (_m, base) = mirror().await;
+    _m.put(C01, real("dbip-country-lite.csv.gz"));
+    _m.put(A01, real("asn.csv.gz"));
+    let out = update(dir.path(), &base, "2030-01").await;
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!("installed {A01} (515158 rows)")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("installed {C01} (701668 rows)")),
+        "{stdout}"
+    );
+    // The earlier row wins: 215.0.0.0/16 stays AS749, as in the embedded data.
+    let out = iplookup(vec![
+        "lookup".into(),
+        "215.0.0.1".into(),
+        "215.1.0.1".into(),
+        "--data-dir".into(),
+        dir.path().display().to_string(),
+    ])
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["network"]["asn"], 749, "{}", lines[0]);
+    assert_eq!(lines[1]["network"]["asn"], 721, "{}", lines[1]);
+}
+
+/// A gzip stream of `mib` MiB of newlines: a few KiB on the wire.
+fn gzip_bomb(mib: usize) -> Vec<u8> {
+    // One member of 1 MiB, repeated: a multi-member gzip stream.
+    let member = gzip(&vec![b'\n'; 1 << 20]);
+    member.repeat(mib)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_gzip_bomb_over_the_cap_is_refused() {
+    let (dir, m, base) = installed_january().await;
+    let bomb = gzip_bomb(64);
+    assert!(bomb.len() < 1 << 20, "the bomb is {} bytes", bomb.len());
+    m.put(C02, bomb);
+    m.put(
+        A02,
+        gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
+    );
+    let stderr = assert_refused_with(
+        &dir,
+        &base,
+        &[
+            C02,
+            "the decompressed file is larger than the 16777216-byte cap",
+        ],
+        &["--max-data-file-mib", "16"],
+    )
+    .await;
+    eprintln!("{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_download_over_the_cap_is_refused() {
+    let (dir, m, base) = installed_january().await;
+    // 2 MiB that do not compress: refused before it is all on disk.
+    let noise: Vec<u8> = (0..2u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    m.put(C02, noise);
+    m.put(
+        A02,
+        gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
+    );
+    assert_refused_with(
+        &dir,
+        &base,
+        &[C02, "the download is larger than the 1048576-byte cap"],
+        &["--max-download-mib", "1"],
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cap_flags_are_range_checked() {
+    let dir = TempDir::new("update");
+    for (flag, value) in [
+        ("--max-download-mib", "0"),
+        ("--max-data-file-mib", "70000"),
+        ("--release-row-ratio", "1.5..0.8"),
+    ] {
+        let out = update_with(dir.path(), "http://127.0.0.1:9/", "2030-01", &[flag, value]).await;
+        assert!(!out.status.success(), "{flag} {value}");
+        let err = text(&out.stderr);
+        assert!(err.contains(flag) && err.contains(value), "{flag}: {err}");
+    }
+    assert!(snapshot(dir.path()).is_empty());
+}
+
+const CITY02: &str = "dbip-city-lite-2030-02.mmdb.gz";
+
+fn mmdb_fixture(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mmdb")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_city_database_is_checked_before_it_is_installed() {
+    let (dir, m, base) = installed_january().await;
+    // A well-formed MMDB that is not a city database.
+    m.put(C02, gzip(country_csv(100, "DE").as_bytes()));
+    m.put(
+        A02,
+        gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
+    );
+    m.put(CITY02, gzip(&mmdb_fixture("GeoLite2-Country-Test.mmdb")));
+    assert_refused_with(
+        &dir,
+        &base,
+        &[CITY02, "is not a city database"],
+        &["--city"],
+    )
+    .await;
+    // A city MMDB cut short: its gzip is whole, its metadata is missing.
+    let city = mmdb_fixture("GeoLite2-City-Test.mmdb");
+    m.put(CITY02, gzip(&city[..city.len() / 2]));
+    assert_refused_with(
+        &dir,
+        &base,
+        &[CITY02, "no MaxMind metadata marker"],
+        &["--city"],
+    )
+    .await;
+    // A city MMDB over the size cap.
+    let mut big = city.clone();
+    big.resize(city.len() + (2 << 20), 0);
+    m.put(CITY02, gzip(&big));
+    assert_refused_with(
+        &dir,
+        &base,
+        &[CITY02, "larger than the 1048576-byte cap"],
+        &["--city", "--max-data-file-mib", "1"],
+    )
+    .await;
+    // The real test database installs, with the country and ASN files.
+    m.put(CITY02, gzip(&city));
+    let out = update_with(dir.path(), &base, "2030-02", &["--city"]).await;
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    assert!(text(&out.stdout).contains(&format!("installed {CITY02}")));
+    let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, vec![A02, CITY02, C02]);
 }

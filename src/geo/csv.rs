@@ -1,14 +1,17 @@
 //! Reading a whole DB-IP CSV file (country or ASN, IPv4 and IPv6 rows in one
 //! file, as DB-IP publishes them) into range tables, validating every row.
 //!
-//! Strict mode refuses the file at its first bad row, naming file, line and
-//! reason. Lenient mode (the operator's `--skip-bad-rows`, and the embedded
-//! snapshot, whose source is known to hold one overlapping pair) skips rows
-//! that do not parse and resolves overlaps by keeping the earlier row.
+//! Defects are repaired and counted as [`Policy`] documents (an overlap is
+//! trimmed, a row inside earlier rows, an unsorted or unreadable row is
+//! dropped); the file is refused when it holds more defects than the policy
+//! allows, naming file, count and the first defect's line. A file that does
+//! not end in a newline, or whose gzip stream stops early, is taken as still
+//! being written ([`CsvError::Incomplete`]).
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use super::networks::{Networks, NetworksBuilder};
+use super::policy::{Defect, Defects, MAX_LINE_BYTES, Policy, Violation};
 use super::ranges::{Pushed, TableBuilder};
 use super::rows::{self, RowError, Span};
 
@@ -29,9 +32,25 @@ pub enum CsvError {
     },
     #[error("{file}: no data rows")]
     Empty { file: String },
+    #[error("{file}: {violation}")]
+    Policy { file: String, violation: Violation },
+    #[error("{file}: holds more than {limit} bytes once decompressed; refusing")]
+    TooLarge { file: String, limit: u64 },
+    #[error("{file}:{line}: line longer than {MAX_LINE_BYTES} bytes; refusing")]
+    LongLine { file: String, line: usize },
+    #[error("{file}: incomplete ({reason}); still being written?")]
+    Incomplete { file: String, reason: String },
+}
+
+impl CsvError {
+    /// Whether the file looks unfinished rather than bad.
+    pub fn is_incomplete(&self) -> bool {
+        matches!(self, CsvError::Incomplete { .. })
+    }
 }
 
 impl std::error::Error for RowError {}
+impl std::error::Error for Violation {}
 
 /// What reading a file found besides the rows it kept.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,10 +59,47 @@ pub struct CsvStats {
     pub rows: u64,
     /// Rows whose start was moved past an overlapping earlier row.
     pub trimmed: u64,
-    /// Rows dropped: unparseable, or wholly inside earlier rows (lenient mode only).
+    /// Rows dropped (defects), and in MMDB files networks without the data sought.
     pub skipped: u64,
+    /// Defects, by kind.
+    pub defects: Defects,
     /// The first few problems, as `line N: reason`, for the operator.
     pub notes: Vec<String>,
+}
+
+impl CsvStats {
+    /// Counts one defect at `line`.
+    pub fn defect(&mut self, kind: Defect, line: usize, what: &str) {
+        self.defects.add(kind);
+        if kind == Defect::Overlap {
+            self.trimmed += 1;
+            self.rows += 1;
+        } else {
+            self.skipped += 1;
+        }
+        if self.notes.len() < 20 {
+            self.notes.push(format!("line {line}: {what}"));
+        }
+    }
+
+    /// Applies the defect limit of `policy`.
+    pub fn check(&self, file: &str, policy: &Policy) -> Result<(), CsvError> {
+        if self.rows == 0 {
+            return Err(CsvError::Empty {
+                file: file.to_owned(),
+            });
+        }
+        policy
+            .check_defects(
+                &self.defects,
+                self.rows,
+                self.notes.first().map(String::as_str),
+            )
+            .map_err(|violation| CsvError::Policy {
+                file: file.to_owned(),
+                violation,
+            })
+    }
 }
 
 /// Country tables of both families: range starts and packed country codes.
@@ -67,13 +123,13 @@ pub struct AsnArrays {
 pub fn read_country(
     input: impl BufRead,
     file: &str,
-    lenient: bool,
+    policy: &Policy,
 ) -> Result<CountryArrays, CsvError> {
     let mut v4 = TableBuilder::<u32, u16>::default();
     let mut v6 = TableBuilder::<u128, u16>::default();
-    let stats = read_rows(input, file, lenient, |line| {
+    let stats = read_rows(input, file, policy, |line| {
         let row = rows::parse_country(line)?;
-        push_span(&mut v4, &mut v6, row.span, row.code, lenient)
+        push_span(&mut v4, &mut v6, row.span, row.code)
     })?;
     Ok(CountryArrays {
         v4: v4.finish(),
@@ -83,14 +139,14 @@ pub fn read_country(
 }
 
 /// Reads an ASN file (`start,end,asn,organisation`).
-pub fn read_asn(input: impl BufRead, file: &str, lenient: bool) -> Result<AsnArrays, CsvError> {
+pub fn read_asn(input: impl BufRead, file: &str, policy: &Policy) -> Result<AsnArrays, CsvError> {
     let mut v4 = TableBuilder::<u32, u32>::default();
     let mut v6 = TableBuilder::<u128, u32>::default();
     let mut networks = NetworksBuilder::default();
-    let stats = read_rows(input, file, lenient, |line| {
+    let stats = read_rows(input, file, policy, |line| {
         let row = rows::parse_asn(line)?;
         let id = networks.intern(row.asn, &row.organization);
-        push_span(&mut v4, &mut v6, row.span, id, lenient)
+        push_span(&mut v4, &mut v6, row.span, id)
     })?;
     Ok(AsnArrays {
         v4: v4.finish(),
@@ -105,72 +161,95 @@ fn push_span<V: super::ranges::Value>(
     v6: &mut TableBuilder<u128, V>,
     span: Span,
     value: V,
-    lenient: bool,
 ) -> Result<Pushed, RowError> {
     match span {
-        Span::V4(s, e) => v4.push(s, e, value, lenient),
-        Span::V6(s, e) => v6.push(s, e, value, lenient),
+        Span::V4(s, e) => v4.push(s, e, value, true),
+        Span::V6(s, e) => v6.push(s, e, value, true),
     }
 }
 
-/// Feeds every non-empty line to `row`, counting outcomes; stops at the first
-/// error in strict mode.
+/// Feeds every non-empty line to `row`, repairing and counting defects, then
+/// applies the policy's defect limit.
 fn read_rows(
-    input: impl BufRead,
+    mut input: impl BufRead,
     file: &str,
-    lenient: bool,
+    policy: &Policy,
     mut row: impl FnMut(&str) -> Result<Pushed, RowError>,
 ) -> Result<CsvStats, CsvError> {
     let mut stats = CsvStats::default();
-    for (index, line) in input.lines().enumerate() {
-        let line = line.map_err(|source| CsvError::Io {
-            file: file.to_owned(),
-            source,
-        })?;
+    let mut buf = Vec::with_capacity(256);
+    let (mut number, mut total) = (0usize, 0u64);
+    loop {
+        buf.clear();
+        number += 1;
+        let n = (&mut input)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| read_error(file, e))?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if total > policy.max_unpacked_bytes {
+            return Err(CsvError::TooLarge {
+                file: file.to_owned(),
+                limit: policy.max_unpacked_bytes,
+            });
+        }
+        if buf.last() != Some(&b'\n') {
+            if n > MAX_LINE_BYTES {
+                return Err(CsvError::LongLine {
+                    file: file.to_owned(),
+                    line: number,
+                });
+            }
+            return Err(CsvError::Incomplete {
+                file: file.to_owned(),
+                reason: "the last line does not end in a newline".into(),
+            });
+        }
+        let Ok(line) = std::str::from_utf8(&buf) else {
+            stats.defect(Defect::Unreadable, number, "skipped: not UTF-8");
+            continue;
+        };
+        let line = line.trim_end_matches('\n');
         if line.trim().is_empty() {
             continue;
         }
-        let number = index + 1;
-        match row(&line) {
+        match row(line) {
             Ok(Pushed::Added) => stats.rows += 1,
-            Ok(outcome) => {
-                let (what, counter) = match outcome {
-                    Pushed::Trimmed => (
-                        "overlaps the previous row; earlier row kept, start moved",
-                        &mut stats.trimmed,
-                    ),
-                    _ => ("lies inside earlier rows; dropped", &mut stats.skipped),
-                };
-                *counter += 1;
-                if outcome == Pushed::Trimmed {
-                    stats.rows += 1;
-                }
-                note(&mut stats.notes, number, what);
+            Ok(Pushed::Trimmed) => stats.defect(
+                Defect::Overlap,
+                number,
+                "overlaps the previous row; earlier row kept, start moved",
+            ),
+            Ok(Pushed::Dropped) => {
+                stats.defect(Defect::Inside, number, "lies inside earlier rows; dropped")
             }
-            Err(reason) if lenient => {
-                stats.skipped += 1;
-                note(&mut stats.notes, number, &format!("skipped: {reason}"));
-            }
-            Err(reason) => {
-                return Err(CsvError::Row {
-                    file: file.to_owned(),
-                    line: number,
-                    reason,
-                });
-            }
+            Err(RowError::Unsorted) => stats.defect(
+                Defect::Unsorted,
+                number,
+                &format!("dropped: {}", RowError::Unsorted),
+            ),
+            Err(reason) => stats.defect(Defect::Unreadable, number, &format!("dropped: {reason}")),
         }
     }
-    if stats.rows == 0 {
-        return Err(CsvError::Empty {
-            file: file.to_owned(),
-        });
-    }
+    stats.check(file, policy)?;
     Ok(stats)
 }
 
-fn note(notes: &mut Vec<String>, line: usize, what: &str) {
-    if notes.len() < 20 {
-        notes.push(format!("line {line}: {what}"));
+/// A read error; a stream that stops early (a gzip file still being written) is incomplete.
+pub fn read_error(file: &str, e: std::io::Error) -> CsvError {
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        CsvError::Incomplete {
+            file: file.to_owned(),
+            reason: "the gzip stream ends early".into(),
+        }
+    } else {
+        CsvError::Io {
+            file: file.to_owned(),
+            source: e,
+        }
     }
 }
 
@@ -182,47 +261,90 @@ mod tests {
 
     #[test]
     fn reads_both_families_from_one_file() {
-        let a = read_country(COUNTRY.as_bytes(), "c.csv", false).unwrap();
+        let a = read_country(COUNTRY.as_bytes(), "c.csv", &Policy::default()).unwrap();
         assert_eq!(a.stats.rows, 3);
         assert_eq!(a.v4.0, [0, 0x0100_0000, 0x0100_0100, 0x0100_0400]);
         assert_eq!(a.v6.0.len(), 3);
     }
 
+    /// Eleven rows of `bad` after one good row: one more than the floor.
+    fn too_many(bad: &str) -> String {
+        let mut text = "1.0.0.0,1.0.0.255,AU\n".to_owned();
+        for _ in 0..11 {
+            text.push_str(bad);
+            text.push('\n');
+        }
+        text
+    }
+
     #[test]
-    fn strict_mode_names_file_line_and_reason() {
-        let bad = "1.0.0.0,1.0.0.255,AU\n1.0.2.0,1.0.1.0,CN\n";
-        let err = read_country(bad.as_bytes(), "c.csv", false).unwrap_err();
-        assert_eq!(err.to_string(), "c.csv:2: range end is before its start");
-        let overlap = "1.0.0.0,1.0.0.255,AU\n1.0.0.128,1.0.1.0,CN\n";
-        let err = read_country(overlap.as_bytes(), "c.csv", false).unwrap_err();
-        assert_eq!(err.to_string(), "c.csv:2: range overlaps the previous row");
-        let unsorted = "1.0.1.0,1.0.1.255,AU\n1.0.0.0,1.0.0.9,CN\n";
-        let err = read_country(unsorted.as_bytes(), "c.csv", false).unwrap_err();
+    fn too_many_defects_name_file_count_and_first_line() {
+        let p = Policy::default();
+        let err = read_country(too_many("1.0.2.0,1.0.1.0,CN").as_bytes(), "c.csv", &p);
+        assert_eq!(
+            err.unwrap_err().to_string(),
+            "c.csv: 11 of 12 rows are defective, more than the 10 allowed (0.1% of rows, at \
+             least 10); refusing (first: line 2: dropped: range end is before its start)"
+        );
+        let err = read_country(too_many("1.0.0.128,1.0.1.0,CN").as_bytes(), "c.csv", &p);
+        assert!(
+            err.unwrap_err()
+                .to_string()
+                .contains("line 2: overlaps the previous row")
+        );
+        let err = read_country(too_many("0.0.0.0,0.0.0.9,CN").as_bytes(), "c.csv", &p);
+        assert!(err.unwrap_err().to_string().contains("not sorted"));
+        // --skip-bad-rows: any number, still repaired and counted.
+        let lax = Policy {
+            max_defect_share: None,
+            ..Policy::default()
+        };
+        let a = read_country(too_many("1.0.2.0,1.0.1.0,CN").as_bytes(), "c.csv", &lax).unwrap();
+        assert_eq!((a.stats.rows, a.stats.skipped), (1, 11));
+        assert_eq!(a.stats.defects.get(Defect::Unreadable), 11);
+    }
+
+    #[test]
+    fn a_few_defects_are_repaired_and_counted() {
+        let bad: &[u8] = b"1.0.0.0,1.0.0.255,AU\n1.0.2.0,1.0.1.0,CN\n1.0.0.128,1.0.1.0,NZ\n1.0.0.200,1.0.0.210,NZ\n\xff,x,y\n";
+        let a = read_country(bad, "c.csv", &Policy::default()).unwrap();
+        assert_eq!((a.stats.rows, a.stats.trimmed, a.stats.skipped), (2, 1, 3));
+        assert_eq!(a.stats.defects.get(Defect::Overlap), 1);
+        assert_eq!(a.stats.defects.get(Defect::Inside), 1);
+        assert_eq!(a.stats.defects.get(Defect::Unreadable), 2);
+        assert_eq!(a.v4.0, [0, 0x0100_0000, 0x0100_0100, 0x0100_0101]);
+        assert_eq!(a.stats.notes.len(), 4);
+    }
+
+    #[test]
+    fn unfinished_and_oversized_files_are_refused() {
+        let p = Policy::default();
+        let err = read_country("1.0.0.0,1.0.0.255,AU\n1.0.1.0,1.0".as_bytes(), "c.csv", &p);
+        assert!(err.unwrap_err().is_incomplete());
+        let small = Policy {
+            max_unpacked_bytes: 30,
+            ..Policy::default()
+        };
+        let err = read_country(COUNTRY.as_bytes(), "c.csv", &small).unwrap_err();
+        assert!(matches!(err, CsvError::TooLarge { limit: 30, .. }), "{err}");
+        let long = format!("1.0.0.0,1.0.0.255,AU\n{}\n", "x".repeat(MAX_LINE_BYTES + 5));
+        let err = read_country(long.as_bytes(), "c.csv", &p).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "c.csv:2: row is not sorted after the previous row"
+            format!("c.csv:2: line longer than {MAX_LINE_BYTES} bytes; refusing")
         );
     }
 
     #[test]
-    fn lenient_mode_skips_and_trims() {
-        let bad = "1.0.0.0,1.0.0.255,AU\n1.0.2.0,1.0.1.0,CN\n1.0.0.128,1.0.1.0,NZ\n";
-        let a = read_country(bad.as_bytes(), "c.csv", true).unwrap();
-        assert_eq!((a.stats.rows, a.stats.trimmed, a.stats.skipped), (2, 1, 1));
-        assert_eq!(a.v4.0, [0, 0x0100_0000, 0x0100_0100, 0x0100_0101]);
-        assert_eq!(a.stats.notes.len(), 2);
-    }
-
-    #[test]
     fn refuses_an_empty_file() {
-        let err = read_asn("\n\n".as_bytes(), "a.csv", true).unwrap_err();
+        let err = read_asn("\n\n".as_bytes(), "a.csv", &Policy::default()).unwrap_err();
         assert_eq!(err.to_string(), "a.csv: no data rows");
     }
 
     #[test]
     fn interns_networks() {
         let data = "1.0.0.0,1.0.0.255,13335,\"Cloudflare, Inc.\"\n1.0.4.0,1.0.7.255,13335,\"Cloudflare, Inc.\"\n";
-        let a = read_asn(data.as_bytes(), "a.csv", false).unwrap();
+        let a = read_asn(data.as_bytes(), "a.csv", &Policy::default()).unwrap();
         assert_eq!(a.networks.len(), 1);
         assert_eq!(a.v4.1, [0, 1, 0, 1, 0]);
     }

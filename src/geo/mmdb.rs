@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::csv::{AsnArrays, CountryArrays, CsvError, CsvStats};
 use super::networks::NetworksBuilder;
+use super::policy::{Defect, Policy};
 use super::ranges::{Pushed, TableBuilder, Value};
 use super::rows::{self, RowError};
 
@@ -140,10 +141,14 @@ impl Record {
 }
 
 /// Reads a country (or city) MMDB into country tables.
-pub fn read_country(bytes: Vec<u8>, file: &str) -> Result<CountryArrays, CsvError> {
+pub fn read_country(
+    bytes: Vec<u8>,
+    file: &str,
+    policy: &Policy,
+) -> Result<CountryArrays, CsvError> {
     let mut v4 = TableBuilder::<u32, u16>::default();
     let mut v6 = TableBuilder::<u128, u16>::default();
-    let stats = walk(bytes, file, |start, end, record| {
+    let (stats, _) = walk(bytes, file, policy, |start, end, record| {
         let Some(code) = record.country_code() else {
             return Ok(None);
         };
@@ -158,11 +163,11 @@ pub fn read_country(bytes: Vec<u8>, file: &str) -> Result<CountryArrays, CsvErro
 }
 
 /// Reads an ASN MMDB into ASN tables.
-pub fn read_asn(bytes: Vec<u8>, file: &str) -> Result<AsnArrays, CsvError> {
+pub fn read_asn(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<AsnArrays, CsvError> {
     let mut v4 = TableBuilder::<u32, u32>::default();
     let mut v6 = TableBuilder::<u128, u32>::default();
     let mut networks = NetworksBuilder::default();
-    let stats = walk(bytes, file, |start, end, record| {
+    let (stats, _) = walk(bytes, file, policy, |start, end, record| {
         let Some(asn) = record.autonomous_system_number else {
             return Ok(None);
         };
@@ -183,13 +188,16 @@ pub fn read_asn(bytes: Vec<u8>, file: &str) -> Result<AsnArrays, CsvError> {
     })
 }
 
-/// Reads a city MMDB into city tables.
-pub fn read_city(bytes: Vec<u8>, file: &str) -> Result<CityArrays, CsvError> {
+/// Reads a city MMDB into city tables, checked as [`check_city`] says.
+pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArrays, CsvError> {
     let mut v4 = TableBuilder::<u32, u32>::default();
     let mut v6 = TableBuilder::<u128, u32>::default();
     let mut cities: Vec<City> = Vec::new();
     let mut ids: HashMap<(String, u64, u64), u32> = HashMap::new();
-    let stats = walk(bytes, file, |start, end, record| {
+    let mut samples: Vec<(IpAddr, u32)> = Vec::new();
+    let reader = open_reader(bytes, file)?;
+    check_city_type(&reader, file)?;
+    let (stats, reader) = walk_reader(reader, file, policy, |start, end, record| {
         let Some(city) = record.city() else {
             return Ok(None);
         };
@@ -202,8 +210,13 @@ pub fn read_city(bytes: Vec<u8>, file: &str) -> Result<CityArrays, CsvError> {
             cities.push(city);
             cities.len() as u32
         });
-        push(&mut v4, &mut v6, start, end, id).map(Some)
+        let pushed = push(&mut v4, &mut v6, start, end, id)?;
+        if samples.len() < SAMPLES {
+            samples.push((end, id));
+        }
+        Ok(Some(pushed))
     })?;
+    check_city(&reader, file, &samples, &cities)?;
     Ok(CityArrays {
         v4: v4.finish(),
         v6: v6.finish(),
@@ -226,48 +239,118 @@ fn push<V: Value>(
     }
 }
 
-/// Visits every network with data, in address order, with its first and last address.
+/// How many networks of a city database are looked up again through the
+/// MaxMind reader, to check the conversion against the file.
+const SAMPLES: usize = 16;
+
+/// The MMDB reader of a file.
+type MmdbReader = Reader<Vec<u8>>;
+
+/// The checks a city database passes before it is served or installed, on
+/// top of those every MMDB passes (metadata, tree, the defect limit, size
+/// cap): its database type names a city database and its record size is one
+/// MaxMind defines (here), and the first networks looked up again through the
+/// reader resolve to the cities the conversion gave them ([`check_city`]).
+fn check_city_type(reader: &MmdbReader, file: &str) -> Result<(), CsvError> {
+    let fail = |reason: String| io_fail(file, reason);
+    let meta = reader.metadata();
+    if !meta.database_type.to_ascii_lowercase().contains("city") {
+        return Err(fail(format!(
+            "database type {:?} is not a city database",
+            meta.database_type
+        )));
+    }
+    if ![24, 28, 32].contains(&meta.record_size) {
+        return Err(fail(format!(
+            "record size {} is not 24, 28 or 32",
+            meta.record_size
+        )));
+    }
+    Ok(())
+}
+
+/// Looks the sampled networks up again through the reader (see [`check_city_type`]).
+fn check_city(
+    reader: &MmdbReader,
+    file: &str,
+    samples: &[(IpAddr, u32)],
+    cities: &[City],
+) -> Result<(), CsvError> {
+    let fail = |reason: String| io_fail(file, reason);
+    for (ip, id) in samples {
+        let found: Option<Record> = reader
+            .lookup(*ip)
+            .and_then(|r| r.decode::<Record>())
+            .map_err(|e| fail(format!("{ip} does not resolve: {e}")))?;
+        let name = found.and_then(|r| r.city()).map(|c| c.name);
+        let want = cities.get(*id as usize - 1).map(|c| c.name.clone());
+        if name != want {
+            return Err(fail(format!(
+                "{ip} resolves to {name:?}, the converted table says {want:?}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn io_fail(file: &str, reason: String) -> CsvError {
+    CsvError::Io {
+        file: file.to_owned(),
+        source: std::io::Error::other(reason),
+    }
+}
+
+/// Visits every network with data, in address order, with its first and
+/// last address; a network `visit` cannot use is a defect (dropped and
+/// counted). Returns the counts and the reader.
 fn walk(
     bytes: Vec<u8>,
     file: &str,
+    policy: &Policy,
+    visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
+) -> Result<(CsvStats, MmdbReader), CsvError> {
+    walk_reader(open_reader(bytes, file)?, file, policy, visit)
+}
+
+/// Reads an MMDB's metadata.
+fn open_reader(bytes: Vec<u8>, file: &str) -> Result<MmdbReader, CsvError> {
+    Reader::from_source(bytes).map_err(|e| io_fail(file, format!("not a MaxMind database: {e}")))
+}
+
+/// [`walk`] over an open reader.
+fn walk_reader(
+    reader: MmdbReader,
+    file: &str,
+    policy: &Policy,
     mut visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
-) -> Result<CsvStats, CsvError> {
-    let fail = |reason: String| CsvError::Io {
-        file: file.to_owned(),
-        source: std::io::Error::other(reason),
-    };
-    let reader =
-        Reader::from_source(bytes).map_err(|e| fail(format!("not a MaxMind database: {e}")))?;
-    let networks = reader
-        .networks(WithinOptions::default())
-        .map_err(|e| fail(e.to_string()))?;
+) -> Result<(CsvStats, MmdbReader), CsvError> {
+    let fail = |reason: String| io_fail(file, reason);
     let mut stats = CsvStats::default();
-    for (index, item) in networks.enumerate() {
-        let item = item.map_err(|e| fail(format!("network {index}: {e}")))?;
-        let net = item
-            .network()
-            .map_err(|e| fail(format!("network {index}: {e}")))?;
-        let record: Record = item
-            .decode()
-            .map_err(|e| fail(format!("network {net}: {e}")))?
-            .unwrap_or_default();
-        let (start, end) = (net.network(), net.broadcast());
-        match visit(start, end, record) {
-            Ok(Some(_)) => stats.rows += 1,
-            Ok(None) => stats.skipped += 1,
-            Err(reason) => {
-                return Err(CsvError::Row {
-                    file: file.to_owned(),
-                    line: index + 1,
-                    reason,
-                });
+    {
+        let networks = reader
+            .networks(WithinOptions::default())
+            .map_err(|e| fail(e.to_string()))?;
+        for (index, item) in networks.enumerate() {
+            let item = item.map_err(|e| fail(format!("network {index}: {e}")))?;
+            let net = item
+                .network()
+                .map_err(|e| fail(format!("network {index}: {e}")))?;
+            let record: Record = item
+                .decode()
+                .map_err(|e| fail(format!("network {net}: {e}")))?
+                .unwrap_or_default();
+            let (start, end) = (net.network(), net.broadcast());
+            match visit(start, end, record) {
+                Ok(Some(_)) => stats.rows += 1,
+                Ok(None) => stats.skipped += 1,
+                Err(reason) => stats.defect(
+                    Defect::Unreadable,
+                    index + 1,
+                    &format!("network {net} dropped: {reason}"),
+                ),
             }
         }
     }
-    if stats.rows == 0 {
-        return Err(CsvError::Empty {
-            file: file.to_owned(),
-        });
-    }
-    Ok(stats)
+    stats.check(file, policy)?;
+    Ok((stats, reader))
 }

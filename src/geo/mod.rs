@@ -12,6 +12,7 @@ pub mod index;
 pub mod load;
 pub mod mmdb;
 pub mod networks;
+pub mod policy;
 pub mod ranges;
 pub mod rows;
 pub mod snapshot;
@@ -64,7 +65,12 @@ pub struct SourceInfo {
     pub rows: u64,
     pub trimmed: u64,
     pub skipped: u64,
+    /// Defects repaired, by kind (see [`policy::Defect`]).
+    pub defects: policy::Defects,
     pub notes: Vec<String>,
+    /// Length and modification time of the file when it was read (`None`:
+    /// the embedded data), so a reload keeps a table whose file is unchanged.
+    pub stamp: Option<load::FileStamp>,
 }
 
 /// The releases a database was built from.
@@ -74,6 +80,8 @@ pub struct Release {
     pub asn: SourceInfo,
     /// The city database, when one is loaded.
     pub city: Option<SourceInfo>,
+    /// Files of the data directory that were not loaded, and why.
+    pub refused: Vec<load::Refusal>,
 }
 
 impl Release {
@@ -101,7 +109,14 @@ impl Release {
                 "trimmed" => info.trimmed = count(),
                 "skipped" => info.skipped = count(),
                 "note" => info.notes.push(value.to_owned()),
-                _ => {}
+                other => {
+                    let kind = other.strip_prefix("defect.").and_then(|name| {
+                        policy::Defect::ALL.into_iter().find(|d| d.name() == name)
+                    });
+                    if let Some(kind) = kind {
+                        info.defects.set(kind, count());
+                    }
+                }
             }
         }
         release

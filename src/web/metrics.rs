@@ -1,8 +1,8 @@
 //! Prometheus metrics on `/metrics`: requests by route and status, a latency
-//! histogram, the age of the loaded data release, reloads, and reverse DNS
-//! (cache hits and misses; lookups skipped because every slot was taken or
-//! because the PTR record was not a host name, counted where they happen in
-//! `rdns`).
+//! histogram, the age of the loaded data release, files of the data directory
+//! refused, reloads, and reverse DNS (cache hits and misses; lookups skipped
+//! because every slot was taken or because the PTR record was not a host name,
+//! counted where they happen in `rdns`).
 
 use std::collections::HashMap;
 use std::sync::{OnceLock, PoisonError, RwLock};
@@ -128,6 +128,15 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
             metrics::gauge!("iplookup_data_release_age_seconds", "table" => table).set(age);
         }
         metrics::gauge!("iplookup_data_rows", "table" => table).set(info.rows as f64);
+    }
+    for table in ["country", "asn", "city"] {
+        let refused = db
+            .release()
+            .refused
+            .iter()
+            .filter(|r| r.table == table && !r.incomplete)
+            .count();
+        metrics::gauge!("iplookup_data_refused", "table" => table).set(refused as f64);
     }
     let body = handle().map(PrometheusHandle::render).unwrap_or_default();
     let mut response = body.into_response();

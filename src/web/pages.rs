@@ -11,10 +11,13 @@ use axum::response::{IntoResponse, Redirect, Response};
 use super::AppState;
 use super::client::client_addr;
 use super::negotiate::Format;
-use super::render::{ErrorPage, Health, HealthData, HealthSource, LookupKind, LookupPage, Page};
+use super::render::{
+    ErrorPage, Health, HealthData, HealthRefusal, HealthSource, LookupKind, LookupPage, Page,
+};
 use super::respond::{Caching, Reply, Wants, bad_request, error, respond};
 use crate::address;
 use crate::geo::SourceInfo;
+use crate::geo::policy::Defect;
 use crate::model;
 
 /// `GET /`: the caller (bare address for command-line clients), or a redirect
@@ -215,7 +218,7 @@ fn looks_like_address(segment: &str) -> bool {
 
 /// `GET /healthz`: 200 with the loaded releases.
 #[utoipa::path(get, path = "/healthz", tag = "discovery",
-    summary = "Health: 200 once data is loaded, with release dates and row counts",
+    summary = "Health: 200 once data is loaded, with release dates, row counts, repaired defects and refused files",
     params(("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "Loaded data releases", content((HealthJson = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
@@ -231,14 +234,29 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
         rows: s.rows,
         trimmed_rows: s.trimmed,
         skipped_rows: s.skipped,
+        defects: Defect::ALL
+            .into_iter()
+            .map(|d| (d.name(), s.defects.get(d)))
+            .collect(),
     };
+    let release = db.release();
     let health = Health {
         status: "ok",
         data: HealthData {
-            country: source(&db.release().country),
-            asn: source(&db.release().asn),
-            city: db.release().city.as_ref().map(source),
+            country: source(&release.country),
+            asn: source(&release.asn),
+            city: release.city.as_ref().map(source),
         },
+        refused: release
+            .refused
+            .iter()
+            .map(|r| HealthRefusal {
+                table: r.table,
+                file: r.file.clone(),
+                reason: r.reason.clone(),
+                incomplete: r.incomplete,
+            })
+            .collect(),
     };
     respond(
         Page::Health(Box::new(health)),
@@ -256,7 +274,12 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
 #[allow(dead_code)]
 pub struct HealthJson {
     status: String,
+    /// Per table (`country`, `asn`, `city`): source, file name, release date,
+    /// rows, trimmed and skipped rows, defects by kind.
     data: serde_json::Value,
+    /// Files of the data directory not served: `table`, `file` (a name,
+    /// never a path), `reason`, `incomplete` (still being written).
+    refused: Vec<serde_json::Value>,
 }
 
 /// Any unknown path: 404 in the wanted format (JSON under `/api/`).

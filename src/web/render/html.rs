@@ -44,6 +44,10 @@ pub fn page(page: &Page) -> String {
                 body.push_str(&cell(&format!("{name} rows"), &t.rows.to_string()));
                 body.push_str(&cell(&format!("{name} source"), &t.source));
             }
+            for r in &h.refused {
+                let what = format!("{}: {}", r.file, r.reason);
+                body.push_str(&cell(&format!("refused {}", r.table), &what));
+            }
             body.push_str("</dl>");
             document("Health", &body, "/healthz")
         }

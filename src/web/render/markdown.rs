@@ -41,6 +41,12 @@ pub fn page(page: &Page) -> String {
                         (format!("{name} source"), t.source.clone()),
                     ]
                 })
+                .chain(h.refused.iter().map(|r| {
+                    (
+                        format!("refused {}", r.table),
+                        format!("{}: {}", r.file, r.reason),
+                    )
+                }))
                 .collect();
             let rows: Vec<(&str, String)> =
                 rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();

@@ -54,11 +54,23 @@ pub struct ErrorPage {
     pub body: model::Error,
 }
 
-/// What `/healthz` reports: the loaded releases.
+/// What `/healthz` reports: the loaded releases, and the files of the data
+/// directory that were refused (named by file name, never by path).
 #[derive(Debug, Clone, Serialize)]
 pub struct Health {
     pub status: &'static str,
     pub data: HealthData,
+    pub refused: Vec<HealthRefusal>,
+}
+
+/// One file of the data directory that is not served, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct HealthRefusal {
+    pub table: &'static str,
+    pub file: String,
+    pub reason: String,
+    /// The file looked unfinished (still being written); it is tried again.
+    pub incomplete: bool,
 }
 
 /// The two tables of the loaded release.
@@ -80,6 +92,9 @@ pub struct HealthSource {
     pub rows: u64,
     pub trimmed_rows: u64,
     pub skipped_rows: u64,
+    /// Defects repaired, by kind (`overlap_trimmed`, `inside_dropped`,
+    /// `unsorted_dropped`, `unreadable_dropped`).
+    pub defects: std::collections::BTreeMap<&'static str, u64>,
 }
 
 impl Health {

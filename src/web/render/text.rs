@@ -16,6 +16,12 @@ pub fn page(page: &Page) -> String {
                 rows.push((format!("{name}_rows"), t.rows.to_string()));
                 rows.push((format!("{name}_source"), t.source.clone()));
             }
+            for r in &h.refused {
+                rows.push((
+                    format!("refused_{}", r.table),
+                    format!("{}: {}", r.file, r.reason),
+                ));
+            }
             let rows: Vec<(&str, String)> =
                 rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
             aligned(&rows)
