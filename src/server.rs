@@ -18,6 +18,7 @@ use crate::geo::{self, GeoDb, GeoError};
 use crate::lookup::Lookup;
 use crate::rdns::{RdnsConfig, RdnsError, ReverseDns};
 use crate::reload;
+use crate::web::origin::{PublicUrl, WebOrigin};
 use crate::web::ratelimit::{RateLimit, RateLimiter};
 use crate::web::{self, AppState, Limits, client::TrustedProxies};
 
@@ -47,6 +48,11 @@ pub struct ServeConfig {
     pub limits: Limits,
     /// Per-caller rate limit; `None` (the default) for no limit.
     pub rate_limit: Option<RateLimit>,
+    /// The base of every absolute link; `None` (the default) builds them from
+    /// each request's `Host`.
+    pub public_url: Option<PublicUrl>,
+    /// Browser origins `/mcp` accepts besides the public URL's.
+    pub mcp_allowed_origins: Vec<WebOrigin>,
 }
 
 impl Default for ServeConfig {
@@ -62,6 +68,8 @@ impl Default for ServeConfig {
             tls: None,
             limits: Limits::default(),
             rate_limit: None,
+            public_url: None,
+            mcp_allowed_origins: Vec::new(),
         }
     }
 }
@@ -133,6 +141,8 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
         proxies: Arc::new(TrustedProxies::new(config.trusted_proxies.clone())),
         tls: config.tls.is_some(),
         limiter: config.rate_limit.map(|l| RateLimiter::new(l, 100_000)),
+        public_url: config.public_url.clone(),
+        mcp_origins: config.mcp_allowed_origins.clone().into(),
     };
     let app = ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(
         web::app(state, &config.limits),

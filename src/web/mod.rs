@@ -10,6 +10,7 @@ pub mod hot;
 pub mod mcp;
 pub mod metrics;
 pub mod negotiate;
+pub mod origin;
 pub mod pages;
 pub mod ratelimit;
 pub mod render;
@@ -33,6 +34,12 @@ pub struct AppState {
     pub tls: bool,
     /// The per-caller rate limit, if enabled.
     pub limiter: Option<ratelimit::RateLimiter>,
+    /// `--public-url`: the base of every absolute link; `None` builds them
+    /// from the request (see [`docs::BaseUrl`]).
+    pub public_url: Option<origin::PublicUrl>,
+    /// `--mcp-allowed-origin`: browser origins `/mcp` accepts besides the
+    /// public URL's (see [`mcp`]).
+    pub mcp_origins: Arc<[origin::WebOrigin]>,
 }
 
 /// Limits that protect the service from slow or oversized requests.
@@ -97,10 +104,7 @@ fn router(state: AppState, common: common::CommonLayer) -> Router {
             "/.well-known/agent-skills/iplookup/SKILL.md",
             get(docs::skill_md),
         )
-        .route("/mcp", {
-            let svc = mcp::service(state.clone());
-            axum::routing::post_service(svc).get(docs::mcp_get)
-        })
+        .route("/mcp", mcp::route(&state).get(docs::mcp_get))
         .route("/metrics", get(metrics::metrics))
         .route("/{ip}", get(pages::address_page))
         .fallback(pages::not_found)
