@@ -46,6 +46,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         api_catalog,
         server_card,
         mcp_get,
+        mcp_post,
         skills_index,
         skill_md,
     ),
@@ -115,8 +116,15 @@ fn ip_formats(allow_empty: bool) -> RefOr<utoipa::openapi::schema::Schema> {
 pub fn openapi(base: &str) -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
     doc.servers = Some(vec![Server::new(base)]);
-    describe_mcp_post(&mut doc);
     add_limit_responses(&mut doc);
+    doc
+}
+
+/// The OpenAPI document as served: [`openapi`] with `POST /mcp` written out
+/// in full ([`describe_mcp_post`]), as JSON.
+pub fn openapi_json_value(base: &str) -> serde_json::Value {
+    let mut doc = serde_json::to_value(openapi(base)).unwrap_or_default();
+    describe_mcp_post(&mut doc);
     doc
 }
 
@@ -248,8 +256,8 @@ impl FromRequestParts<AppState> for BaseUrl {
     summary = "This OpenAPI 3.1 document",
     responses((status = 200, description = "OpenAPI 3.1 document", content_type = "application/json")))]
 pub async fn openapi_json(base: BaseUrl) -> Response {
-    let doc = openapi(&base.url);
-    let body = doc.to_pretty_json().unwrap_or_default();
+    let doc = openapi_json_value(&base.url);
+    let body = serde_json::to_string_pretty(&doc).unwrap_or_default();
     document(body, "application/json", &base)
 }
 
@@ -525,23 +533,23 @@ pub async fn mcp_get(base: BaseUrl, headers: HeaderMap) -> Response {
 /// `POST /mcp` in the OpenAPI document: written out here rather than derived,
 /// because rmcp (not a handler of ours) reads the body. It states the
 /// transport rules [`super::mcp::post`] applies and every answer it can give.
-fn describe_mcp_post(doc: &mut utoipa::openapi::OpenApi) {
-    let schemas = [
-        ("McpMessage", mcp_message_schema()),
-        ("JsonRpcAnswer", jsonrpc_answer_schema()),
-        ("JsonRpcError", jsonrpc_error_schema()),
-        ("JsonRpcErrorObject", jsonrpc_error_object_schema()),
-    ];
-    if let Some(components) = doc.components.as_mut() {
-        for (name, schema) in schemas {
-            if let Ok(schema) = serde_json::from_value(schema) {
-                components.schemas.insert(name.to_owned(), schema);
-            }
+fn describe_mcp_post(doc: &mut serde_json::Value) {
+    let schemas = &mut doc["components"]["schemas"];
+    schemas["McpMessage"] = mcp_message_schema();
+    schemas["JsonRpcAnswer"] = jsonrpc_answer_schema();
+    schemas["JsonRpcError"] = jsonrpc_error_schema();
+    schemas["JsonRpcErrorObject"] = jsonrpc_error_object_schema();
+    let post = &mut doc["paths"]["/mcp"]["post"];
+    // The limit answers (414, 429, 503) were added to the typed stub; keep them.
+    let limits = post["responses"].take();
+    *post = mcp_post_operation();
+    if let (Some(responses), Some(limits)) = (post["responses"].as_object_mut(), limits.as_object())
+    {
+        for (status, response) in limits {
+            responses
+                .entry(status.clone())
+                .or_insert_with(|| response.clone());
         }
-    }
-    let operation = serde_json::from_value(mcp_post_operation());
-    if let (Some(item), Ok(operation)) = (doc.paths.paths.get_mut("/mcp"), operation) {
-        item.post = Some(operation);
     }
 }
 
@@ -564,12 +572,15 @@ fn mcp_post_operation() -> serde_json::Value {
              Send `Content-Type: application/json` and `Accept: application/json, text/event-stream` \
              (both listed, as the MCP transport requires; OpenAPI tools ignore an `Accept` parameter, so it is \
              stated here too). Tools: `lookup_ip` (arguments `{{\"ip\": \"8.8.8.8\"}}`) and `my_ip`, both returning \
-             the IpInfo object as structured content.\n\n\
-             Revision 2025-11-25: `initialize`, then requests without `_meta`; `MCP-Protocol-Version` absent or \
-             `2025-11-25`. Revision 2026-07-28: `server/discover` and requests whose `params._meta` names \
-             `io.modelcontextprotocol/protocolVersion` `2026-07-28`, with the same value in `MCP-Protocol-Version`. \
-             A header that differs from the version the body names, or `2026-07-28` on a request without \
-             `_meta`, is refused with 400. Stateless: no `Mcp-Session-Id` is issued or needed.\n\n\
+             the IpInfo object as structured content. Stateless: no `Mcp-Session-Id` is issued or needed.\n\n\
+             The request body schema is protocol revision 2025-11-25: `initialize`, then requests without \
+             `_meta`, with `MCP-Protocol-Version` absent or `2025-11-25`. Revision 2026-07-28 is served too, \
+             but ties headers to the body in ways a schema cannot state: no `initialize`; `server/discover` \
+             and every request carry `params._meta` with `io.modelcontextprotocol/protocolVersion` \
+             `2026-07-28` and `io.modelcontextprotocol/clientCapabilities`, and the headers \
+             `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method` (the body's `method`) and, for `tools/call`, \
+             `Mcp-Name` (the tool name). A header that is missing or differs from the body is refused with 400 \
+             (JSON-RPC -32020 or -32602), as is `MCP-Protocol-Version: 2026-07-28` on a request without `_meta`.\n\n\
              Checked before the message is read, in this order: `Origin` (403), `Accept` (406), `Content-Type` \
              (415), body size, at most {max} bytes whatever `Content-Length` says (413), JSON (400, -32700), \
              JSON-RPC (400, -32600)."
@@ -584,10 +595,10 @@ fn mcp_post_operation() -> serde_json::Value {
                              any other value is refused with 403.",
              "schema": {"type": "string"}},
             {"name": "MCP-Protocol-Version", "in": "header", "required": false,
-             "description": "The protocol revision of the request: absent or `2025-11-25` for requests without \
-                             `_meta`; `2026-07-28`, equal to `params._meta[\"io.modelcontextprotocol/protocolVersion\"]`, \
-                             for the stateless revision. An unknown or mismatched value is refused with 400.",
-             "schema": {"type": "string", "enum": ["2025-11-25", "2026-07-28"]}},
+             "description": "The protocol revision: absent or `2025-11-25` for the messages of this schema \
+                             (`2026-07-28` with the headers and `_meta` the description names). An unknown or \
+                             mismatched value is refused with 400.",
+             "schema": {"type": "string", "enum": ["2025-11-25"]}},
             {"name": "Mcp-Session-Id", "in": "header", "required": false,
              "description": "Ignored: this server is stateless and issues no session.",
              "schema": {"type": "string"}}
@@ -614,6 +625,13 @@ fn mcp_post_operation() -> serde_json::Value {
     })
 }
 
+/// `POST /mcp`: a stub for `utoipa` (path, tag, limit answers);
+/// [`describe_mcp_post`] replaces it with the full description.
+#[utoipa::path(post, path = "/mcp", tag = "discovery", operation_id = "mcp_post",
+    responses((status = 200, description = "JSON-RPC response", content_type = "application/json")))]
+#[allow(dead_code)]
+fn mcp_post() {}
+
 /// A JSON-RPC request or notification this server reads.
 fn mcp_message_schema() -> serde_json::Value {
     let request = |method: &str, params: serde_json::Value, required: bool| {
@@ -628,28 +646,13 @@ fn mcp_message_schema() -> serde_json::Value {
             "params": params
         }})
     };
-    let meta_2026 = json!({"type": "object",
-    "required": ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"],
-    "properties": {
-        "io.modelcontextprotocol/protocolVersion": {"const": "2026-07-28"},
-        "io.modelcontextprotocol/clientCapabilities": {"type": "object", "properties": {}, "additionalProperties": false}
-    }});
     let empty = json!({"type": "object", "properties": {}, "additionalProperties": false});
-    let call = |meta: Option<&serde_json::Value>| {
-        let mut params = json!({"type": "object", "required": ["name"], "properties": {
-            "name": {"type": "string", "description": "`lookup_ip` or `my_ip`; another name is a JSON-RPC error"},
-            "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{}` for my_ip"}
-        }});
-        if let Some(meta) = meta {
-            params["required"] = json!(["name", "_meta"]);
-            params["properties"]["_meta"] = meta.clone();
-        }
-        params
-    };
-    let with_meta =
-        json!({"type": "object", "required": ["_meta"], "properties": {"_meta": meta_2026}});
+    let call = json!({"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string", "description": "`lookup_ip` or `my_ip`; another name is a JSON-RPC error"},
+        "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{}` for my_ip"}
+    }});
     json!({
-        "description": "A JSON-RPC 2.0 request (with `id`) or notification (without) of MCP.",
+        "description": "A JSON-RPC 2.0 request (with `id`) or notification (without) of MCP revision 2025-11-25 (see the operation for 2026-07-28).",
         "oneOf": [
             request("initialize", json!({"type": "object", "required": ["protocolVersion", "capabilities", "clientInfo"], "properties": {
                 "protocolVersion": {"const": "2025-11-25"},
@@ -659,10 +662,7 @@ fn mcp_message_schema() -> serde_json::Value {
             }}), true),
             request("ping", empty.clone(), false),
             request("tools/list", empty.clone(), false),
-            request("tools/call", call(None), true),
-            request("server/discover", with_meta.clone(), true),
-            request("tools/list", with_meta, true),
-            request("tools/call", call(Some(&meta_2026)), true),
+            request("tools/call", call, true),
             {"type": "object", "required": ["jsonrpc", "method"], "not": {"required": ["id"]}, "properties": {
                 "jsonrpc": {"const": "2.0"},
                 "method": {"const": "notifications/initialized"},
@@ -803,7 +803,7 @@ mod tests {
 
     #[test]
     fn openapi_is_3_1_with_every_lookup_path() {
-        let doc = serde_json::to_value(openapi("http://x")).unwrap();
+        let doc = openapi_json_value("http://x");
         assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
         assert_eq!(doc["info"]["version"], "1.0.0");
         for p in [
@@ -821,7 +821,7 @@ mod tests {
 
     #[test]
     fn every_operation_documents_the_limit_answers() {
-        let doc = serde_json::to_value(openapi("http://x")).unwrap();
+        let doc = openapi_json_value("http://x");
         let paths = doc["paths"].as_object().unwrap();
         let mut seen = 0;
         for (path, item) in paths {

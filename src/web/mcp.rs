@@ -37,7 +37,10 @@ use axum::routing::MethodRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::Extension;
 use rmcp::handler::server::wrapper::{Json, Parameters};
-use rmcp::model::{ClientJsonRpcMessage, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, Implementation, JsonRpcMessage,
+    ServerCapabilities, ServerConfig,
+};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
@@ -62,6 +65,8 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub const PARSE_ERROR: i32 = -32700;
 /// JSON-RPC 2.0: JSON, but not a request, notification or response.
 pub const INVALID_REQUEST: i32 = -32600;
+/// JSON-RPC 2.0: a known method with params that do not fit.
+pub const INVALID_PARAMS: i32 = -32602;
 /// JSON-RPC 2.0: an error inside the server.
 pub const INTERNAL_ERROR: i32 = -32603;
 
@@ -321,18 +326,83 @@ fn message_refusal(bytes: &[u8]) -> Option<Response> {
             ));
         }
     };
-    let e = serde_json::from_slice::<ClientJsonRpcMessage>(bytes).err()?;
+    let parsed = serde_json::from_slice::<ClientJsonRpcMessage>(bytes);
+    // MCP ids are strings or integers; anything else is not echoed.
     let id = match value.get("id") {
-        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        Some(id @ Value::String(_)) => id.clone(),
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n.clone()),
         _ => Value::Null,
     };
-    let message = format!("Invalid Request: not a JSON-RPC 2.0 message this server reads ({e})");
-    Some(jsonrpc_error(
-        StatusCode::BAD_REQUEST,
-        INVALID_REQUEST,
-        id,
-        &message,
-    ))
+    let (code, message) = match parsed {
+        Err(e) => (
+            INVALID_REQUEST,
+            format!("Invalid Request: not a JSON-RPC 2.0 message this server reads ({e})"),
+        ),
+        Ok(message) => {
+            let method = untyped_standard_method(&message)?;
+            (
+                INVALID_PARAMS,
+                format!("Invalid params: the params of `{method}` do not fit the MCP schema"),
+            )
+        }
+    };
+    Some(jsonrpc_error(StatusCode::BAD_REQUEST, code, id, &message))
+}
+
+/// The requests rmcp reads into typed variants of `ClientRequest` (rmcp 3.11).
+const TYPED_REQUESTS: &[&str] = &[
+    "ping",
+    "initialize",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "resources/directory/read",
+    "subscriptions/listen",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+];
+
+/// The notifications rmcp reads into typed variants of `ClientNotification`.
+const TYPED_NOTIFICATIONS: &[&str] = &[
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/initialized",
+    "notifications/roots/list_changed",
+];
+
+/// A standard MCP method whose params rmcp could not read, so that it fell
+/// back to a custom request (rmcp would answer "method not found: initialize"
+/// with 200, which misleads the client): its name, for a -32602 answer.
+fn untyped_standard_method(message: &ClientJsonRpcMessage) -> Option<String> {
+    match message {
+        JsonRpcMessage::Request(r) => match &r.request {
+            ClientRequest::CustomRequest(c) if TYPED_REQUESTS.contains(&c.method.as_str()) => {
+                Some(c.method.clone())
+            }
+            _ => None,
+        },
+        JsonRpcMessage::Notification(n) => match &n.notification {
+            ClientNotification::CustomNotification(c)
+                if TYPED_NOTIFICATIONS.contains(&c.method.as_str()) =>
+            {
+                Some(c.method.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// rmcp's answers, with every plain-text error turned into a JSON-RPC error
