@@ -634,6 +634,10 @@ fn mcp_post() {}
 
 /// A JSON-RPC request or notification this server reads.
 fn mcp_message_schema() -> serde_json::Value {
+    let id = json!({"anyOf": [
+        {"type": "string"},
+        {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}
+    ], "description": "Echoed in the answer"});
     let request = |method: &str, params: serde_json::Value, required: bool| {
         let mut required_keys = vec!["jsonrpc", "id", "method"];
         if required {
@@ -641,32 +645,51 @@ fn mcp_message_schema() -> serde_json::Value {
         }
         json!({"type": "object", "required": required_keys, "properties": {
             "jsonrpc": {"const": "2.0"},
-            "id": {"type": ["string", "integer"], "description": "Echoed in the answer"},
+            "id": id,
             "method": {"const": method},
             "params": params
         }})
     };
-    let empty = json!({"type": "object", "properties": {}, "additionalProperties": false});
+    // Members the server does not know are ignored, so no `additionalProperties: false`.
+    let meta = json!({"type": "object", "description": "Request metadata; ignored by this server"});
+    let params = |extra: serde_json::Value| {
+        let mut properties = json!({"_meta": meta});
+        if let (Some(p), Some(extra)) = (properties.as_object_mut(), extra.as_object()) {
+            p.extend(extra.clone());
+        }
+        json!({"type": "object", "properties": properties})
+    };
     let call = json!({"type": "object", "required": ["name"], "properties": {
         "name": {"type": "string", "description": "`lookup_ip` or `my_ip`; another name is a JSON-RPC error"},
-        "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{}` for my_ip"}
+        "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{}` for my_ip"},
+        "_meta": meta
     }});
     json!({
         "description": "A JSON-RPC 2.0 request (with `id`) or notification (without) of MCP revision 2025-11-25 (see the operation for 2026-07-28).",
         "oneOf": [
             request("initialize", json!({"type": "object", "required": ["protocolVersion", "capabilities", "clientInfo"], "properties": {
                 "protocolVersion": {"const": "2025-11-25"},
-                "capabilities": empty,
+                "capabilities": {"type": "object", "description": "The client's capabilities; this server asks for none"},
                 "clientInfo": {"type": "object", "required": ["name", "version"], "properties": {
-                    "name": {"type": "string"}, "version": {"type": "string"}}, "additionalProperties": false}
+                    "name": {"type": "string"}, "version": {"type": "string"}}}
             }}), true),
-            request("ping", empty.clone(), false),
-            request("tools/list", empty.clone(), false),
+            request("ping", params(json!({})), false),
+            request("tools/list", params(json!({"cursor": {"type": "string"}})), false),
             request("tools/call", call, true),
-            {"type": "object", "required": ["jsonrpc", "method"], "not": {"required": ["id"]}, "properties": {
+            {"type": "object", "required": ["jsonrpc", "id", "method"],
+             "description": "Any other request: answered 200 with JSON-RPC error -32601 (method not found)",
+             "properties": {
                 "jsonrpc": {"const": "2.0"},
-                "method": {"const": "notifications/initialized"},
-                "params": empty
+                "id": id,
+                "method": {"type": "string", "not": {"enum": super::mcp::IMPLEMENTED}},
+                "params": {}
+            }},
+            {"type": "object", "required": ["jsonrpc", "method"], "not": {"required": ["id"]},
+             "description": "A notification (`notifications/initialized`, ...): accepted and ignored, 202",
+             "properties": {
+                "jsonrpc": {"const": "2.0"},
+                "method": {"type": "string"},
+                "params": {}
             }}
         ]
     })

@@ -38,8 +38,8 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::Extension;
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ClientRequest, Implementation, JsonRpcMessage,
-    ServerCapabilities, ServerConfig,
+    ClientJsonRpcMessage, ClientRequest, Implementation, JsonRpcMessage, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -187,9 +187,10 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
         Ok(bytes) => bytes,
         Err(refusal) => return refusal,
     };
-    if let Some(refusal) = message_refusal(&bytes) {
-        return refusal;
-    }
+    let bytes = match read_message(bytes) {
+        Ok(bytes) => bytes,
+        Err(refusal) => return refusal,
+    };
     let request = Request::from_parts(parts, Body::from(bytes));
     match rmcp.oneshot(request).await {
         Ok(response) => json_errors(response.map(Body::new)).await,
@@ -311,92 +312,76 @@ async fn read_body(mut body: Body, limit: usize) -> Result<axum::body::Bytes, Re
     Ok(collected.into())
 }
 
-/// The 400 answer to a body that is not JSON (-32700) or not a JSON-RPC
-/// message (-32600, with the request's `id` when it has a usable one).
-fn message_refusal(bytes: &[u8]) -> Option<Response> {
-    let value: Value = match serde_json::from_slice(bytes) {
-        Ok(value) => value,
-        Err(e) => {
-            let message = format!("Parse error: the body is not JSON ({e})");
-            return Some(jsonrpc_error(
-                StatusCode::BAD_REQUEST,
-                PARSE_ERROR,
-                Value::Null,
-                &message,
-            ));
-        }
-    };
-    let parsed = serde_json::from_slice::<ClientJsonRpcMessage>(bytes);
-    // MCP ids are strings or integers; anything else is not echoed.
+/// The body as rmcp is to read it, or the 400 answer to a body that is not
+/// JSON (-32700), not a JSON-RPC message (-32600, with the request's `id`
+/// when it has a usable one), or an implemented method with unreadable
+/// params (-32602). A whole-number `id` written as a fraction (`3.0`, the same
+/// JSON number as `3`) is rewritten as an integer, which is all rmcp reads.
+fn read_message(bytes: axum::body::Bytes) -> Result<axum::body::Bytes, Response> {
+    let refuse =
+        |code, id, message: &str| jsonrpc_error(StatusCode::BAD_REQUEST, code, id, message);
+    let mut value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        refuse(
+            PARSE_ERROR,
+            Value::Null,
+            &format!("Parse error: the body is not JSON ({e})"),
+        )
+    })?;
+    let mut bytes = bytes;
+    // MCP ids are strings or integers (rmcp reads 64-bit signed ones).
     let id = match value.get("id") {
+        None => Value::Null,
         Some(id @ Value::String(_)) => id.clone(),
-        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n.clone()),
-        _ => Value::Null,
-    };
-    let (code, message) = match parsed {
-        Err(e) => (
-            INVALID_REQUEST,
-            format!("Invalid Request: not a JSON-RPC 2.0 message this server reads ({e})"),
-        ),
-        Ok(message) => {
-            let method = untyped_standard_method(&message)?;
-            (
-                INVALID_PARAMS,
-                format!("Invalid params: the params of `{method}` do not fit the MCP schema"),
-            )
+        Some(Value::Number(n)) if n.is_i64() => Value::Number(n.clone()),
+        Some(Value::Number(n)) => {
+            let whole = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18);
+            let Some(whole) = whole else {
+                return Err(refuse(INVALID_REQUEST, Value::Null, BAD_ID));
+            };
+            // In range and whole: the cast is exact.
+            value["id"] = json!(whole as i64);
+            bytes = serde_json::to_vec(&value).unwrap_or_default().into();
+            value["id"].clone()
         }
+        Some(_) => return Err(refuse(INVALID_REQUEST, Value::Null, BAD_ID)),
     };
-    Some(jsonrpc_error(StatusCode::BAD_REQUEST, code, id, &message))
+    match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+        Err(e) => Err(refuse(
+            INVALID_REQUEST,
+            id,
+            &format!("Invalid Request: not a JSON-RPC 2.0 message this server reads ({e})"),
+        )),
+        Ok(message) => match unreadable_params(&message) {
+            Some(method) => Err(refuse(
+                INVALID_PARAMS,
+                id,
+                &format!("Invalid params: the params of `{method}` do not fit the MCP schema"),
+            )),
+            None => Ok(bytes),
+        },
+    }
 }
 
-/// The requests rmcp reads into typed variants of `ClientRequest` (rmcp 3.11).
-const TYPED_REQUESTS: &[&str] = &[
-    "ping",
+const BAD_ID: &str = "Invalid Request: id must be a string or a 64-bit integer";
+
+/// The requests this server implements (its tools and the two lifecycles).
+pub const IMPLEMENTED: &[&str] = &[
     "initialize",
-    "server/discover",
-    "completion/complete",
-    "logging/setLevel",
-    "prompts/get",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "resources/directory/read",
-    "subscriptions/listen",
-    "tools/call",
+    "ping",
     "tools/list",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-    "skills/list",
-    "skills/get",
+    "tools/call",
+    "server/discover",
 ];
 
-/// The notifications rmcp reads into typed variants of `ClientNotification`.
-const TYPED_NOTIFICATIONS: &[&str] = &[
-    "notifications/cancelled",
-    "notifications/progress",
-    "notifications/initialized",
-    "notifications/roots/list_changed",
-];
-
-/// A standard MCP method whose params rmcp could not read, so that it fell
-/// back to a custom request (rmcp would answer "method not found: initialize"
-/// with 200, which misleads the client): its name, for a -32602 answer.
-fn untyped_standard_method(message: &ClientJsonRpcMessage) -> Option<String> {
+/// An implemented method whose params rmcp could not read, so that it fell
+/// back to a custom request (rmcp would answer "method not found:
+/// initialize" with 200, which misleads the client): its name, for a -32602
+/// answer. Other methods are rmcp's to answer (-32601), and notifications are
+/// accepted and ignored (202), whatever their params.
+fn unreadable_params(message: &ClientJsonRpcMessage) -> Option<String> {
     match message {
         JsonRpcMessage::Request(r) => match &r.request {
-            ClientRequest::CustomRequest(c) if TYPED_REQUESTS.contains(&c.method.as_str()) => {
-                Some(c.method.clone())
-            }
-            _ => None,
-        },
-        JsonRpcMessage::Notification(n) => match &n.notification {
-            ClientNotification::CustomNotification(c)
-                if TYPED_NOTIFICATIONS.contains(&c.method.as_str()) =>
-            {
+            ClientRequest::CustomRequest(c) if IMPLEMENTED.contains(&c.method.as_str()) => {
                 Some(c.method.clone())
             }
             _ => None,
