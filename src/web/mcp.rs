@@ -414,8 +414,11 @@ async fn json_errors(response: Response) -> Response {
 
 /// A JSON-RPC 2.0 error object as the whole answer.
 fn jsonrpc_error(status: StatusCode, code: i32, id: Value, message: &str) -> Response {
-    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-    let mut response = Response::new(Body::from(body.to_string()));
+    // Written out so that the members keep the order JSON-RPC lists them in.
+    let message = Value::String(message.to_owned());
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{message}}}}}"#);
+    let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
     let headers = response.headers_mut();
     headers.insert(
