@@ -30,6 +30,8 @@ struct Cli {
     serve: ServeArgs,
 }
 
+// Parsed once at start: the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the HTTP API and pages (the default).

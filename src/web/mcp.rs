@@ -189,7 +189,7 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
     };
     let bytes = match read_message(bytes) {
         Ok(bytes) => bytes,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let request = Request::from_parts(parts, Body::from(bytes));
     match rmcp.oneshot(request).await {
@@ -317,9 +317,10 @@ async fn read_body(mut body: Body, limit: usize) -> Result<axum::body::Bytes, Re
 /// when it has a usable one), or an implemented method with unreadable
 /// params (-32602). A whole-number `id` written as a fraction (`3.0`, the same
 /// JSON number as `3`) is rewritten as an integer, which is all rmcp reads.
-fn read_message(bytes: axum::body::Bytes) -> Result<axum::body::Bytes, Response> {
-    let refuse =
-        |code, id, message: &str| jsonrpc_error(StatusCode::BAD_REQUEST, code, id, message);
+fn read_message(bytes: axum::body::Bytes) -> Result<axum::body::Bytes, Box<Response>> {
+    let refuse = |code, id, message: &str| {
+        Box::new(jsonrpc_error(StatusCode::BAD_REQUEST, code, id, message))
+    };
     let mut value: Value = serde_json::from_slice(&bytes).map_err(|e| {
         refuse(
             PARSE_ERROR,
