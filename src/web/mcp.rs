@@ -19,8 +19,11 @@
 //! 3. `Content-Type` must be `application/json`: 415, JSON-RPC error -32700.
 //! 4. The body is read up to [`MAX_BODY_BYTES`], whatever `Content-Length`
 //!    says (chunked bodies too): 413, Error body, beyond.
-//! 5. It must be JSON: 400, JSON-RPC error -32700 (parse error); and a
-//!    JSON-RPC message: 400, -32600 (invalid request).
+//! 5. It must be JSON: 400, JSON-RPC error -32700 (parse error); a JSON-RPC
+//!    message with a string or 64-bit integer `id`: 400, -32600 (invalid
+//!    request); and an implemented method's params must be readable: 400,
+//!    -32602 (rmcp would call `initialize` without `clientInfo` an unknown
+//!    method, with 200).
 //!
 //! Whatever rmcp answers in plain text after that (a bad `MCP-Protocol-Version`,
 //! say) is rewritten as a JSON-RPC error with the same status ([`json_errors`]).
