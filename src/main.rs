@@ -15,6 +15,7 @@ use iplookup::rdns::RdnsConfig;
 use iplookup::server::TlsFiles;
 use iplookup::web::Limits;
 use iplookup::web::client::ClientIpHeader;
+use iplookup::web::origin::{PublicUrl, WebOrigin};
 use iplookup::web::ratelimit::RateLimit;
 use iplookup::{ServeConfig, address, lookup, server};
 
@@ -38,6 +39,8 @@ struct Cli {
     serve: ServeArgs,
 }
 
+// Parsed once at start: the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the HTTP API and pages (the default).
@@ -315,6 +318,23 @@ struct ServeArgs {
         value_parser = parse_queue_timeout
     )]
     queue_timeout: f64,
+    /// The URL callers reach the service at (scheme://host[:port], no path):
+    /// the base of every absolute link in the description documents, whatever
+    /// a request's Host says, and an origin /mcp accepts. Default: built from
+    /// each request's Host (those documents then send Vary: Host and
+    /// Cache-Control: private).
+    #[arg(long, env = "IPLOOKUP_PUBLIC_URL", value_name = "URL")]
+    public_url: Option<String>,
+    /// A browser origin (scheme://host[:port]) allowed to call /mcp, besides
+    /// the --public-url origin (repeatable; comma-separated in the
+    /// environment variable). Requests without Origin are always accepted.
+    #[arg(
+        long = "mcp-allowed-origin",
+        env = "IPLOOKUP_MCP_ALLOWED_ORIGINS",
+        value_delimiter = ',',
+        value_name = "ORIGIN"
+    )]
+    mcp_allowed_origins: Vec<String>,
     #[command(flatten)]
     data: DataArgs,
 }
@@ -370,6 +390,19 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
         _ => None,
     };
+    let public_url = args
+        .public_url
+        .as_deref()
+        .map(PublicUrl::parse)
+        .transpose()
+        .context("--public-url (IPLOOKUP_PUBLIC_URL)")?;
+    let mcp_allowed_origins = args
+        .mcp_allowed_origins
+        .iter()
+        .filter(|o| !o.trim().is_empty())
+        .map(|o| WebOrigin::parse(o.trim()))
+        .collect::<Result<Vec<_>, _>>()
+        .context("--mcp-allowed-origin (IPLOOKUP_MCP_ALLOWED_ORIGINS)")?;
     let config = ServeConfig {
         listen: args.listen,
         trusted_proxies: args.trusted_proxies,
@@ -392,6 +425,8 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             per_second,
             burst: args.rate_burst,
         }),
+        public_url,
+        mcp_allowed_origins,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -21,6 +21,7 @@ use crate::lookup::Lookup;
 use crate::rdns::{RdnsConfig, RdnsError, ReverseDns};
 use crate::reload;
 use crate::web::client::{ClientIpHeader, TrustedProxies};
+use crate::web::origin::{PublicUrl, WebOrigin};
 use crate::web::ratelimit::{RateLimit, RateLimiter};
 use crate::web::{self, AppState, Limits};
 
@@ -52,6 +53,11 @@ pub struct ServeConfig {
     pub limits: Limits,
     /// Per-caller rate limit; `None` (the default) for no limit.
     pub rate_limit: Option<RateLimit>,
+    /// The base of every absolute link; `None` (the default) builds them from
+    /// each request's `Host`.
+    pub public_url: Option<PublicUrl>,
+    /// Browser origins `/mcp` accepts besides the public URL's.
+    pub mcp_allowed_origins: Vec<WebOrigin>,
 }
 
 impl Default for ServeConfig {
@@ -68,6 +74,8 @@ impl Default for ServeConfig {
             tls: None,
             limits: Limits::default(),
             rate_limit: None,
+            public_url: None,
+            mcp_allowed_origins: Vec::new(),
         }
     }
 }
@@ -129,6 +137,8 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
         ),
         tls: config.tls.is_some(),
         limiter: config.rate_limit.map(|l| RateLimiter::new(l, 100_000)),
+        public_url: config.public_url.clone(),
+        mcp_origins: config.mcp_allowed_origins.clone().into(),
     };
     let app = ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(
         web::app(state, &config.limits),

@@ -1069,7 +1069,8 @@ async fn openapi_passes_openapi_spec_validator() {
 }
 
 /// `schemathesis run <base>/api/v1/openapi.json --checks all`, every phase
-/// (examples, coverage, fuzzing, stateful), positive and negative data.
+/// (examples, coverage, fuzzing, stateful), positive and negative data, over
+/// every operation, `POST /mcp` included.
 /// `IPLOOKUP_SCHEMATHESIS_MAX_EXAMPLES` (default 200) bounds the cases per
 /// operation; `IPLOOKUP_SCHEMATHESIS_SEED` replays a run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -1102,10 +1103,6 @@ async fn openapi_schemathesis_all_checks_pass() {
         "--report-junit-path",
         junit.to_str().unwrap(),
         "--no-color",
-        // POST /mcp is the MCP SDK's JSON-RPC endpoint, documented for tools but
-        // driven by the official MCP client in `mcp_python_sdk_lists_and_calls_the_tools`.
-        "--exclude-operation-id",
-        "mcp_post_doc",
     ]
     .iter()
     .map(|s| s.to_string())

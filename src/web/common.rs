@@ -13,7 +13,8 @@
 //! 1. metrics: every response is counted by route and status and timed;
 //! 2. HSTS (`Strict-Transport-Security`, when serving TLS), unless present;
 //! 3. CORS: any `OPTIONS` request is a preflight, answered here (200, allow
-//!    any origin and header, `GET, HEAD, POST`, max age one day); every other
+//!    any origin and header, `GET, HEAD, POST`, max age one day; for `/mcp`,
+//!    403 to an origin `/mcp` refuses, see [`super::mcp`]); every other
 //!    response gets `Access-Control-Allow-Origin: *` and the exposed headers;
 //! 4. a path and query longer than the limit: 414;
 //! 5. a caller over its rate limit: 429;
@@ -167,7 +168,9 @@ where
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
         let early = if preflight {
-            Some(preflight_answer())
+            // `/mcp` refuses a preflight from an origin it would refuse.
+            super::mcp::preflight_refusal(&shared.state, &request)
+                .or_else(|| Some(preflight_answer()))
         } else if uri_bytes(&request) > shared.max_uri_bytes {
             Some(pages::uri_too_long(shared.max_uri_bytes))
         } else {

@@ -46,7 +46,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         api_catalog,
         server_card,
         mcp_get,
-        mcp_post_doc,
+        mcp_post,
         skills_index,
         skill_md,
         super::assets::asset,
@@ -146,6 +146,14 @@ fn name_the_assets(doc: &mut utoipa::openapi::OpenApi) {
     }
 }
 
+/// The OpenAPI document as served: [`openapi`] with `POST /mcp` written out
+/// in full ([`describe_mcp_post`]), as JSON.
+pub fn openapi_json_value(base: &str) -> serde_json::Value {
+    let mut doc = serde_json::to_value(openapi(base)).unwrap_or_default();
+    describe_mcp_post(&mut doc);
+    doc
+}
+
 /// The answers of the limits every route sits behind ([`super::common`]),
 /// added to every operation: 414 (path and query over the limit, Error JSON),
 /// 429 (over the optional per-caller rate limit, with `Retry-After`; in the
@@ -233,8 +241,53 @@ fn add_limit_responses(doc: &mut utoipa::openapi::OpenApi) {
     }
 }
 
-/// The URL callers used to reach the service (`scheme://host[:port]`), for absolute links.
-pub struct BaseUrl(pub String);
+/// The base of absolute links (`scheme://host[:port]`): `--public-url` when
+/// set, else the URL callers used to reach the service ([`base_url`]: the
+/// request's authority, and the scheme a trusted proxy reports).
+pub struct BaseUrl {
+    pub url: String,
+    /// Built from the request: the documents then vary with `Host` and must
+    /// not be kept by shared caches ([`BaseUrl::finish`]).
+    pub from_request: bool,
+}
+
+impl BaseUrl {
+    /// The headers a document built on this base needs. With `--public-url`
+    /// it is the same for every request: nothing to add. Built from the
+    /// request, it carries `Vary: Host` (next to what already varies) and
+    /// `Cache-Control: private`, so that no shared cache hands one caller's
+    /// `Host` (or an absolute-form target, or a proxy's scheme) to another.
+    pub fn finish(&self, mut response: Response) -> Response {
+        if !self.from_request {
+            return response;
+        }
+        let headers = response.headers_mut();
+        let vary = match headers.get(header::VARY).and_then(|v| v.to_str().ok()) {
+            Some(v) if v.trim() == "*" => None,
+            Some(v) if !v.trim().is_empty() => Some(format!("{v}, Host")),
+            _ => Some("Host".to_owned()),
+        };
+        if let Some(v) = vary.and_then(|v| HeaderValue::from_str(&v).ok()) {
+            headers.insert(header::VARY, v);
+        }
+        let public = headers
+            .get(header::CACHE_CONTROL)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("public"));
+        if public {
+            headers.insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static(PRIVATE_DOCUMENT),
+            );
+        }
+        response
+    }
+}
+
+/// `Cache-Control` of a document built from the request (no `--public-url`).
+pub const PRIVATE_DOCUMENT: &str = "private, max-age=3600";
+/// `Cache-Control` of a document built on `--public-url`.
+pub const PUBLIC_DOCUMENT: &str = "public, max-age=3600";
 
 impl FromRequestParts<AppState> for BaseUrl {
     type Rejection = std::convert::Infallible;
@@ -243,17 +296,20 @@ impl FromRequestParts<AppState> for BaseUrl {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<Self, Self::Rejection> {
+        if let Some(public) = &state.public_url {
+            return Ok(BaseUrl {
+                url: public.base(),
+                from_request: false,
+            });
+        }
         let peer = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)), |c| c.0);
-        Ok(BaseUrl(base_url(
-            peer,
-            &parts.headers,
-            &parts.uri,
-            &state.proxies,
-            state.tls,
-        )))
+        Ok(BaseUrl {
+            url: base_url(peer, &parts.headers, &parts.uri, &state.proxies, state.tls),
+            from_request: true,
+        })
     }
 }
 
@@ -261,10 +317,10 @@ impl FromRequestParts<AppState> for BaseUrl {
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "discovery",
     summary = "This OpenAPI 3.1 document",
     responses((status = 200, description = "OpenAPI 3.1 document", content_type = "application/json")))]
-pub async fn openapi_json(BaseUrl(base): BaseUrl) -> Response {
-    let doc = openapi(&base);
-    let body = doc.to_pretty_json().unwrap_or_default();
-    document(body, "application/json")
+pub async fn openapi_json(base: BaseUrl) -> Response {
+    let doc = openapi_json_value(&base.url);
+    let body = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    document(body, "application/json", &base)
 }
 
 /// One operation of the API, for the docs page and llms.txt.
@@ -381,14 +437,14 @@ fn flatten(path: &str, op: &utoipa::openapi::path::Operation) -> Operation {
             (model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn docs_page(BaseUrl(base): BaseUrl, wants: Wants) -> Response {
-    let page = Page::Docs(Box::new(docs(&base)));
+pub async fn docs_page(base: BaseUrl, wants: Wants) -> Response {
+    let page = Page::Docs(Box::new(docs(&base.url)));
     let reply = Reply {
         default: wants.page_default(),
         caching: Caching::Document,
         etag: None,
     };
-    respond(page, &wants, &reply)
+    base.finish(respond(page, &wants, &reply))
 }
 
 /// The JSON form of `/docs` (an object; see the `DocsPage` fields).
@@ -407,9 +463,9 @@ pub struct DocsJson {
 #[utoipa::path(get, path = "/llms.txt", tag = "discovery",
     summary = "llms.txt: what this service is and where its documents are, for language models",
     responses((status = 200, description = "llms.txt (Markdown)", content_type = "text/markdown")))]
-pub async fn llms_txt(BaseUrl(base): BaseUrl) -> Response {
-    let body = llms(&docs(&base));
-    document(body, "text/markdown; charset=utf-8")
+pub async fn llms_txt(base: BaseUrl) -> Response {
+    let body = llms(&docs(&base.url));
+    document(body, "text/markdown; charset=utf-8", &base)
 }
 
 /// The llms.txt text (llmstxt.org): H1, summary, notes, then link sections.
@@ -440,8 +496,8 @@ pub fn llms(d: &DocsPage) -> String {
 #[utoipa::path(get, path = "/.well-known/api-catalog", tag = "discovery",
     summary = "API catalog (RFC 9727 linkset)",
     responses((status = 200, description = "Linkset", content_type = "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"")))]
-pub async fn api_catalog(BaseUrl(base): BaseUrl) -> Response {
-    let b = base;
+pub async fn api_catalog(base: BaseUrl) -> Response {
+    let b = &base.url;
     let body = json!({
         "linkset": [{
             "anchor": format!("{b}/api/v1"),
@@ -455,6 +511,7 @@ pub async fn api_catalog(BaseUrl(base): BaseUrl) -> Response {
     document(
         text,
         "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"",
+        &base,
     )
 }
 
@@ -500,9 +557,9 @@ fn server_name(base: &str) -> String {
 #[utoipa::path(get, path = "/.well-known/mcp/server-card.json", tag = "discovery",
     summary = "MCP server card (points at the MCP endpoint /mcp)",
     responses((status = 200, description = "Server card", content_type = "application/mcp-server-card+json")))]
-pub async fn server_card(BaseUrl(base): BaseUrl) -> Response {
-    let text = serde_json::to_string_pretty(&card(&base)).unwrap_or_default();
-    document(text, "application/mcp-server-card+json")
+pub async fn server_card(base: BaseUrl) -> Response {
+    let text = serde_json::to_string_pretty(&card(&base.url)).unwrap_or_default();
+    document(text, "application/mcp-server-card+json", &base)
 }
 
 /// `GET /mcp` without `Accept: text/event-stream`: the server card, so that a
@@ -514,7 +571,7 @@ pub async fn server_card(BaseUrl(base): BaseUrl) -> Response {
         (status = 200, description = "The MCP server card", content_type = "application/mcp-server-card+json"),
         (status = 405, description = "GET with `Accept: text/event-stream`: this stateless server opens no SSE stream"),
     ))]
-pub async fn mcp_get(BaseUrl(base): BaseUrl, headers: HeaderMap) -> Response {
+pub async fn mcp_get(base: BaseUrl, headers: HeaderMap) -> Response {
     let wants_sse = headers
         .get_all(header::ACCEPT)
         .iter()
@@ -531,40 +588,202 @@ pub async fn mcp_get(BaseUrl(base): BaseUrl, headers: HeaderMap) -> Response {
             .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
         return response;
     }
-    let text = serde_json::to_string_pretty(&card(&base)).unwrap_or_default();
-    document(text, "application/mcp-server-card+json")
+    let text = serde_json::to_string_pretty(&card(&base.url)).unwrap_or_default();
+    document(text, "application/mcp-server-card+json", &base)
 }
 
-/// A JSON-RPC 2.0 message (request or notification) for `/mcp`.
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
-pub struct JsonRpcMessage {
-    /// Always `2.0`.
-    jsonrpc: String,
-    /// `initialize`, `server/discover`, `tools/list`, `tools/call`, ...
-    method: String,
-    /// Absent for notifications.
-    id: Option<serde_json::Value>,
-    params: Option<serde_json::Value>,
+/// `POST /mcp` in the OpenAPI document: written out here rather than derived,
+/// because rmcp (not a handler of ours) reads the body. It states the
+/// transport rules [`super::mcp::post`] applies and every answer it can give.
+fn describe_mcp_post(doc: &mut serde_json::Value) {
+    let schemas = &mut doc["components"]["schemas"];
+    schemas["McpMessage"] = mcp_message_schema();
+    schemas["JsonRpcAnswer"] = jsonrpc_answer_schema();
+    schemas["JsonRpcError"] = jsonrpc_error_schema();
+    schemas["JsonRpcErrorObject"] = jsonrpc_error_object_schema();
+    let post = &mut doc["paths"]["/mcp"]["post"];
+    // The limit answers (414, 429, 503) were added to the typed stub; keep them.
+    let limits = post["responses"].take();
+    *post = mcp_post_operation();
+    if let (Some(responses), Some(limits)) = (post["responses"].as_object_mut(), limits.as_object())
+    {
+        for (status, response) in limits {
+            responses
+                .entry(status.clone())
+                .or_insert_with(|| response.clone());
+        }
+    }
 }
 
-/// `POST /mcp`: handled by the MCP SDK (rmcp); documented here for tools.
-#[utoipa::path(post, path = "/mcp", tag = "discovery",
-    summary = "MCP Streamable HTTP endpoint (JSON-RPC 2.0; protocol revisions 2026-07-28 and 2025-11-25)",
-    description = "Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Tools: `lookup_ip` (input `{\"ip\": \"8.8.8.8\"}`) and `my_ip`, both returning the IpInfo object as structured content. Stateless: no `Mcp-Session-Id`.",
-    request_body(content = JsonRpcMessage, content_type = "application/json"),
-    responses(
-        (status = 200, description = "JSON-RPC response", content_type = "application/json"),
-        (status = 202, description = "Notification or response accepted"),
-        (status = 400, description = "Not a valid JSON-RPC message"),
-        (status = 404, description = "Unknown session"),
-        (status = 406, description = "`Accept` must allow application/json and text/event-stream"),
-        (status = 413, description = "Body too large"),
-        (status = 415, description = "`Content-Type` must be application/json"),
-        (status = 422, description = "Unprocessable JSON-RPC message"),
-    ))]
+fn mcp_post_operation() -> serde_json::Value {
+    let max = super::mcp::MAX_BODY_BYTES;
+    let jsonrpc_error = |description: &str| {
+        json!({"description": description,
+               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/JsonRpcError"}}}})
+    };
+    let error = |description: &str| {
+        json!({"description": description,
+               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+    };
+    json!({
+        "tags": ["discovery"],
+        "operationId": "mcp_post",
+        "summary": "MCP Streamable HTTP endpoint (JSON-RPC 2.0; protocol revisions 2026-07-28 and 2025-11-25)",
+        "description": format!(
+            "One JSON-RPC 2.0 message per request, answered with one JSON object (never an SSE stream). \
+             Send `Content-Type: application/json` and `Accept: application/json, text/event-stream` \
+             (both listed, as the MCP transport requires; OpenAPI tools ignore an `Accept` parameter, so it is \
+             stated here too). Tools: `lookup_ip` (arguments `{{\"ip\": \"8.8.8.8\"}}`) and `my_ip`, both returning \
+             the IpInfo object as structured content. Stateless: no `Mcp-Session-Id` is issued or needed.\n\n\
+             The request body schema is protocol revision 2025-11-25: `initialize`, then requests without \
+             `_meta`, with `MCP-Protocol-Version` absent or `2025-11-25`. Revision 2026-07-28 is served too, \
+             but ties headers to the body in ways a schema cannot state: no `initialize`; `server/discover` \
+             and every request carry `params._meta` with `io.modelcontextprotocol/protocolVersion` \
+             `2026-07-28` and `io.modelcontextprotocol/clientCapabilities`, and the headers \
+             `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method` (the body's `method`) and, for `tools/call`, \
+             `Mcp-Name` (the tool name). A header that is missing or differs from the body is refused with 400 \
+             (JSON-RPC -32020 or -32602), as is `MCP-Protocol-Version: 2026-07-28` on a request without `_meta`.\n\n\
+             Checked before the message is read, in this order: `Origin` (403), `Accept` (406), `Content-Type` \
+             (415), body size, at most {max} bytes whatever `Content-Length` says (413), JSON (400, -32700), \
+             JSON-RPC (400, -32600)."
+        ),
+        "parameters": [
+            {"name": "Accept", "in": "header", "required": true,
+             "description": "Must list both `application/json` and `text/event-stream`; 406 otherwise.",
+             "schema": {"type": "string", "enum": ["application/json, text/event-stream"]}},
+            {"name": "Origin", "in": "header", "required": false,
+             "description": "Sent by browsers. Absent: accepted. Present: must be the `--public-url` origin or an \
+                             `--mcp-allowed-origin`, or (without `--public-url`) name the host and port of `Host`; \
+                             any other value is refused with 403.",
+             "schema": {"type": "string"}},
+            {"name": "MCP-Protocol-Version", "in": "header", "required": false,
+             "description": "The protocol revision: absent or `2025-11-25` for the messages of this schema \
+                             (`2026-07-28` with the headers and `_meta` the description names). An unknown or \
+                             mismatched value is refused with 400.",
+             "schema": {"type": "string", "enum": ["2025-11-25"]}},
+            {"name": "Mcp-Session-Id", "in": "header", "required": false,
+             "description": "Ignored: this server is stateless and issues no session.",
+             "schema": {"type": "string"}}
+        ],
+        "requestBody": {
+            "required": true,
+            "description": format!("One JSON-RPC 2.0 request or notification, at most {max} bytes."),
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/McpMessage"}}}
+        },
+        "responses": {
+            "200": {"description": "The JSON-RPC response to a request: a `result`, or an `error` (an unknown tool, \
+                                    bad tool arguments). Tool failures such as an invalid address are results with \
+                                    `isError: true`.",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/JsonRpcAnswer"}}}},
+            "202": {"description": "A notification was accepted; empty body"},
+            "400": jsonrpc_error("The body is not JSON (-32700), not a JSON-RPC message (-32600), or the \
+                                  `MCP-Protocol-Version` header or `_meta` are unknown, missing or mismatched"),
+            "403": error("`Origin` is present and not accepted (`forbidden_origin`)"),
+            "404": jsonrpc_error("Unknown JSON-RPC method (-32601)"),
+            "406": error("`Accept` does not list both application/json and text/event-stream (`not_acceptable`)"),
+            "413": error(&format!("The body is longer than {max} bytes (`body_too_large`)")),
+            "415": jsonrpc_error("`Content-Type` is not application/json (-32700)")
+        }
+    })
+}
+
+/// `POST /mcp`: a stub for `utoipa` (path, tag, limit answers);
+/// [`describe_mcp_post`] replaces it with the full description.
+#[utoipa::path(post, path = "/mcp", tag = "discovery", operation_id = "mcp_post",
+    responses((status = 200, description = "JSON-RPC response", content_type = "application/json")))]
 #[allow(dead_code)]
-fn mcp_post_doc() {}
+fn mcp_post() {}
+
+/// A JSON-RPC request or notification this server reads.
+fn mcp_message_schema() -> serde_json::Value {
+    let id = json!({"anyOf": [
+        {"type": "string"},
+        {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}
+    ], "description": "Echoed in the answer"});
+    let request = |method: &str, params: serde_json::Value, required: bool| {
+        let mut required_keys = vec!["jsonrpc", "id", "method"];
+        if required {
+            required_keys.push("params");
+        }
+        json!({"type": "object", "required": required_keys, "properties": {
+            "jsonrpc": {"const": "2.0"},
+            "id": id,
+            "method": {"const": method},
+            "params": params
+        }})
+    };
+    // Members the server does not know are ignored, so no `additionalProperties: false`.
+    let meta = json!({"type": "object", "description": "Request metadata; ignored by this server"});
+    let params = |extra: serde_json::Value| {
+        let mut properties = json!({"_meta": meta});
+        if let (Some(p), Some(extra)) = (properties.as_object_mut(), extra.as_object()) {
+            p.extend(extra.clone());
+        }
+        json!({"type": "object", "properties": properties})
+    };
+    let call = json!({"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string", "description": "`lookup_ip` or `my_ip`; another name is a JSON-RPC error"},
+        "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{}` for my_ip"},
+        "_meta": meta
+    }});
+    json!({
+        "description": "A JSON-RPC 2.0 request (with `id`) or notification (without) of MCP revision 2025-11-25 (see the operation for 2026-07-28).",
+        "oneOf": [
+            request("initialize", json!({"type": "object", "required": ["protocolVersion", "capabilities", "clientInfo"], "properties": {
+                "protocolVersion": {"const": "2025-11-25"},
+                "capabilities": {"type": "object", "description": "The client's capabilities; this server asks for none"},
+                "clientInfo": {"type": "object", "required": ["name", "version"], "properties": {
+                    "name": {"type": "string"}, "version": {"type": "string"}}}
+            }}), true),
+            request("ping", params(json!({})), false),
+            request("tools/list", params(json!({"cursor": {"type": "string"}})), false),
+            request("tools/call", call, true),
+            {"type": "object", "required": ["jsonrpc", "id", "method"],
+             "description": "Any other request: answered 200 with JSON-RPC error -32601 (method not found)",
+             "properties": {
+                "jsonrpc": {"const": "2.0"},
+                "id": id,
+                "method": {"type": "string", "not": {"enum": super::mcp::IMPLEMENTED}},
+                "params": {}
+            }},
+            {"type": "object", "required": ["jsonrpc", "method"], "not": {"required": ["id"]},
+             "description": "A notification (`notifications/initialized`, ...): accepted and ignored, 202",
+             "properties": {
+                "jsonrpc": {"const": "2.0"},
+                "method": {"type": "string"},
+                "params": {}
+            }}
+        ]
+    })
+}
+
+/// The answer to a request: `result` or `error`.
+fn jsonrpc_answer_schema() -> serde_json::Value {
+    json!({"type": "object", "required": ["jsonrpc"], "properties": {
+        "jsonrpc": {"const": "2.0"},
+        "id": {"type": ["string", "integer", "null"]},
+        "result": {"type": "object"},
+        "error": {"$ref": "#/components/schemas/JsonRpcErrorObject"}
+    }, "oneOf": [{"required": ["result"]}, {"required": ["error"]}]})
+}
+
+/// A JSON-RPC error object as the whole answer.
+fn jsonrpc_error_schema() -> serde_json::Value {
+    json!({"type": "object", "required": ["jsonrpc", "error"], "properties": {
+        "jsonrpc": {"const": "2.0"},
+        "id": {"type": ["string", "integer", "null"]},
+        "error": {"$ref": "#/components/schemas/JsonRpcErrorObject"}
+    }})
+}
+
+/// The `error` member of a JSON-RPC answer.
+fn jsonrpc_error_object_schema() -> serde_json::Value {
+    json!({"type": "object", "required": ["code", "message"], "properties": {
+        "code": {"type": "integer", "description": "-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params"},
+        "message": {"type": "string"},
+        "data": {}
+    }})
+}
 
 /// The agent skill, SKILL.md.
 pub fn skill(base: &str) -> String {
@@ -620,9 +839,9 @@ More: [API docs]({base}/docs?format=md), [OpenAPI]({base}/api/v1/openapi.json), 
 #[utoipa::path(get, path = "/.well-known/agent-skills/index.json", tag = "discovery",
     summary = "Agent skills discovery index",
     responses((status = 200, description = "Skills index", content_type = "application/json")))]
-pub async fn skills_index(BaseUrl(base): BaseUrl) -> Response {
-    let b = base;
-    let digest = sha2::Sha256::digest(skill(&b).as_bytes());
+pub async fn skills_index(base: BaseUrl) -> Response {
+    // The digest of the very bytes SKILL.md serves to this request (same base).
+    let digest = sha2::Sha256::digest(skill(&base.url).as_bytes());
     let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
     let body = json!({
         "$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
@@ -637,6 +856,7 @@ pub async fn skills_index(BaseUrl(base): BaseUrl) -> Response {
     document(
         serde_json::to_string_pretty(&body).unwrap_or_default(),
         "application/json",
+        &base,
     )
 }
 
@@ -644,21 +864,22 @@ pub async fn skills_index(BaseUrl(base): BaseUrl) -> Response {
 #[utoipa::path(get, path = "/.well-known/agent-skills/iplookup/SKILL.md", tag = "discovery",
     summary = "The agent skill for this API",
     responses((status = 200, description = "SKILL.md with YAML front matter", content_type = "text/markdown")))]
-pub async fn skill_md(BaseUrl(base): BaseUrl) -> Response {
-    document(skill(&base), "text/markdown; charset=utf-8")
+pub async fn skill_md(base: BaseUrl) -> Response {
+    document(skill(&base.url), "text/markdown; charset=utf-8", &base)
 }
 
-/// A static document (CORS headers come from the common layer, as for every page).
-fn document(body: String, content_type: &str) -> Response {
+/// A description document built on `base` (CORS headers come from the common
+/// layer, as for every page; caching and `Vary` from [`BaseUrl::finish`]).
+fn document(body: String, content_type: &str, base: &BaseUrl) -> Response {
     let mut headers = HeaderMap::new();
     if let Ok(v) = HeaderValue::from_str(content_type) {
         headers.insert(header::CONTENT_TYPE, v);
     }
     headers.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=3600"),
+        HeaderValue::from_static(PUBLIC_DOCUMENT),
     );
-    (StatusCode::OK, headers, body).into_response()
+    base.finish((StatusCode::OK, headers, body).into_response())
 }
 
 #[cfg(test)]
@@ -667,7 +888,7 @@ mod tests {
 
     #[test]
     fn openapi_is_3_1_with_every_lookup_path() {
-        let doc = serde_json::to_value(openapi("http://x")).unwrap();
+        let doc = openapi_json_value("http://x");
         assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
         assert_eq!(doc["info"]["version"], "1.0.0");
         for p in [
@@ -689,7 +910,7 @@ mod tests {
 
     #[test]
     fn every_operation_documents_the_limit_answers() {
-        let doc = serde_json::to_value(openapi("http://x")).unwrap();
+        let doc = openapi_json_value("http://x");
         let paths = doc["paths"].as_object().unwrap();
         let mut seen = 0;
         for (path, item) in paths {

@@ -5,28 +5,73 @@
 //! It runs stateless, so it answers both protocol revisions in use: clients of
 //! 2025-11-25 send `initialize` and get no session id; clients of 2026-07-28
 //! use `server/discover`. Any `Host` is accepted (the service is meant to be
-//! public); browser `Origin`s are not restricted because the tools only read
-//! public data.
+//! public).
+//!
+//! Before rmcp sees a request, [`post`] applies the transport rules itself,
+//! in this order, each answer JSON:
+//!
+//! 1. `Origin` (DNS rebinding, cross-site pages): absent is accepted; present,
+//!    it must be the `--public-url` origin, an `--mcp-allowed-origin`, or,
+//!    without `--public-url` only, name the request's own host and port
+//!    (`Host`). Anything else is 403 with an Error body. Preflights of `/mcp`
+//!    are held to the same rule ([`preflight_refusal`]).
+//! 2. `Accept` must list `application/json` and `text/event-stream`: 406, Error body.
+//! 3. `Content-Type` must be `application/json`: 415, JSON-RPC error -32700.
+//! 4. The body is read up to [`MAX_BODY_BYTES`], whatever `Content-Length`
+//!    says (chunked bodies too): 413, Error body, beyond.
+//! 5. It must be JSON: 400, JSON-RPC error -32700 (parse error); a JSON-RPC
+//!    message with a string or 64-bit integer `id`: 400, -32600 (invalid
+//!    request); and an implemented method's params must be readable: 400,
+//!    -32602 (rmcp would call `initialize` without `clientInfo` an unknown
+//!    method, with 200).
+//!
+//! Whatever rmcp answers in plain text after that (a bad `MCP-Protocol-Version`,
+//! say) is rewritten as a JSON-RPC error with the same status ([`json_errors`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::ConnectInfo;
+use axum::body::{Body, HttpBody};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use axum::routing::MethodRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::Extension;
 use rmcp::handler::server::wrapper::{Json, Parameters};
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, Implementation, JsonRpcMessage, ServerCapabilities,
+    ServerConfig,
+};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::{Value, json};
+use tower::ServiceExt;
 
 use super::AppState;
 use super::client::client_addr;
+use super::negotiate::Format;
+use super::origin::WebOrigin;
+use super::render::ErrorPage;
+use super::respond::{Wants, error};
 use crate::address;
-use crate::model::IpInfo;
+use crate::model::{self, IpInfo};
+
+/// The largest request body `/mcp` reads (64 KiB); a tool call is a few hundred bytes.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// JSON-RPC 2.0: the body is not JSON (or not sent as JSON).
+pub const PARSE_ERROR: i32 = -32700;
+/// JSON-RPC 2.0: JSON, but not a request, notification or response.
+pub const INVALID_REQUEST: i32 = -32600;
+/// JSON-RPC 2.0: a known method with params that do not fit.
+pub const INVALID_PARAMS: i32 = -32602;
+/// JSON-RPC 2.0: an error inside the server.
+pub const INTERNAL_ERROR: i32 = -32603;
 
 /// Input of `lookup_ip`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -92,16 +137,307 @@ impl ServerHandler for IpLookupMcp {
     }
 }
 
-/// The tower service mounted at `/mcp`.
-pub fn service(state: AppState) -> StreamableHttpService<IpLookupMcp, NeverSessionManager> {
+/// rmcp's Streamable HTTP service.
+type Rmcp = StreamableHttpService<IpLookupMcp, NeverSessionManager>;
+
+/// rmcp's service for `/mcp`: stateless, JSON answers, any `Host` (the
+/// `Origin` check is [`post`]'s, before rmcp).
+pub fn service(state: AppState) -> Rmcp {
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
+        .disable_allowed_origins()
         .with_legacy_session_mode(false)
         .with_json_response(true)
-        .with_sse_keep_alive(None);
+        .with_sse_keep_alive(None)
+        .with_max_request_body_bytes(MAX_BODY_BYTES);
     StreamableHttpService::new(
         move || Ok(IpLookupMcp::new(state.clone())),
         Arc::new(NeverSessionManager::default()),
         config,
     )
+}
+
+/// `POST /mcp`, for the router.
+pub fn route(state: &AppState) -> MethodRouter<AppState> {
+    let rmcp = service(state.clone());
+    axum::routing::post(move |State(state): State<AppState>, request: Request| {
+        post(rmcp.clone(), state, request)
+    })
+}
+
+/// `POST /mcp`: the transport rules (module documentation), then rmcp.
+pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Some(refusal) = origin_refusal(&state, &parts.headers, &parts.uri) {
+        return refusal;
+    }
+    if !accepts_json_and_sse(&parts.headers) {
+        return error_json(
+            StatusCode::NOT_ACCEPTABLE,
+            "not_acceptable",
+            "Accept must list both application/json and text/event-stream".into(),
+        );
+    }
+    if !is_json(&parts.headers) {
+        return jsonrpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            PARSE_ERROR,
+            Value::Null,
+            "Parse error: Content-Type must be application/json",
+        );
+    }
+    let bytes = match read_body(body, MAX_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(refusal) => return refusal,
+    };
+    let bytes = match read_message(bytes) {
+        Ok(bytes) => bytes,
+        Err(refusal) => return *refusal,
+    };
+    let request = Request::from_parts(parts, Body::from(bytes));
+    match rmcp.oneshot(request).await {
+        Ok(response) => json_errors(response.map(Body::new)).await,
+        Err(never) => match never {},
+    }
+}
+
+/// The 403 answer when a request's `Origin` is not accepted (module
+/// documentation, rule 1); `None` when it is, or when there is none.
+pub fn origin_refusal(
+    state: &AppState,
+    headers: &HeaderMap,
+    uri: &axum::http::Uri,
+) -> Option<Response> {
+    let mut values = headers.get_all(header::ORIGIN).iter();
+    let value = values.next()?;
+    if values.next().is_some() {
+        return Some(forbidden("more than one Origin header"));
+    }
+    let Some(origin) = value.to_str().ok().and_then(|v| WebOrigin::parse(v).ok()) else {
+        return Some(forbidden("Origin is not scheme://host[:port]"));
+    };
+    let allowed = match &state.public_url {
+        Some(public) => public.origin() == &origin,
+        None => request_host(headers, uri).is_some_and(|host| origin.matches_host(host)),
+    } || state.mcp_origins.contains(&origin);
+    (!allowed).then(|| forbidden(&format!("Origin {origin} may not call this MCP endpoint")))
+}
+
+/// The 403 answer to a CORS preflight of `/mcp` from an origin [`post`]
+/// would refuse, so that a browser stops before sending the request.
+pub fn preflight_refusal(state: &AppState, request: &Request) -> Option<Response> {
+    if request.uri().path() != "/mcp" {
+        return None;
+    }
+    origin_refusal(state, request.headers(), request.uri())
+}
+
+/// The authority the request was sent to: the target's (HTTP/2, or an
+/// absolute-form target) or the `Host` header.
+fn request_host<'a>(headers: &'a HeaderMap, uri: &'a axum::http::Uri) -> Option<&'a str> {
+    uri.authority()
+        .map(|a| a.as_str())
+        .or_else(|| headers.get(header::HOST).and_then(|h| h.to_str().ok()))
+}
+
+fn forbidden(message: &str) -> Response {
+    error_json(
+        StatusCode::FORBIDDEN,
+        "forbidden_origin",
+        message.to_owned(),
+    )
+}
+
+/// The media types `Accept` lists with a weight above zero (as rmcp reads it).
+fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
+    let mut json = false;
+    let mut sse = false;
+    let values = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok());
+    for range in values.flat_map(|v| v.split(',')) {
+        let mut pieces = range.split(';');
+        let essence = pieces.next().unwrap_or("").trim();
+        let refused = pieces.any(|p| {
+            p.trim()
+                .strip_prefix("q=")
+                .is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
+        });
+        if refused {
+            continue;
+        }
+        json |= essence.eq_ignore_ascii_case("application/json");
+        sse |= essence.eq_ignore_ascii_case("text/event-stream");
+    }
+    json && sse
+}
+
+/// `Content-Type: application/json` (parameters such as `charset` allowed).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Reads the body, at most `limit` bytes, whatever `Content-Length` says.
+async fn read_body(mut body: Body, limit: usize) -> Result<axum::body::Bytes, Response> {
+    let too_large = || {
+        error_json(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            format!("the request body may hold at most {limit} bytes"),
+        )
+    };
+    if body.size_hint().lower() > limit as u64 {
+        return Err(too_large());
+    }
+    let mut collected = Vec::new();
+    while let Some(frame) =
+        std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+    {
+        let frame = frame.map_err(|e| {
+            error_json(
+                StatusCode::BAD_REQUEST,
+                "bad_body",
+                format!("the request body could not be read: {e}"),
+            )
+        })?;
+        if let Ok(data) = frame.into_data() {
+            if data.len() > limit - collected.len() {
+                return Err(too_large());
+            }
+            collected.extend_from_slice(&data);
+        }
+    }
+    Ok(collected.into())
+}
+
+/// The body as rmcp is to read it, or the 400 answer to a body that is not
+/// JSON (-32700), not a JSON-RPC message (-32600, with the request's `id`
+/// when it has a usable one), or an implemented method with unreadable
+/// params (-32602). A whole-number `id` written as a fraction (`3.0`, the same
+/// JSON number as `3`) is rewritten as an integer, which is all rmcp reads.
+fn read_message(bytes: axum::body::Bytes) -> Result<axum::body::Bytes, Box<Response>> {
+    let refuse = |code, id, message: &str| {
+        Box::new(jsonrpc_error(StatusCode::BAD_REQUEST, code, id, message))
+    };
+    let mut value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        refuse(
+            PARSE_ERROR,
+            Value::Null,
+            &format!("Parse error: the body is not JSON ({e})"),
+        )
+    })?;
+    let mut bytes = bytes;
+    // MCP ids are strings or integers (rmcp reads 64-bit signed ones).
+    let id = match value.get("id") {
+        None => Value::Null,
+        Some(id @ Value::String(_)) => id.clone(),
+        Some(Value::Number(n)) if n.is_i64() => Value::Number(n.clone()),
+        Some(Value::Number(n)) => {
+            let whole = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18);
+            let Some(whole) = whole else {
+                return Err(refuse(INVALID_REQUEST, Value::Null, BAD_ID));
+            };
+            // In range and whole: the cast is exact.
+            value["id"] = json!(whole as i64);
+            bytes = serde_json::to_vec(&value).unwrap_or_default().into();
+            value["id"].clone()
+        }
+        Some(_) => return Err(refuse(INVALID_REQUEST, Value::Null, BAD_ID)),
+    };
+    match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+        Err(e) => Err(refuse(
+            INVALID_REQUEST,
+            id,
+            &format!("Invalid Request: not a JSON-RPC 2.0 message this server reads ({e})"),
+        )),
+        Ok(message) => match unreadable_params(&message) {
+            Some(method) => Err(refuse(
+                INVALID_PARAMS,
+                id,
+                &format!("Invalid params: the params of `{method}` do not fit the MCP schema"),
+            )),
+            None => Ok(bytes),
+        },
+    }
+}
+
+const BAD_ID: &str = "Invalid Request: id must be a string or a 64-bit integer";
+
+/// The requests this server implements (its tools and the two lifecycles).
+pub const IMPLEMENTED: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "server/discover",
+];
+
+/// An implemented method whose params rmcp could not read, so that it fell
+/// back to a custom request (rmcp would answer "method not found:
+/// initialize" with 200, which misleads the client): its name, for a -32602
+/// answer. Other methods are rmcp's to answer (-32601), and notifications are
+/// accepted and ignored (202), whatever their params.
+fn unreadable_params(message: &ClientJsonRpcMessage) -> Option<String> {
+    match message {
+        JsonRpcMessage::Request(r) => match &r.request {
+            ClientRequest::CustomRequest(c) if IMPLEMENTED.contains(&c.method.as_str()) => {
+                Some(c.method.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// rmcp's answers, with every plain-text error turned into a JSON-RPC error
+/// of the same status (JSON answers and successes pass unchanged).
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    if status.is_success() || is_json(response.headers()) {
+        return response;
+    }
+    let (_, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let message = match text.trim() {
+        "" => status.canonical_reason().unwrap_or("error").to_owned(),
+        t => t.to_owned(),
+    };
+    let code = if status.is_server_error() {
+        INTERNAL_ERROR
+    } else {
+        INVALID_REQUEST
+    };
+    jsonrpc_error(status, code, Value::Null, &message)
+}
+
+/// A JSON-RPC 2.0 error object as the whole answer.
+fn jsonrpc_error(status: StatusCode, code: i32, id: Value, message: &str) -> Response {
+    // Written out so that the members keep the order JSON-RPC lists them in.
+    let message = Value::String(message.to_owned());
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{message}}}}}"#);
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// An Error JSON answer (`{"error": ..., "message": ...}`).
+fn error_json(status: StatusCode, code: &str, message: String) -> Response {
+    let page = ErrorPage {
+        status,
+        body: model::Error::new(code, message),
+    };
+    error(page, &Wants::default(), Format::Json)
 }

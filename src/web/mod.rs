@@ -11,6 +11,7 @@ pub mod hot;
 pub mod mcp;
 pub mod metrics;
 pub mod negotiate;
+pub mod origin;
 pub mod pages;
 pub mod ratelimit;
 pub mod render;
@@ -34,6 +35,12 @@ pub struct AppState {
     pub tls: bool,
     /// The per-caller rate limit, if enabled.
     pub limiter: Option<ratelimit::RateLimiter>,
+    /// `--public-url`: the base of every absolute link; `None` builds them
+    /// from the request (see [`docs::BaseUrl`]).
+    pub public_url: Option<origin::PublicUrl>,
+    /// `--mcp-allowed-origin`: browser origins `/mcp` accepts besides the
+    /// public URL's (see [`mcp`]).
+    pub mcp_origins: Arc<[origin::WebOrigin]>,
 }
 
 /// Limits that protect the service from slow or oversized requests.
@@ -102,10 +109,7 @@ fn router(state: AppState, common: common::CommonLayer) -> Router {
             "/.well-known/agent-skills/iplookup/SKILL.md",
             get(docs::skill_md),
         )
-        .route("/mcp", {
-            let svc = mcp::service(state.clone());
-            axum::routing::post_service(svc).get(docs::mcp_get)
-        })
+        .route("/mcp", mcp::route(&state).get(docs::mcp_get))
         .route("/metrics", get(metrics::metrics))
         .route("/assets/{file}", get(assets::asset))
         .route("/{ip}", get(pages::address_page))
