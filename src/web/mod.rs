@@ -50,6 +50,11 @@ pub struct Limits {
     pub max_in_flight: usize,
     /// Connections open at once; more are closed on arrival.
     pub max_connections: usize,
+    /// Connections open at once from one address (IPv6: one /64); more are
+    /// closed on arrival. Trusted proxies only count against `max_connections`.
+    pub max_connections_per_ip: usize,
+    /// A connection with no request for this long is closed (HTTP/2: `GOAWAY`).
+    pub idle_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -61,6 +66,8 @@ impl Default for Limits {
             max_uri_bytes: 4096,
             max_in_flight: 1024,
             max_connections: 10_000,
+            max_connections_per_ip: 256,
+            idle_timeout: Duration::from_secs(60),
         }
     }
 }
