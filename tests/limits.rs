@@ -16,6 +16,7 @@
 #![allow(clippy::await_holding_lock)] // see SERIAL
 
 mod common;
+mod fixtures;
 
 use std::net::SocketAddr;
 use std::sync::Mutex;
@@ -980,4 +981,68 @@ async fn shutdown_stops_accepting_and_lets_a_keep_alive_connection_go() {
         TcpStream::connect(addr).await.is_err(),
         "a connection was accepted after the shutdown"
     );
+}
+
+/// Resident memory of process `pid`, in KiB.
+fn rss_of(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_frees_what_zero_window_http2_clients_pin() {
+    let _serial = serial();
+    let bin = fixtures::proc::serve(&["--no-reverse-dns", "--request-timeout", "3"]);
+    let pid = bin.pid();
+    // Warm up: the page once, so its first allocations are in the baseline.
+    let (status, _) = timed_get(&format!("{}/8.8.8.8", bin.base)).await.unwrap();
+    assert_eq!(status, 200);
+    let before = rss_of(pid);
+
+    let opened = Instant::now();
+    let mut bodies = Vec::new();
+    let mut conns = Vec::new();
+    for _ in 0..4 {
+        let (mut send, _ping, conn) = h2c(bin.addr, Some(0)).await;
+        let mut pending = Vec::new();
+        for _ in 0..100 {
+            send = send.ready().await.expect("a stream slot");
+            let (response, _) = send
+                .send_request(h2_get(bin.addr, "/8.8.8.8", "text/html"), true)
+                .expect("request sent");
+            pending.push(response);
+        }
+        for response in pending {
+            bodies.push(response.await.expect("response headers").into_body());
+        }
+        conns.push((send, conn));
+    }
+    let stalled = rss_of(pid);
+    // After the deadline every stream is reset (the bodies end in an error).
+    for mut body in bodies {
+        let left = Duration::from_secs(8).saturating_sub(opened.elapsed());
+        let end = tokio::time::timeout(left, body.data())
+            .await
+            .expect("reset within the request timeout");
+        assert!(matches!(end, Some(Err(_))), "{end:?}");
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = rss_of(pid);
+    eprintln!(
+        "server RSS: before {before} KiB, 400 stalled HTML streams {stalled} KiB \
+         (+{} KiB), after the deadline {after} KiB (+{} KiB)",
+        stalled.saturating_sub(before),
+        after.saturating_sub(before)
+    );
+    assert!(
+        after < before + 16 * 1024,
+        "the server kept {} KiB after the streams were reset",
+        after.saturating_sub(before)
+    );
+    drop(conns);
 }
