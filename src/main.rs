@@ -29,6 +29,8 @@ struct Cli {
     serve: ServeArgs,
 }
 
+// Parsed once at start: the size of the serve variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the HTTP API and pages (the default).

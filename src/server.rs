@@ -257,7 +257,9 @@ async fn accept_until(
                     ));
                 }
                 // Dropping the stream closes it.
-                Err(refused) => tracing::debug!(%peer, reason = refused.reason(), "connection refused"),
+                Err(refused) => {
+                    tracing::debug!(%peer, reason = refused.reason(), "connection refused")
+                }
             },
             Err(e) => {
                 // Out of descriptors or memory, or a connection reset before

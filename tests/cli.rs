@@ -770,7 +770,10 @@ fn the_connection_flags_refuse_values_out_of_range() {
         let o = run(&["serve", flag, bad]);
         assert!(!o.status.success(), "{flag} {bad} accepted");
         let err = stderr(&o);
-        assert!(err.contains(flag) && err.contains(bad), "{flag} {bad}: {err}");
+        assert!(
+            err.contains(flag) && err.contains(bad),
+            "{flag} {bad}: {err}"
+        );
     }
     let help = String::from_utf8(run(&["serve", "--help"]).stdout).unwrap();
     for needle in [

@@ -795,7 +795,8 @@ async fn an_idle_http2_connection_is_closed_even_while_it_answers_pings() {
     // PING the server every 200 ms (it answers each) until the connection ends.
     let mut pongs = 0;
     while !conn.is_finished() && answered.elapsed() < idle * 3 {
-        let pong = tokio::time::timeout(Duration::from_secs(1), ping.ping(h2::Ping::opaque())).await;
+        let pong =
+            tokio::time::timeout(Duration::from_secs(1), ping.ping(h2::Ping::opaque())).await;
         if let Ok(Ok(_)) = pong {
             pongs += 1;
         }
@@ -836,7 +837,11 @@ async fn an_idle_http1_keep_alive_connection_is_closed() {
         s.write_all(request).await.unwrap();
         buf.clear();
         read_one_response(&mut s, &mut buf).await;
-        assert!(buf.starts_with(b"HTTP/1.1 200"), "{:?}", String::from_utf8_lossy(&buf));
+        assert!(
+            buf.starts_with(b"HTTP/1.1 200"),
+            "{:?}",
+            String::from_utf8_lossy(&buf)
+        );
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
     let answered = Instant::now() - Duration::from_secs(1);
@@ -934,7 +939,11 @@ async fn one_address_at_its_connection_cap_does_not_keep_another_out() {
         .unwrap();
     let mut buf = Vec::new();
     read_one_response(&mut other, &mut buf).await;
-    assert!(buf.starts_with(b"HTTP/1.1 200"), "{:?}", String::from_utf8_lossy(&buf));
+    assert!(
+        buf.starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        String::from_utf8_lossy(&buf)
+    );
 
     // One of the held connections closes: the first address gets a place again.
     drop(held.pop());
@@ -946,7 +955,11 @@ async fn one_address_at_its_connection_cap_does_not_keep_another_out() {
         .unwrap();
     buf.clear();
     read_one_response(&mut again, &mut buf).await;
-    assert!(buf.starts_with(b"HTTP/1.1 200"), "{:?}", String::from_utf8_lossy(&buf));
+    assert!(
+        buf.starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        String::from_utf8_lossy(&buf)
+    );
 
     drop(again);
     drop(other);
@@ -976,7 +989,10 @@ async fn shutdown_stops_accepting_and_lets_a_keep_alive_connection_go() {
     let took = t.elapsed();
     // The idle keep-alive connection was closed at once, not waited for.
     assert!(took < Duration::from_secs(1), "run returned after {took:?}");
-    assert_eq!(closed_within(&mut kept, Duration::from_secs(1)).await, Some(0));
+    assert_eq!(
+        closed_within(&mut kept, Duration::from_secs(1)).await,
+        Some(0)
+    );
     assert!(
         TcpStream::connect(addr).await.is_err(),
         "a connection was accepted after the shutdown"

@@ -96,7 +96,9 @@ async fn with_deadline<F: Future<Output = ()>>(stream: F, stamp: Option<Stamp>, 
                 .and_then(Stamp::at)
                 .map(|at| Box::pin(tokio::time::sleep_until((at + limit).into())));
         }
-        let expired = timer.as_mut().is_some_and(|t| t.as_mut().poll(cx).is_ready());
+        let expired = timer
+            .as_mut()
+            .is_some_and(|t| t.as_mut().poll(cx).is_ready());
         if expired {
             metrics::counter!("iplookup_http2_streams_reset_total").increment(1);
             tracing::debug!(?limit, "HTTP/2 response not sent in time: stream reset");

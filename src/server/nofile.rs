@@ -59,7 +59,9 @@ pub fn raise() -> Option<OpenFiles> {
 /// The most connections a soft limit of `limit` descriptors can hold.
 pub fn connections_within(limit: u64) -> usize {
     let reserved = RESERVED.min(limit / 2);
-    usize::try_from(limit - reserved).unwrap_or(usize::MAX).max(1)
+    usize::try_from(limit - reserved)
+        .unwrap_or(usize::MAX)
+        .max(1)
 }
 
 #[cfg(test)]

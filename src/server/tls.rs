@@ -43,7 +43,9 @@ impl Tls {
 
     /// The TLS handshake of a new connection, with the current certificate.
     pub async fn accept(&self, stream: TcpStream) -> io::Result<TlsStream<TcpStream>> {
-        TlsAcceptor::from(self.config.load_full()).accept(stream).await
+        TlsAcceptor::from(self.config.load_full())
+            .accept(stream)
+            .await
     }
 
     /// Reloads the configuration when either file changes, as long as the
