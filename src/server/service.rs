@@ -1,6 +1,5 @@
 //! The hyper service of one connection: hands each request to the routes
-//! ([`web::hot::Routes`]) with the peer's address as
-//! `ConnectInfo<SocketAddr>` (as handlers and the rate limit read it), counts
+//! ([`Routes::call_from`], with the peer's address for the handlers), counts
 //! it in the connection's [`Activity`] while it runs, and, for an HTTP/2
 //! request, stamps the moment its response is ready for the stream's send
 //! deadline ([`deadline`](super::deadline)).
@@ -13,11 +12,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
-use axum::extract::ConnectInfo;
 use axum::http::{Request, Version};
 use axum::response::Response;
 use hyper::body::Incoming;
-use tower::Service;
 
 use super::activity::Activity;
 use super::deadline::{Handoff, Stamp};
@@ -28,7 +25,7 @@ pub struct ConnService {
     /// Called from the connection's task only (HTTP/2 streams are spawned
     /// after the call), so a `RefCell` instead of a clone per request.
     routes: RefCell<Routes>,
-    peer: ConnectInfo<SocketAddr>,
+    peer: SocketAddr,
     activity: Arc<Activity>,
     handoff: Arc<Handoff>,
 }
@@ -42,7 +39,7 @@ impl ConnService {
     ) -> Self {
         ConnService {
             routes: RefCell::new(routes),
-            peer: ConnectInfo(peer),
+            peer,
             activity,
             handoff,
         }
@@ -54,11 +51,10 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
     type Error = Infallible;
     type Future = Tracked;
 
-    fn call(&self, mut request: Request<Incoming>) -> Tracked {
-        request.extensions_mut().insert(self.peer);
+    fn call(&self, request: Request<Incoming>) -> Tracked {
         let stamp = (request.version() == Version::HTTP_2).then(|| self.handoff.give());
         self.activity.start();
-        let inner = self.routes.borrow_mut().call(request);
+        let inner = self.routes.borrow_mut().call_from(request, self.peer);
         Tracked {
             inner,
             activity: self.activity.clone(),

@@ -79,7 +79,8 @@ pub const API_IP: &str = "/api/v1/ip/{ip}";
 pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
     let common = common::CommonLayer::new(state.clone(), limits);
     let api_ip = common.for_route(API_IP, hot::ApiIp::new(state.clone()));
-    hot::Routes::new(api_ip, router(state, common))
+    let rate_limited = state.limiter.is_some();
+    hot::Routes::new(api_ip, router(state, common), rate_limited)
 }
 
 /// All routes, through axum's router.
