@@ -885,16 +885,20 @@ async fn connect_from(from: &str, server: SocketAddr) -> std::io::Result<TcpStre
     socket.connect(server).await
 }
 
-/// `iplookup_connections_refused_total{reason}` from /metrics.
-async fn refused(base: &str, reason: &str) -> f64 {
-    let text = common::client()
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
+/// `iplookup_connections_refused_total{reason}` from /metrics, asked from
+/// 127.0.0.3 on a connection closed after the answer (so that it never
+/// counts against the cap of another address).
+async fn refused(server: SocketAddr, reason: &str) -> f64 {
+    let mut s = connect_from("127.0.0.3", server).await.unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         .await
         .unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut answer))
+        .await
+        .expect("/metrics within 5 s")
+        .unwrap();
+    let text = String::from_utf8_lossy(&answer);
     let key = format!("iplookup_connections_refused_total{{reason=\"{reason}\"}}");
     text.lines()
         .find_map(|l| l.strip_prefix(&key))
@@ -909,14 +913,26 @@ async fn one_address_at_its_connection_cap_does_not_keep_another_out() {
     cfg.limits.max_connections_per_ip = cap;
     cfg.limits.header_timeout = Duration::from_secs(30);
     let server = common::start(cfg).await;
-    let metrics_base = server.base.clone();
-    let before = refused(&metrics_base, "max_connections_per_ip").await;
+    let before = refused(server.addr, "max_connections_per_ip").await;
 
+    // The cap's worth of connections from 127.0.0.1, each answered once (so
+    // each is surely admitted) and kept alive.
     let mut held = Vec::new();
+    let mut buf = Vec::new();
     for _ in 0..cap {
-        held.push(connect_from("127.0.0.1", server.addr).await.unwrap());
+        let mut s = connect_from("127.0.0.1", server.addr).await.unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
+        buf.clear();
+        read_one_response(&mut s, &mut buf).await;
+        assert!(
+            buf.starts_with(b"HTTP/1.1 200"),
+            "{:?}",
+            String::from_utf8_lossy(&buf)
+        );
+        held.push(s);
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
 
     // The same address again: closed on arrival, no answer.
     for _ in 0..3 {
@@ -937,7 +953,7 @@ async fn one_address_at_its_connection_cap_does_not_keep_another_out() {
         .write_all(b"GET /api/v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n\r\n")
         .await
         .unwrap();
-    let mut buf = Vec::new();
+    buf.clear();
     read_one_response(&mut other, &mut buf).await;
     assert!(
         buf.starts_with(b"HTTP/1.1 200"),
@@ -965,7 +981,7 @@ async fn one_address_at_its_connection_cap_does_not_keep_another_out() {
     drop(other);
     drop(held);
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let after = refused(&metrics_base, "max_connections_per_ip").await;
+    let after = refused(server.addr, "max_connections_per_ip").await;
     eprintln!("refused for max_connections_per_ip: {before} -> {after}");
     assert_eq!(after - before, 3.0);
 }
