@@ -1,103 +1,190 @@
-//! A cap on open connections: each accepted connection holds a permit until it
-//! closes; when none is left, new connections are closed at once instead of
-//! piling up (idle keep-alive and slow clients are bounded by the header timeout).
-//! Accepted connections get `TCP_NODELAY`.
+//! Who may open a connection: at most `max_connections` open at once in all,
+//! and at most `max_connections_per_ip` from one address (IPv6 counted per
+//! /64, IPv4-mapped IPv6 as IPv4). A connection over either cap is closed on
+//! arrival and counted in `iplookup_connections_refused_total{reason}`.
+//! Trusted proxies (`--trusted-proxy`) carry many callers on their
+//! connections: only the global cap applies to them.
 
-use std::io;
-use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use axum_server::accept::Accept;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// An acceptor that admits at most a fixed number of open connections.
-#[derive(Debug, Clone)]
-pub struct ConnectionCap {
-    permits: Arc<Semaphore>,
+use crate::web::client::TrustedProxies;
+
+/// Why a connection was refused (the `reason` label of the metric).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// `--max-connections` connections are open.
+    MaxConnections,
+    /// `--max-connections-per-ip` connections are open from this address.
+    MaxConnectionsPerIp,
 }
 
-impl ConnectionCap {
-    /// Admits at most `max` connections at once.
-    pub fn new(max: usize) -> Self {
-        ConnectionCap {
-            permits: Arc::new(Semaphore::new(max.max(1))),
+impl Refused {
+    /// The label value of `iplookup_connections_refused_total`.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Refused::MaxConnections => "max_connections",
+            Refused::MaxConnectionsPerIp => "max_connections_per_ip",
         }
     }
 }
 
-impl<S> Accept<TcpStream, S> for ConnectionCap {
-    type Stream = Capped<TcpStream>;
-    type Service = S;
-    type Future = std::future::Ready<io::Result<(Capped<TcpStream>, S)>>;
+/// The two caps, shared by every accepted connection.
+#[derive(Debug, Clone)]
+pub struct Admission {
+    global: Arc<Semaphore>,
+    per_ip: Arc<PerIp>,
+    exempt: Arc<TrustedProxies>,
+}
 
-    fn accept(&self, stream: TcpStream, service: S) -> Self::Future {
-        // As axum-server's default acceptor does (this one replaces it): a
-        // response is written as soon as it is ready, not held back by Nagle.
-        if let Err(e) = stream.set_nodelay(true) {
-            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+/// Open connections by address key.
+#[derive(Debug)]
+struct PerIp {
+    max: u32,
+    open: Mutex<HashMap<u128, u32>>,
+}
+
+impl Admission {
+    /// At most `max` connections in all and `max_per_ip` per address; the
+    /// addresses in `exempt` only count against `max`.
+    pub fn new(max: usize, max_per_ip: usize, exempt: Arc<TrustedProxies>) -> Self {
+        Admission {
+            global: Arc::new(Semaphore::new(max.max(1))),
+            per_ip: Arc::new(PerIp {
+                max: u32::try_from(max_per_ip.max(1)).unwrap_or(u32::MAX),
+                open: Mutex::new(HashMap::new()),
+            }),
+            exempt,
         }
-        std::future::ready(match self.permits.clone().try_acquire_owned() {
-            Ok(permit) => Ok((
-                Capped {
-                    inner: stream,
-                    _permit: permit,
-                },
-                service,
-            )),
-            Err(_) => {
-                metrics::counter!("iplookup_connections_refused_total").increment(1);
-                Err(io::Error::other("connection cap reached"))
-            }
+    }
+
+    /// Admits a connection from `peer`, or says which cap refuses it (and
+    /// counts the refusal). The connection holds the [`Admitted`] until it closes.
+    pub fn admit(&self, peer: IpAddr) -> Result<Admitted, Refused> {
+        let result = self.try_admit(peer);
+        if let Err(refused) = result {
+            metrics::counter!("iplookup_connections_refused_total", "reason" => refused.reason())
+                .increment(1);
+        }
+        result
+    }
+
+    fn try_admit(&self, peer: IpAddr) -> Result<Admitted, Refused> {
+        let global = self
+            .global
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| Refused::MaxConnections)?;
+        let peer = peer.to_canonical();
+        let slot = if self.exempt.contains(peer) {
+            None
+        } else {
+            Some(self.per_ip.take(key(peer))?)
+        };
+        Ok(Admitted {
+            _global: global,
+            slot: slot.map(|key| (self.per_ip.clone(), key)),
         })
     }
 }
 
-/// A connection holding its permit.
+impl PerIp {
+    /// Counts one more connection for `key`, unless it is at the cap.
+    fn take(&self, key: u128) -> Result<u128, Refused> {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = open.entry(key).or_insert(0);
+        if *count >= self.max {
+            return Err(Refused::MaxConnectionsPerIp);
+        }
+        *count += 1;
+        Ok(key)
+    }
+
+    /// Counts one connection of `key` fewer (forgets the key at zero).
+    fn give_back(&self, key: u128) {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = open.get_mut(&key) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&key);
+            }
+        }
+    }
+}
+
+/// The key an address is counted under: IPv4 addresses whole (as their
+/// IPv4-mapped form), IPv6 addresses by their /64.
+fn key(ip: IpAddr) -> u128 {
+    match ip {
+        IpAddr::V4(v4) => u128::from(v4.to_ipv6_mapped()),
+        IpAddr::V6(v6) => u128::from(v6) & !u128::from(u64::MAX),
+    }
+}
+
+/// An admitted connection's place under both caps, given back on drop.
 #[derive(Debug)]
-pub struct Capped<I> {
-    inner: I,
-    _permit: OwnedSemaphorePermit,
+pub struct Admitted {
+    _global: OwnedSemaphorePermit,
+    slot: Option<(Arc<PerIp>, u128)>,
 }
 
-impl<I: AsyncRead + Unpin> AsyncRead for Capped<I> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        if let Some((per_ip, key)) = &self.slot {
+            per_ip.give_back(*key);
+        }
     }
 }
 
-impl<I: AsyncWrite + Unpin> AsyncWrite for Capped<I> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn admission(max: usize, per_ip: usize, exempt: &[&str]) -> Admission {
+        let nets = exempt.iter().map(|n| n.parse().unwrap()).collect();
+        Admission::new(max, per_ip, Arc::new(TrustedProxies::new(nets)))
     }
 
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
     }
 
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
+    #[test]
+    fn one_address_is_capped_and_others_are_not() {
+        let a = admission(10, 2, &[]);
+        let first = [a.admit(ip("192.0.2.1")), a.admit(ip("192.0.2.1"))];
+        assert!(first.iter().all(Result::is_ok));
+        assert_eq!(
+            a.admit(ip("192.0.2.1")).unwrap_err(),
+            Refused::MaxConnectionsPerIp
+        );
+        assert!(a.admit(ip("192.0.2.2")).is_ok());
+        drop(first);
+        assert!(a.admit(ip("192.0.2.1")).is_ok(), "slots are given back");
     }
 
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    #[test]
+    fn ipv6_counts_per_64_and_mapped_ipv4_as_ipv4() {
+        let a = admission(10, 1, &[]);
+        let _one = a.admit(ip("2001:db8:1:2::1")).unwrap();
+        assert!(a.admit(ip("2001:db8:1:2:ffff::9")).is_err(), "same /64");
+        let _other = a.admit(ip("2001:db8:1:3::1")).expect("another /64");
+        let _v4 = a.admit(ip("198.51.100.7")).unwrap();
+        assert!(a.admit(ip("::ffff:198.51.100.7")).is_err(), "mapped");
     }
 
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
+    #[test]
+    fn the_global_cap_holds_and_proxies_skip_the_per_address_cap() {
+        let a = admission(3, 1, &["10.0.0.0/8"]);
+        let held: Vec<_> = (0..3).map(|_| a.admit(ip("10.1.2.3")).unwrap()).collect();
+        assert_eq!(
+            a.admit(ip("192.0.2.9")).unwrap_err(),
+            Refused::MaxConnections
+        );
+        drop(held);
+        assert!(a.admit(ip("192.0.2.9")).is_ok());
     }
 }

@@ -1,19 +1,28 @@
-//! Running the service: loading the data, binding the listener (HTTP, or
-//! HTTPS with HTTP/2 through rustls), the connection and request limits,
-//! hot reload, and graceful shutdown on SIGTERM or Ctrl-C.
+//! Running the service: loading the data, binding the listener, accepting
+//! connections (HTTP, or HTTPS with HTTP/2 through rustls) under the
+//! connection caps ([`connections`](crate::connections)), serving each
+//! ([`connection`]), hot reload, and graceful shutdown when the shutdown
+//! future resolves (SIGTERM or Ctrl-C for [`serve`]).
 
+mod activity;
+pub mod connection;
+mod deadline;
+pub mod nofile;
+mod service;
+mod tls;
+
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use axum::ServiceExt;
-use axum_server::Handle;
-use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
+use hyper_util::rt::TokioIo;
 use ipnet::IpNet;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 
-use crate::connections::ConnectionCap;
+use crate::connections::{Admission, Admitted};
 use crate::geo::load::Policy;
 pub use crate::geo::load::load_database;
 use crate::geo::{GeoDb, GeoError};
@@ -25,12 +34,7 @@ use crate::web::origin::{PublicUrl, WebOrigin};
 use crate::web::ratelimit::{RateLimit, RateLimiter};
 use crate::web::{self, AppState, Limits};
 
-/// Certificate and key files (PEM) for HTTPS.
-#[derive(Debug, Clone)]
-pub struct TlsFiles {
-    pub cert: PathBuf,
-    pub key: PathBuf,
-}
+pub use tls::TlsFiles;
 
 /// How to run the service.
 #[derive(Debug, Clone)]
@@ -102,8 +106,9 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// Loads the data, then serves until a shutdown signal.
-pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
+/// Loads the data, raises the open-file limit, then serves until SIGTERM or Ctrl-C.
+pub async fn serve(mut config: ServeConfig) -> Result<(), ServeError> {
+    fit_open_files(&mut config.limits);
     let dir = config.data_dir.clone();
     let policy = config.policy.clone();
     let db = tokio::task::spawn_blocking(move || load_database(dir.as_deref(), &policy))
@@ -112,11 +117,40 @@ pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
     let listener = TcpListener::bind(config.listen)
         .await
         .map_err(|e| ServeError::Bind(config.listen, e))?;
-    run(listener, db, &config).await
+    run(listener, db, &config, shutdown_signal()).await
 }
 
-/// Serves on an already bound listener (tests bind port 0 and read the port).
-pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Result<(), ServeError> {
+/// Raises the open-file limit and lowers `max_connections` (with a warning)
+/// to what it can hold.
+fn fit_open_files(limits: &mut Limits) {
+    let Some(files) = nofile::raise() else {
+        return;
+    };
+    if files.soft > files.was {
+        tracing::info!(from = files.was, to = files.soft, "open-file limit raised");
+    }
+    let room = nofile::connections_within(files.soft);
+    if limits.max_connections > room {
+        tracing::warn!(
+            max_connections = limits.max_connections,
+            open_file_limit = files.soft,
+            reserved = files.soft - room as u64,
+            clamped_to = room,
+            "--max-connections is more than the open-file limit can hold: lowered"
+        );
+        limits.max_connections = room;
+    }
+}
+
+/// Serves on an already bound listener (tests bind port 0 and read the port)
+/// until `shutdown` resolves, then stops accepting, lets the connections
+/// finish their requests for at most `config.drain`, and returns.
+pub async fn run(
+    listener: TcpListener,
+    db: GeoDb,
+    config: &ServeConfig,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
     web::metrics::handle();
     let rdns = config.rdns.as_ref().map(ReverseDns::new).transpose()?;
     let lookup = Arc::new(Lookup::with_rdns(db, rdns));
@@ -129,110 +163,153 @@ pub async fn run(listener: TcpListener, db: GeoDb, config: &ServeConfig) -> Resu
         )?),
         None => None,
     };
+    let proxies = Arc::new(
+        TrustedProxies::new(config.trusted_proxies.clone())
+            .reading(config.client_ip_header.clone()),
+    );
     let state = AppState {
         lookup,
-        proxies: Arc::new(
-            TrustedProxies::new(config.trusted_proxies.clone())
-                .reading(config.client_ip_header.clone()),
-        ),
+        proxies: proxies.clone(),
         tls: config.tls.is_some(),
         limiter: config.rate_limit.map(|l| RateLimiter::new(l, 100_000)),
         public_url: config.public_url.clone(),
         mcp_origins: config.mcp_allowed_origins.clone().into(),
     };
-    let app = ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(
-        web::app(state, &config.limits),
-    );
+    let tls = match &config.tls {
+        Some(files) => Some(load_tls(files).await?),
+        None => None,
+    };
     let local = listener.local_addr()?;
-    let handle = Handle::new();
-    spawn_shutdown(handle.clone(), config.drain);
-    let std_listener = listener.into_std()?;
+    let limits = &config.limits;
+    let server = Arc::new(Server {
+        routes: web::app(state, limits),
+        settings: connection::Settings {
+            header_timeout: limits.header_timeout,
+            idle_timeout: limits.idle_timeout,
+            request_timeout: limits.request_timeout,
+            max_header_bytes: limits.max_header_bytes,
+            drain: config.drain,
+        },
+        tls,
+    });
+    let admission = Admission::new(
+        limits.max_connections,
+        limits.max_connections_per_ip,
+        proxies,
+    );
+    let (stop, stopping) = watch::channel(false);
     match &config.tls {
-        None => {
-            tracing::info!(listen = %local, "serving HTTP");
-            let mut server = axum_server::from_tcp(std_listener)?
-                .acceptor(ConnectionCap::new(config.limits.max_connections))
-                .first_request_timeout(config.limits.header_timeout)
-                .handle(handle);
-            tune(&mut server, &config.limits);
-            server.serve(app).await?;
-        }
-        Some(files) => {
-            let tls = RustlsConfig::from_pem_file(&files.cert, &files.key)
-                .await
-                .map_err(|source| ServeError::Tls {
-                    cert: files.cert.display().to_string(),
-                    key: files.key.display().to_string(),
-                    source,
-                })?;
-            spawn_cert_reload(tls.clone(), files.clone());
-            tracing::info!(listen = %local, "serving HTTPS (HTTP/1.1 and HTTP/2)");
-            let acceptor = RustlsAcceptor::new(tls)
-                .handshake_timeout(config.limits.header_timeout)
-                .acceptor(ConnectionCap::new(config.limits.max_connections));
-            let mut server = axum_server::from_tcp(std_listener)?
-                .acceptor(acceptor)
-                .first_request_timeout(config.limits.header_timeout)
-                .handle(handle);
-            tune(&mut server, &config.limits);
-            server.serve(app).await?;
-        }
+        None => tracing::info!(listen = %local, "serving HTTP"),
+        Some(_) => tracing::info!(listen = %local, "serving HTTPS (HTTP/1.1 and HTTP/2)"),
+    }
+    accept_until(&listener, &admission, &server, &stopping, shutdown).await;
+    drop(listener);
+    tracing::info!(drain = ?config.drain, "shutting down: draining requests in flight");
+    let _ = stop.send(true);
+    drop(stopping);
+    if tokio::time::timeout(config.drain, stop.closed())
+        .await
+        .is_err()
+    {
+        tracing::warn!("drain time over: closing the connections left");
     }
     Ok(())
 }
 
-/// Header read timeout, header size limits, HTTP/2 keep-alive.
-fn tune<A>(server: &mut axum_server::Server<SocketAddr, A>, limits: &Limits) {
-    let builder = server.http_builder();
-    builder
-        .http1()
-        .header_read_timeout(limits.header_timeout)
-        .max_buf_size(limits.max_header_bytes.max(8192));
-    builder
-        .http2()
-        .max_header_list_size(limits.max_header_bytes as u32)
-        .max_concurrent_streams(100)
-        .keep_alive_interval(Some(Duration::from_secs(30)))
-        .keep_alive_timeout(Duration::from_secs(10));
+/// What every connection task shares.
+struct Server {
+    routes: web::hot::Routes,
+    settings: connection::Settings,
+    tls: Option<tls::Tls>,
 }
 
-/// On SIGTERM or Ctrl-C: stop accepting, let requests in flight finish within `drain`.
-fn spawn_shutdown(handle: Handle<SocketAddr>, drain: Duration) {
-    tokio::spawn(async move {
-        shutdown_signal().await;
-        tracing::info!(?drain, "shutting down: draining requests in flight");
-        handle.graceful_shutdown(Some(drain));
-    });
+async fn load_tls(files: &TlsFiles) -> Result<tls::Tls, ServeError> {
+    let tls = tls::Tls::load(files)
+        .await
+        .map_err(|source| ServeError::Tls {
+            cert: files.cert.display().to_string(),
+            key: files.key.display().to_string(),
+            source,
+        })?;
+    tls.spawn_reload(files.clone());
+    Ok(tls)
 }
 
-/// Reloads the certificate when either file changes (checked every 5 seconds).
-fn spawn_cert_reload(tls: RustlsConfig, files: TlsFiles) {
-    tokio::spawn(async move {
-        let stamp = |f: &TlsFiles| -> Option<(SystemTime, SystemTime)> {
-            let m = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-            Some((m(&f.cert)?, m(&f.key)?))
+/// Accepts connections until `shutdown` resolves; each admitted one is
+/// served on its own task.
+async fn accept_until(
+    listener: &TcpListener,
+    admission: &Admission,
+    server: &Arc<Server>,
+    stopping: &watch::Receiver<bool>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            () = shutdown.as_mut() => return,
+            accepted = listener.accept() => accepted,
         };
-        let mut last = stamp(&files);
-        loop {
-            tokio::time::sleep(Duration::from_secs(5)).await;
-            let now = stamp(&files);
-            if now.is_some() && now != last {
-                match tls.reload_from_pem_file(&files.cert, &files.key).await {
-                    Ok(()) => {
-                        tracing::info!("TLS certificate reloaded");
-                        last = now;
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %e, "new TLS certificate refused; keeping the old one")
-                    }
+        match accepted {
+            Ok((stream, peer)) => match admission.admit(peer.ip()) {
+                Ok(admitted) => {
+                    tokio::spawn(handle(
+                        stream,
+                        peer,
+                        admitted,
+                        server.clone(),
+                        stopping.clone(),
+                    ));
                 }
+                // Dropping the stream closes it.
+                Err(refused) => {
+                    tracing::debug!(%peer, reason = refused.reason(), "connection refused")
+                }
+            },
+            Err(e) => {
+                // Out of descriptors or memory, or a connection reset before
+                // it was accepted: wait a little rather than spin.
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
-    });
+    }
+}
+
+/// One connection, from the TLS handshake (if any) to its end.
+async fn handle(
+    stream: TcpStream,
+    peer: SocketAddr,
+    _admitted: Admitted,
+    server: Arc<Server>,
+    mut stopping: watch::Receiver<bool>,
+) {
+    // A response is written as soon as it is ready, not held back by Nagle.
+    if let Err(e) = stream.set_nodelay(true) {
+        tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+    }
+    let settings = &server.settings;
+    let routes = server.routes.clone();
+    match &server.tls {
+        None => connection::serve(TokioIo::new(stream), peer, routes, settings, stopping).await,
+        Some(tls) => {
+            let handshake = tokio::time::timeout(settings.header_timeout, tls.accept(stream));
+            let stream = tokio::select! {
+                done = handshake => match done {
+                    Ok(Ok(stream)) => stream,
+                    Ok(Err(e)) => return tracing::debug!(%peer, error = %e, "TLS handshake failed"),
+                    Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+                },
+                _ = stopping.wait_for(|stop| *stop) => return,
+            };
+            connection::serve(TokioIo::new(stream), peer, routes, settings, stopping).await;
+        }
+    }
 }
 
 /// Resolves on SIGTERM or Ctrl-C.
-async fn shutdown_signal() {
+pub async fn shutdown_signal() {
     let ctrl_c = async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;

@@ -1036,3 +1036,136 @@ fn the_readme_has_a_row_for_every_serve_flag_and_its_environment_variable() {
     }
     assert!(flags > 15, "found only {flags} flags in:\n{help}");
 }
+
+// ---------------------------------------------------------------------------
+// connection limits: the open-file limit, the range of the new flags
+// ---------------------------------------------------------------------------
+
+/// Starts `serve ARGS` with an open-file limit of `soft`/`hard` and JSON logs;
+/// its log lines up to the "serving" one, and its `/proc/PID/limits` then.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn serve_with_open_files(soft: u64, hard: u64, args: &[&str]) -> (Vec<Value>, String) {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let mut cmd = bin();
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--log-format", "json"])
+        .args(["--no-reverse-dns"])
+        .args(args)
+        .env("IPLOOKUP_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: between fork and exec the closure only calls setrlimit, which
+    // is async-signal-safe, on a struct it owns.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: soft,
+                rlim_max: hard,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().expect("the binary starts");
+    let pid = child.id();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut lines = Vec::new();
+    let started = Instant::now();
+    loop {
+        let left = Duration::from_secs(30).saturating_sub(started.elapsed());
+        let line = rx
+            .recv_timeout(left)
+            .unwrap_or_else(|e| panic!("no \"serving\" line ({e}): {lines:?}"));
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let serving = v["fields"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("serving"));
+        lines.push(v);
+        if serving {
+            break;
+        }
+    }
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    (lines, limits)
+}
+
+/// The soft and hard "Max open files" of a `/proc/PID/limits` text.
+fn open_files(limits: &str) -> (u64, u64) {
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .expect("a Max open files line");
+    let mut numbers = line.split_whitespace().skip(3).map(|n| n.parse().unwrap());
+    (numbers.next().unwrap(), numbers.next().unwrap())
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn serve_raises_the_open_file_limit_and_lowers_a_connection_cap_it_cannot_hold() {
+    // Soft 300, hard 600: raised to 600, which holds 300 connections (300
+    // descriptors kept for the rest), not the 10,000 asked.
+    let (lines, limits) = serve_with_open_files(300, 600, &["--max-connections", "10000"]);
+    assert_eq!(open_files(&limits), (600, 600), "{limits}");
+    let raised = lines
+        .iter()
+        .find(|v| v["fields"]["message"] == "open-file limit raised")
+        .unwrap_or_else(|| panic!("no line about the raise: {lines:?}"));
+    assert_eq!(raised["fields"]["from"], 300, "{raised}");
+    assert_eq!(raised["fields"]["to"], 600, "{raised}");
+    let warning = lines
+        .iter()
+        .find(|v| v["level"] == "WARN")
+        .unwrap_or_else(|| panic!("no warning: {lines:?}"));
+    eprintln!("{warning}");
+    let message = warning["fields"]["message"].as_str().unwrap();
+    assert!(message.contains("--max-connections"), "{warning}");
+    assert_eq!(warning["fields"]["clamped_to"], 300, "{warning}");
+    assert_eq!(warning["fields"]["max_connections"], 10000, "{warning}");
+
+    // A cap the limit holds is left alone, without a warning.
+    let (lines, _) = serve_with_open_files(4096, 4096, &["--max-connections", "1000"]);
+    assert!(
+        lines.iter().all(|v| v["level"] != "WARN"),
+        "a warning for a cap that fits: {lines:?}"
+    );
+}
+
+#[test]
+fn the_connection_flags_refuse_values_out_of_range() {
+    for (flag, bad) in [
+        ("--idle-timeout", "0"),
+        ("--idle-timeout", "86401"),
+        ("--max-connections-per-ip", "0"),
+        ("--max-connections-per-ip", "1000001"),
+    ] {
+        let o = run(&["serve", flag, bad]);
+        assert!(!o.status.success(), "{flag} {bad} accepted");
+        let err = stderr(&o);
+        assert!(
+            err.contains(flag) && err.contains(bad),
+            "{flag} {bad}: {err}"
+        );
+    }
+    let help = String::from_utf8(run(&["serve", "--help"]).stdout).unwrap();
+    for needle in [
+        "--idle-timeout",
+        "IPLOOKUP_IDLE_TIMEOUT",
+        "--max-connections-per-ip",
+        "IPLOOKUP_MAX_CONNECTIONS_PER_IP",
+    ] {
+        assert!(help.contains(needle), "serve --help lacks {needle}");
+    }
+}

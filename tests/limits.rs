@@ -16,6 +16,7 @@
 #![allow(clippy::await_holding_lock)] // see SERIAL
 
 mod common;
+mod fixtures;
 
 use std::net::SocketAddr;
 use std::sync::Mutex;
@@ -106,6 +107,8 @@ async fn two_thousand_idle_and_slow_connections_do_not_stop_a_normal_client() {
     let header_timeout = Duration::from_secs(5);
     let mut cfg = common::config();
     cfg.limits.header_timeout = header_timeout;
+    // All from 127.0.0.1: this test is about the global cap and timeouts.
+    cfg.limits.max_connections_per_ip = cfg.limits.max_connections;
     let server = common::start(cfg).await;
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
 
@@ -840,4 +843,453 @@ async fn rotating_slash_64s_of_one_slash_48_is_still_limited() {
     // And the limited /48 still is.
     let (status, _, _) = get_as(&client, &api, Some("2001:db8:48:ffff::9")).await;
     assert_eq!(status, 429);
+}
+
+// ---------------------------------------------------------------------------
+// (e) the connection layer (issue 13): HTTP/2 send deadline and stream cap,
+//     idle timeout, per-address cap
+// ---------------------------------------------------------------------------
+
+/// An h2c (prior knowledge) client on a new connection, its connection
+/// driven by a task; the `PingPong` handle for PINGs of our own; the task
+/// ends with the connection (`Ok` after a graceful close).
+async fn h2c(
+    addr: SocketAddr,
+    window: Option<u32>,
+) -> (
+    h2::client::SendRequest<axum::body::Bytes>,
+    h2::PingPong,
+    tokio::task::JoinHandle<Result<(), h2::Error>>,
+) {
+    let tcp = TcpStream::connect(addr).await.expect("connect");
+    let mut builder = h2::client::Builder::new();
+    if let Some(w) = window {
+        builder.initial_window_size(w);
+    }
+    let (send, mut conn) = builder.handshake(tcp).await.expect("h2 handshake");
+    let ping = conn.ping_pong().expect("the PING handle");
+    (send, ping, tokio::spawn(conn))
+}
+
+/// A GET request for h2 with these headers.
+fn h2_get(addr: SocketAddr, path: &str, accept: &str) -> axum::http::Request<()> {
+    axum::http::Request::get(format!("http://{addr}{path}"))
+        .header("accept", accept)
+        .body(())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http2_responses_a_client_never_reads_are_reset_after_the_request_timeout() {
+    let _serial = serial();
+    let request_timeout = Duration::from_secs(2);
+    let mut cfg = common::config();
+    cfg.limits.request_timeout = request_timeout;
+    let server = common::start(cfg).await;
+
+    // The attack: connections announcing a zero flow-control window, each
+    // with as many streams as the server allows, asking for the HTML page.
+    let mut held = Vec::new();
+    let mut bodies = Vec::new();
+    let opened = Instant::now();
+    for _ in 0..4 {
+        let (mut send, _ping, conn) = h2c(server.addr, Some(0)).await;
+        // A first exchange: the server's SETTINGS have arrived after it.
+        send = send.ready().await.expect("ready");
+        let (response, _) = send
+            .send_request(h2_get(server.addr, "/healthz", "*/*"), true)
+            .unwrap();
+        assert_eq!(response.await.expect("answered").status(), 200);
+        assert_eq!(
+            send.current_max_send_streams(),
+            100,
+            "SETTINGS_MAX_CONCURRENT_STREAMS"
+        );
+        let mut pending = Vec::new();
+        for _ in 0..100 {
+            send = send.ready().await.expect("a stream slot");
+            let (response, _) = send
+                .send_request(h2_get(server.addr, "/8.8.8.8", "text/html"), true)
+                .expect("request sent");
+            pending.push(response);
+        }
+        for response in pending {
+            let response = response.await.expect("response headers");
+            assert_eq!(response.status(), 200);
+            bodies.push(response.into_body());
+        }
+        held.push((send, conn));
+    }
+    eprintln!(
+        "{} HTML responses stalled by a zero window, after {:?}",
+        bodies.len(),
+        opened.elapsed()
+    );
+
+    // A 101st stream on one of them waits for a slot: the cap holds.
+    let (send, _) = held.pop().unwrap();
+    let extra = tokio::time::timeout(Duration::from_millis(300), async move {
+        let mut send = send.ready().await?;
+        let (response, _) = send.send_request(h2_get(server.addr, "/healthz", "*/*"), true)?;
+        response.await
+    })
+    .await;
+    assert!(
+        extra.is_err(),
+        "a 101st concurrent stream was answered: {extra:?}"
+    );
+
+    // Meanwhile other clients are answered at once.
+    for path in ["/api/v1/ip/8.8.8.8", "/8.8.8.8"] {
+        let (status, took) = timed_get(&format!("{}{path}", server.base))
+            .await
+            .expect("another client is served");
+        assert_eq!(status, 200);
+        assert!(took < Duration::from_millis(500), "{path}: {took:?}");
+    }
+
+    // No body arrives (the window is zero) until each stream is reset,
+    // within the request timeout after its response was ready.
+    let stalled = bodies.len();
+    let mut reasons = std::collections::BTreeMap::new();
+    for mut body in bodies {
+        let left = (request_timeout + Duration::from_secs(3)).saturating_sub(opened.elapsed());
+        let end = tokio::time::timeout(left, body.data())
+            .await
+            .expect("the stalled stream was reset within the request timeout");
+        let reason = match end {
+            Some(Err(e)) => format!("{:?}", e.reason()),
+            other => format!("not a reset: {other:?}"),
+        };
+        *reasons.entry(reason).or_insert(0) += 1;
+    }
+    let took = opened.elapsed();
+    eprintln!("after {took:?}: stream ends {reasons:?}");
+    assert_eq!(
+        reasons.get("Some(CANCEL)"),
+        Some(&stalled),
+        "every stalled stream is reset with CANCEL: {reasons:?}"
+    );
+    assert!(
+        took >= request_timeout,
+        "reset before the deadline: {took:?}"
+    );
+    // And the server is as good as new.
+    let (status, _) = timed_get(&format!("{}/8.8.8.8", server.base))
+        .await
+        .expect("served");
+    assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_http2_connection_is_closed_even_while_it_answers_pings() {
+    let _serial = serial();
+    let idle = Duration::from_secs(2);
+    let mut cfg = common::config();
+    cfg.limits.idle_timeout = idle;
+    cfg.limits.header_timeout = Duration::from_secs(30);
+    let server = common::start(cfg).await;
+
+    let (send, mut ping, conn) = h2c(server.addr, None).await;
+    let mut send = send.ready().await.unwrap();
+    let (response, _) = send
+        .send_request(
+            h2_get(server.addr, "/api/v1/ip/8.8.8.8", "application/json"),
+            true,
+        )
+        .unwrap();
+    let response = response.await.expect("answered");
+    assert_eq!(response.status(), 200);
+    let mut body = response.into_body();
+    while let Some(chunk) = body.data().await {
+        let chunk = chunk.unwrap();
+        let _ = body.flow_control().release_capacity(chunk.len());
+    }
+    let answered = Instant::now();
+
+    // PING the server every 200 ms (it answers each) until the connection ends.
+    let mut pongs = 0;
+    while !conn.is_finished() && answered.elapsed() < idle * 3 {
+        let pong =
+            tokio::time::timeout(Duration::from_secs(1), ping.ping(h2::Ping::opaque())).await;
+        if let Ok(Ok(_)) = pong {
+            pongs += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let ended = tokio::time::timeout(Duration::from_secs(1), conn)
+        .await
+        .expect("the connection was closed")
+        .unwrap();
+    let took = answered.elapsed();
+    eprintln!("idle timeout {idle:?}: {pongs} PINGs answered, closed after {took:?}: {ended:?}");
+    assert!(pongs >= 5, "the server answered {pongs} PINGs");
+    assert!(
+        ended.is_ok(),
+        "closed gracefully (GOAWAY), not cut: {ended:?}"
+    );
+    assert!(
+        took >= idle && took < idle + Duration::from_millis(1500),
+        "{took:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_http1_keep_alive_connection_is_closed() {
+    let _serial = serial();
+    let idle = Duration::from_secs(2);
+    let mut cfg = common::config();
+    cfg.limits.idle_timeout = idle;
+    cfg.limits.header_timeout = Duration::from_secs(30);
+    let server = common::start(cfg).await;
+
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    let request = b"GET /api/v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n\r\n";
+    // Two requests on the connection, the second one second later: the idle
+    // time counts from the last request.
+    let mut buf = Vec::new();
+    for _ in 0..2 {
+        s.write_all(request).await.unwrap();
+        buf.clear();
+        read_one_response(&mut s, &mut buf).await;
+        assert!(
+            buf.starts_with(b"HTTP/1.1 200"),
+            "{:?}",
+            String::from_utf8_lossy(&buf)
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    let answered = Instant::now() - Duration::from_secs(1);
+    let closed = closed_within(&mut s, idle * 2).await;
+    let took = answered.elapsed();
+    eprintln!("idle timeout {idle:?}: keep-alive connection closed after {took:?}");
+    assert_eq!(closed, Some(0), "closed without sending anything");
+    assert!(
+        took >= idle - Duration::from_millis(100) && took < idle + Duration::from_millis(1500),
+        "{took:?}"
+    );
+}
+
+/// Reads one response with a Content-Length body into `buf`.
+async fn read_one_response(s: &mut TcpStream, buf: &mut Vec<u8>) {
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(end) = find(buf, "\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse().unwrap());
+            if buf.len() >= end + 4 + len {
+                return;
+            }
+        }
+        let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut chunk))
+            .await
+            .expect("answer within 5 s")
+            .unwrap();
+        assert!(n > 0, "closed before the answer was complete");
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// A connection to `server` from the local address `from` (port chosen by the system).
+async fn connect_from(from: &str, server: SocketAddr) -> std::io::Result<TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::new(from.parse().unwrap(), 0))?;
+    socket.connect(server).await
+}
+
+/// `iplookup_connections_refused_total{reason}` from /metrics, asked from
+/// 127.0.0.3 on a connection closed after the answer (so that it never
+/// counts against the cap of another address).
+async fn refused(server: SocketAddr, reason: &str) -> f64 {
+    let mut s = connect_from("127.0.0.3", server).await.unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut answer))
+        .await
+        .expect("/metrics within 5 s")
+        .unwrap();
+    let text = String::from_utf8_lossy(&answer);
+    let key = format!("iplookup_connections_refused_total{{reason=\"{reason}\"}}");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&key))
+        .map_or(0.0, |v| v.trim().parse().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_at_its_connection_cap_does_not_keep_another_out() {
+    let _serial = serial();
+    let cap = 5;
+    let mut cfg = common::config();
+    cfg.limits.max_connections_per_ip = cap;
+    cfg.limits.header_timeout = Duration::from_secs(30);
+    let server = common::start(cfg).await;
+    let before = refused(server.addr, "max_connections_per_ip").await;
+
+    // The cap's worth of connections from 127.0.0.1, each answered once (so
+    // each is surely admitted) and kept alive.
+    let mut held = Vec::new();
+    let mut buf = Vec::new();
+    for _ in 0..cap {
+        let mut s = connect_from("127.0.0.1", server.addr).await.unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
+        buf.clear();
+        read_one_response(&mut s, &mut buf).await;
+        assert!(
+            buf.starts_with(b"HTTP/1.1 200"),
+            "{:?}",
+            String::from_utf8_lossy(&buf)
+        );
+        held.push(s);
+    }
+
+    // The same address again: closed on arrival, no answer.
+    for _ in 0..3 {
+        let mut s = connect_from("127.0.0.1", server.addr).await.unwrap();
+        let _ = s
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await;
+        assert_eq!(
+            closed_within(&mut s, Duration::from_secs(2)).await,
+            Some(0),
+            "a connection over the per-address cap was not closed at once"
+        );
+    }
+
+    // Another address is served meanwhile.
+    let mut other = connect_from("127.0.0.2", server.addr).await.unwrap();
+    other
+        .write_all(b"GET /api/v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    buf.clear();
+    read_one_response(&mut other, &mut buf).await;
+    assert!(
+        buf.starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        String::from_utf8_lossy(&buf)
+    );
+
+    // One of the held connections closes: the first address gets a place again.
+    drop(held.pop());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut again = connect_from("127.0.0.1", server.addr).await.unwrap();
+    again
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    buf.clear();
+    read_one_response(&mut again, &mut buf).await;
+    assert!(
+        buf.starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        String::from_utf8_lossy(&buf)
+    );
+
+    drop(again);
+    drop(other);
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let after = refused(server.addr, "max_connections_per_ip").await;
+    eprintln!("refused for max_connections_per_ip: {before} -> {after}");
+    assert_eq!(after - before, 3.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_stops_accepting_and_lets_a_keep_alive_connection_go() {
+    let _serial = serial();
+    let mut cfg = common::config();
+    cfg.drain = Duration::from_secs(5);
+    let stoppable = common::start_stoppable(cfg).await;
+    let addr = stoppable.server.addr;
+    let mut kept = TcpStream::connect(addr).await.unwrap();
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    read_one_response(&mut kept, &mut buf).await;
+
+    let t = Instant::now();
+    stoppable.stop().await;
+    let took = t.elapsed();
+    // The idle keep-alive connection was closed at once, not waited for.
+    assert!(took < Duration::from_secs(1), "run returned after {took:?}");
+    assert_eq!(
+        closed_within(&mut kept, Duration::from_secs(1)).await,
+        Some(0)
+    );
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "a connection was accepted after the shutdown"
+    );
+}
+
+/// Resident memory of process `pid`, in KiB.
+fn rss_of(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_frees_what_zero_window_http2_clients_pin() {
+    let _serial = serial();
+    let bin = fixtures::proc::serve(&["--no-reverse-dns", "--request-timeout", "3"]);
+    let pid = bin.pid();
+    // Warm up: the page once, so its first allocations are in the baseline.
+    let (status, _) = timed_get(&format!("{}/8.8.8.8", bin.base)).await.unwrap();
+    assert_eq!(status, 200);
+    let before = rss_of(pid);
+
+    let opened = Instant::now();
+    let mut bodies = Vec::new();
+    let mut conns = Vec::new();
+    for _ in 0..4 {
+        let (mut send, _ping, conn) = h2c(bin.addr, Some(0)).await;
+        let mut pending = Vec::new();
+        for _ in 0..100 {
+            send = send.ready().await.expect("a stream slot");
+            let (response, _) = send
+                .send_request(h2_get(bin.addr, "/8.8.8.8", "text/html"), true)
+                .expect("request sent");
+            pending.push(response);
+        }
+        for response in pending {
+            bodies.push(response.await.expect("response headers").into_body());
+        }
+        conns.push((send, conn));
+    }
+    let stalled = rss_of(pid);
+    // After the deadline every stream is reset (the bodies end in an error).
+    for mut body in bodies {
+        let left = Duration::from_secs(8).saturating_sub(opened.elapsed());
+        let end = tokio::time::timeout(left, body.data())
+            .await
+            .expect("reset within the request timeout");
+        assert!(matches!(end, Some(Err(_))), "{end:?}");
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = rss_of(pid);
+    eprintln!(
+        "server RSS: before {before} KiB, 400 stalled HTML streams {stalled} KiB \
+         (+{} KiB), after the deadline {after} KiB (+{} KiB)",
+        stalled.saturating_sub(before),
+        after.saturating_sub(before)
+    );
+    assert!(
+        after < before + 16 * 1024,
+        "the server kept {} KiB after the streams were reset",
+        after.saturating_sub(before)
+    );
+    drop(conns);
 }

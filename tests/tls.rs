@@ -277,7 +277,7 @@ async fn run_error(files: TlsFiles) -> String {
     };
     let result = tokio::time::timeout(
         Duration::from_secs(10),
-        iplookup::server::run(listener, db, &config),
+        iplookup::server::run(listener, db, &config, std::future::pending()),
     )
     .await
     .expect("run returns at once when the certificate cannot be read");

@@ -10,13 +10,14 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::Request;
+use axum::extract::{ConnectInfo, Request};
 use axum::http::Method;
 use axum::response::Response;
 use axum::routing::future::RouteFuture;
@@ -34,12 +35,44 @@ const PREFIX: &str = "/api/v1/ip/";
 pub struct Routes {
     hot: Common<ApiIp>,
     router: Router,
+    /// Whether the hot route reads the peer's address (only the rate limit does).
+    peer_on_hot: bool,
 }
 
 impl Routes {
-    /// `hot` answers the requests [`address`] picks; `router` all others.
-    pub fn new(hot: Common<ApiIp>, router: Router) -> Self {
-        Routes { hot, router }
+    /// `hot` answers the requests [`address`] picks; `router` all others;
+    /// `rate_limited`: whether the rate limit (which needs the peer's
+    /// address) is on.
+    pub fn new(hot: Common<ApiIp>, router: Router, rate_limited: bool) -> Self {
+        Routes {
+            hot,
+            router,
+            peer_on_hot: rate_limited,
+        }
+    }
+
+    /// Answers `request` from `peer`, given to the handlers as
+    /// `ConnectInfo<SocketAddr>`, except on the hot route when nothing there
+    /// reads it (an extension costs two allocations per request).
+    pub fn call_from<B>(
+        &mut self,
+        request: axum::http::Request<B>,
+        peer: SocketAddr,
+    ) -> RoutesFuture
+    where
+        B: HttpBody<Data = Bytes> + Send + 'static,
+        B::Error: Into<axum::BoxError>,
+    {
+        let mut request = request.map(Body::new);
+        let hot = address(&request).is_some();
+        if !hot || self.peer_on_hot {
+            request.extensions_mut().insert(ConnectInfo(peer));
+        }
+        if hot {
+            RoutesFuture::Hot(self.hot.call(request))
+        } else {
+            RoutesFuture::Routed(self.router.call(request))
+        }
     }
 }
 

@@ -61,6 +61,11 @@ pub struct Limits {
     pub queue_timeout: Duration,
     /// Connections open at once; more are closed on arrival.
     pub max_connections: usize,
+    /// Connections open at once from one address (IPv6: one /64); more are
+    /// closed on arrival. Trusted proxies only count against `max_connections`.
+    pub max_connections_per_ip: usize,
+    /// A connection with no request for this long is closed (HTTP/2: `GOAWAY`).
+    pub idle_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -73,6 +78,8 @@ impl Default for Limits {
             max_in_flight: 1024,
             queue_timeout: Duration::from_secs(1),
             max_connections: 10_000,
+            max_connections_per_ip: 256,
+            idle_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -84,7 +91,8 @@ pub const API_IP: &str = "/api/v1/ip/{ip}";
 pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
     let common = common::CommonLayer::new(state.clone(), limits);
     let api_ip = common.for_route(API_IP, hot::ApiIp::new(state.clone()));
-    hot::Routes::new(api_ip, router(state, common))
+    let rate_limited = state.limiter.is_some();
+    hot::Routes::new(api_ip, router(state, common), rate_limited)
 }
 
 /// All routes, through axum's router.

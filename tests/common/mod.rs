@@ -31,18 +31,67 @@ pub async fn start(config: ServeConfig) -> TestServer {
     start_with(config, db).await
 }
 
-/// Starts a server with a given database.
+/// Starts a server with a given database; it runs as long as the test.
 pub async fn start_with(config: ServeConfig, db: GeoDb) -> TestServer {
     let listener = TcpListener::bind(config.listen).await.expect("bind");
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
-        run(listener, db, &config).await.expect("server runs");
+        run(listener, db, &config, std::future::pending())
+            .await
+            .expect("server runs");
     });
-    let base = match addr {
+    TestServer {
+        addr,
+        base: base_url(addr),
+    }
+}
+
+/// A server the test shuts down: `stop` resolves `run`'s shutdown future.
+pub struct Stoppable {
+    pub server: TestServer,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: tokio::task::JoinHandle<()>,
+}
+
+impl Stoppable {
+    /// Signals the shutdown; `run` has returned when this does.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        (&mut self.done).await.expect("server task");
+    }
+}
+
+/// Starts a server with the embedded data that shuts down on [`Stoppable::stop`].
+pub async fn start_stoppable(config: ServeConfig) -> Stoppable {
+    let db = GeoDb::embedded().expect("embedded data loads");
+    let listener = TcpListener::bind(config.listen).await.expect("bind");
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let done = tokio::spawn(async move {
+        let shutdown = async {
+            let _ = stopped.await;
+        };
+        run(listener, db, &config, shutdown)
+            .await
+            .expect("server runs");
+    });
+    Stoppable {
+        server: TestServer {
+            addr,
+            base: base_url(addr),
+        },
+        stop: Some(stop),
+        done,
+    }
+}
+
+fn base_url(addr: SocketAddr) -> String {
+    match addr {
         SocketAddr::V4(a) => format!("http://{a}"),
         SocketAddr::V6(a) => format!("http://[{}]:{}", a.ip(), a.port()),
-    };
-    TestServer { addr, base }
+    }
 }
 
 /// An HTTP client that sends no default User-Agent.

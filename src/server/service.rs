@@ -1,0 +1,90 @@
+//! The hyper service of one connection: hands each request to the routes
+//! ([`Routes::call_from`], with the peer's address for the handlers), counts
+//! it in the connection's [`Activity`] while it runs, and, for an HTTP/2
+//! request, stamps the moment its response is ready for the stream's send
+//! deadline ([`deadline`](super::deadline)).
+
+use std::cell::RefCell;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+
+use axum::http::{Request, Version};
+use axum::response::Response;
+use hyper::body::Incoming;
+
+use super::activity::Activity;
+use super::deadline::{Handoff, Stamp};
+use crate::web::hot::{Routes, RoutesFuture};
+
+/// The service of one connection.
+pub struct ConnService {
+    /// Called from the connection's task only (HTTP/2 streams are spawned
+    /// after the call), so a `RefCell` instead of a clone per request.
+    routes: RefCell<Routes>,
+    peer: SocketAddr,
+    activity: Arc<Activity>,
+    handoff: Arc<Handoff>,
+}
+
+impl ConnService {
+    pub fn new(
+        routes: Routes,
+        peer: SocketAddr,
+        activity: Arc<Activity>,
+        handoff: Arc<Handoff>,
+    ) -> Self {
+        ConnService {
+            routes: RefCell::new(routes),
+            peer,
+            activity,
+            handoff,
+        }
+    }
+}
+
+impl hyper::service::Service<Request<Incoming>> for ConnService {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Tracked;
+
+    fn call(&self, request: Request<Incoming>) -> Tracked {
+        let stamp = (request.version() == Version::HTTP_2).then(|| self.handoff.give());
+        self.activity.start();
+        let inner = self.routes.borrow_mut().call_from(request, self.peer);
+        Tracked {
+            inner,
+            activity: self.activity.clone(),
+            stamp,
+        }
+    }
+}
+
+/// A request's answer, counted in flight until it is ready or dropped.
+pub struct Tracked {
+    inner: RoutesFuture,
+    activity: Arc<Activity>,
+    stamp: Option<Stamp>,
+}
+
+impl Future for Tracked {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let response = ready!(Pin::new(&mut this.inner).poll(cx));
+        if let Some(stamp) = &this.stamp {
+            stamp.ready();
+        }
+        Poll::Ready(response)
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.activity.end();
+    }
+}

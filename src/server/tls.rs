@@ -1,0 +1,125 @@
+//! HTTPS: the rustls configuration (ring, TLS 1.2 and 1.3, ALPN `h2` and
+//! `http/1.1`) from the PEM certificate chain and key files, reloaded when
+//! either file changes (checked every 5 seconds; a bad new pair is refused
+//! and the old one kept), and the handshake of each connection.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use arc_swap::ArcSwap;
+use rustls::ServerConfig;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::server::TlsStream;
+
+/// How often the files are checked for a change.
+const RELOAD_EVERY: Duration = Duration::from_secs(5);
+
+/// Certificate and key files (PEM) for HTTPS.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+/// The current configuration, swapped when the files change.
+#[derive(Debug, Clone)]
+pub struct Tls {
+    config: Arc<ArcSwap<ServerConfig>>,
+}
+
+impl Tls {
+    /// Reads the files (an error names the file it comes from).
+    pub async fn load(files: &TlsFiles) -> io::Result<Self> {
+        let config = read(files.clone()).await?;
+        Ok(Tls {
+            config: Arc::new(ArcSwap::from_pointee(config)),
+        })
+    }
+
+    /// The TLS handshake of a new connection, with the current certificate.
+    pub async fn accept(&self, stream: TcpStream) -> io::Result<TlsStream<TcpStream>> {
+        TlsAcceptor::from(self.config.load_full())
+            .accept(stream)
+            .await
+    }
+
+    /// Reloads the configuration when either file changes, as long as the
+    /// runtime runs.
+    pub fn spawn_reload(&self, files: TlsFiles) {
+        let config = self.config.clone();
+        tokio::spawn(async move {
+            let mut last = stamp(&files);
+            loop {
+                tokio::time::sleep(RELOAD_EVERY).await;
+                let now = stamp(&files);
+                if now.is_none() || now == last {
+                    continue;
+                }
+                match read(files.clone()).await {
+                    Ok(new) => {
+                        config.store(Arc::new(new));
+                        tracing::info!("TLS certificate reloaded");
+                        last = now;
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "new TLS certificate refused; keeping the old one")
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// The modification times of both files, if both are there.
+fn stamp(files: &TlsFiles) -> Option<(SystemTime, SystemTime)> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    Some((modified(&files.cert)?, modified(&files.key)?))
+}
+
+/// Reads and checks both files off the runtime's threads.
+async fn read(files: TlsFiles) -> io::Result<ServerConfig> {
+    tokio::task::spawn_blocking(move || config(&files))
+        .await
+        .map_err(io::Error::other)?
+}
+
+fn config(files: &TlsFiles) -> io::Result<ServerConfig> {
+    let invalid = |what: &str, path: &Path, e: &dyn std::fmt::Display| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{what} {}: {e}", path.display()),
+        )
+    };
+    let cert_pem = std::fs::read(&files.cert)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", files.cert.display())))?;
+    let key_pem = std::fs::read(&files.key)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", files.key.display())))?;
+    let chain = CertificateDer::pem_slice_iter(&cert_pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| invalid("no readable certificate in", &files.cert, &e))?;
+    if chain.is_empty() {
+        return Err(invalid("no certificate in", &files.cert, &"empty"));
+    }
+    let key = PrivateKeyDer::from_pem_slice(&key_pem)
+        .map_err(|e| invalid("no readable private key in", &files.key, &e))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(io::Error::other)?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .map_err(|e| {
+            invalid(
+                "the key does not fit the certificate, or either is unusable:",
+                &files.key,
+                &e,
+            )
+        })?;
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(config)
+}
