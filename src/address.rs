@@ -61,17 +61,38 @@ fn parse_bytes(b: &[u8]) -> Option<IpAddr> {
     }
 }
 
-/// Reads a run of digits of `radix` at `at`: its value and its length, the
-/// length counted to the end of the run (a value too long for `u32` is never
-/// used: callers refuse runs longer than 3 or 4 digits).
+/// Reads a run of digits of `radix` (10 or 16) at `at`: its value and its
+/// length, the length counted to the end of the run (a value too long for
+/// `u32` is never used: callers refuse runs longer than 3 or 4 digits).
 fn read_digits(b: &[u8], at: usize, radix: u32) -> (u32, usize) {
     let (mut value, mut len) = (0u32, 0);
-    while let Some(d) = b.get(at + len).and_then(|&c| char::from(c).to_digit(radix)) {
+    while let Some(&c) = b.get(at + len) {
+        let d = u32::from(DIGITS[usize::from(c)]);
+        if d >= radix {
+            break;
+        }
         value = value.wrapping_mul(radix).wrapping_add(d);
         len += 1;
     }
     (value, len)
 }
+
+/// The value of each byte as a hex digit (either case), 0xff if it is none.
+const DIGITS: [u8; 256] = {
+    let mut table = [0xff; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
 
 /// A dotted-quad IPv4 address starting at `at` (std's `read_ipv4_addr`):
 /// four decimal octets of one to three digits, no leading zero, at most 255,
