@@ -87,26 +87,29 @@ fn string(out: &mut Vec<u8>, value: Option<&str>) {
 }
 
 /// Whether no byte of `bytes` needs an escape (none is below 0x20, `"` or
-/// `\\`), eight bytes at a time: a word has a byte below `n` (for `n` up to
-/// 0x80) exactly when `(w - n * LOW) & !w & HIGH` is not zero, and a byte
-/// equal to `c` exactly when `w ^ (c * LOW)` has a byte below 1.
+/// `\\`). Values of eight bytes or more are checked a word at a time: a word
+/// has a byte below `n` (for `n` up to 0x80) exactly when
+/// `(w - n * LOW) & !w & HIGH` is not zero, and a byte equal to `c` exactly
+/// when `w ^ (c * LOW)` has a byte below 1.
 fn is_plain(bytes: &[u8]) -> bool {
     const LOW: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
     let below = |w: u64, n: u8| w.wrapping_sub(LOW * u64::from(n)) & !w & HIGH;
     let odd = |w: u64| below(w, 0x20) | below(w ^ (LOW * 0x22), 1) | below(w ^ (LOW * 0x5c), 1);
-    let mut chunks = bytes.chunks_exact(8);
-    let mut found = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        found |= odd(u64::from_ne_bytes(word));
-    }
-    // The rest, padded with spaces (which need no escape).
-    let rest = chunks.remainder();
-    let mut word = [b' '; 8];
-    word[..rest.len()].copy_from_slice(rest);
-    found |= odd(u64::from_ne_bytes(word));
+    let word = |chunk: &[u8]| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        u64::from_ne_bytes(w)
+    };
+    let Some(last) = bytes.len().checked_sub(8) else {
+        return bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
+    };
+    // The whole words, then the last eight bytes (which may overlap them).
+    let found = bytes
+        .chunks_exact(8)
+        .fold(odd(word(&bytes[last..])), |found, chunk| {
+            found | odd(word(chunk))
+        });
     found == 0
 }
 
