@@ -5,11 +5,13 @@
 //! release while readers keep the one they started with, never locking.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::net::IpAddr;
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
 use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
 
 use crate::address;
 use crate::geo::{self, Answer, GeoDb};
@@ -112,13 +114,58 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
             crate::model::Accuracy::Country
         }),
         time_zone: c.time_zone.map(|tz| Cow::Borrowed(tz.name())),
-        local_time: c.time_zone.map(|tz| {
-            now.with_timezone(&tz)
-                .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
-        }),
+        local_time: c.time_zone.map(|tz| local_time(tz, now)),
         currency: text(&c.currency),
         calling_code: text(&c.calling_code),
     }
+}
+
+/// `now` in `tz`, RFC 3339 to the second with the zone's offset: chrono's
+/// `to_rfc3339_opts(Secs, false)`, formatted once per zone and second on
+/// each thread (the text depends on nothing else) and copied from then on.
+fn local_time(tz: Tz, now: DateTime<Utc>) -> String {
+    let format = || {
+        now.with_timezone(&tz)
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+    };
+    // A leap second (never from the system clock) is written as `:60`.
+    if now.timestamp_subsec_nanos() >= 1_000_000_000 {
+        return format();
+    }
+    let second = now.timestamp();
+    LOCAL_TIMES.with_borrow_mut(|slots| {
+        if slots.is_empty() {
+            slots.resize_with(LOCAL_TIME_SLOTS, LocalTime::default);
+        }
+        let slot = &mut slots[tz as usize % LOCAL_TIME_SLOTS];
+        if slot.zone != Some(tz) || slot.second != second {
+            *slot = LocalTime {
+                zone: Some(tz),
+                second,
+                text: format(),
+            };
+        }
+        slot.text.clone()
+    })
+}
+
+/// Slots of the per-thread `local_time` cache, a zone's slot chosen by its
+/// number: enough that the zones of one country table rarely share one.
+const LOCAL_TIME_SLOTS: usize = 512;
+
+/// The text of `local_time` for one zone at one second.
+#[derive(Default)]
+struct LocalTime {
+    zone: Option<Tz>,
+    second: i64,
+    text: String,
+}
+
+thread_local! {
+    /// This thread's `local_time` texts: no lock, no sharing (a tokio worker
+    /// answers a request on one thread), at most [`LOCAL_TIME_SLOTS`] short
+    /// strings per thread.
+    static LOCAL_TIMES: RefCell<Vec<LocalTime>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The network part: ASN and organisation, and the range of the ASN row
@@ -161,6 +208,45 @@ mod tests {
         assert_eq!(i.ip, "1.0.0.1");
         assert_eq!(i.version.as_deref(), Some("IPv4"));
         assert_eq!(i.network.asn, Some(13335));
+    }
+
+    #[test]
+    fn cached_local_time_is_what_chrono_writes() {
+        let chrono = |tz: Tz, now: DateTime<Utc>| {
+            now.with_timezone(&tz)
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+        };
+        let start = DateTime::parse_from_rfc3339("2026-03-29T00:59:58.250Z")
+            .unwrap()
+            .to_utc();
+        // Every zone, including the pairs that share a slot, asked in turn
+        // over seconds that cross the EU summer-time change (01:00 UTC) and
+        // fractions of a second that must not matter.
+        for step in 0..8 {
+            let now = start + chrono::Duration::milliseconds(step * 400);
+            for &tz in chrono_tz::TZ_VARIANTS.iter() {
+                assert_eq!(local_time(tz, now), chrono(tz, now), "{tz:?} at {now:?}");
+            }
+        }
+        // Far from now, and back again.
+        for text in [
+            "1970-01-01T00:00:00Z",
+            "2038-01-19T03:14:08Z",
+            "1901-12-13T20:45:51Z",
+        ] {
+            let now = DateTime::parse_from_rfc3339(text).unwrap().to_utc();
+            for tz in [Tz::Europe__London, Tz::Asia__Kolkata, Tz::America__St_Johns] {
+                assert_eq!(local_time(tz, now), chrono(tz, now), "{tz:?} at {now:?}");
+            }
+        }
+        // A leap second is written by chrono, never cached.
+        let leap = chrono::NaiveDate::from_ymd_opt(2016, 12, 31)
+            .unwrap()
+            .and_hms_nano_opt(23, 59, 59, 1_500_000_000)
+            .unwrap()
+            .and_utc();
+        assert_eq!(local_time(Tz::UTC, leap), chrono(Tz::UTC, leap));
+        assert!(local_time(Tz::UTC, leap).ends_with(":60+00:00"));
     }
 
     #[test]

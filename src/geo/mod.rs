@@ -543,7 +543,7 @@ pub fn largest_block(ip: IpAddr, start: IpAddr, end: IpAddr) -> Option<IpNet> {
     match (ip, start, end) {
         (IpAddr::V4(ip), IpAddr::V4(s), IpAddr::V4(e)) => {
             let (a, s, e) = (u32::from(ip), u32::from(s), u32::from(e));
-            let len = (0..=32u8).find(|&len| {
+            let len = shortest_prefix(32, |len| {
                 let mask = u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0);
                 (a & mask) >= s && (a | !mask) <= e
             })?;
@@ -551,7 +551,7 @@ pub fn largest_block(ip: IpAddr, start: IpAddr, end: IpAddr) -> Option<IpNet> {
         }
         (IpAddr::V6(ip), IpAddr::V6(s), IpAddr::V6(e)) => {
             let (a, s, e) = (u128::from(ip), u128::from(s), u128::from(e));
-            let len = (0..=128u8).find(|&len| {
+            let len = shortest_prefix(128, |len| {
                 let mask = u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0);
                 (a & mask) >= s && (a | !mask) <= e
             })?;
@@ -561,12 +561,80 @@ pub fn largest_block(ip: IpAddr, start: IpAddr, end: IpAddr) -> Option<IpNet> {
     }
 }
 
+/// The shortest prefix length in `0..=bits` for which `fits` holds, by
+/// bisection: the block of a longer prefix lies inside the block of a
+/// shorter one, so once `fits` holds it holds for every longer prefix.
+/// `None` if it fails even for `bits` (the address is outside the range).
+fn shortest_prefix(bits: u8, fits: impl Fn(u8) -> bool) -> Option<u8> {
+    if !fits(bits) {
+        return None;
+    }
+    // Invariant: fits(hi) holds; every length below lo fails.
+    let (mut lo, mut hi) = (0u8, bits);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(hi)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
+    }
+
+    /// The first prefix length, counting up from 0, whose block fits: the
+    /// definition [`shortest_prefix`] bisects.
+    fn shortest_prefix_by_walking(bits: u8, fits: impl Fn(u8) -> bool) -> Option<u8> {
+        (0..=bits).find(|&len| fits(len))
+    }
+
+    #[test]
+    fn bisection_finds_the_prefix_the_walk_finds() {
+        use rand::Rng;
+        let mut rng = rand::rng();
+        for _ in 0..100_000 {
+            // Bounds near the address as often as far from it, on both sides.
+            let a: u128 = rng.random();
+            let near =
+                |rng: &mut rand::rngs::ThreadRng| rng.random::<u128>() >> rng.random_range(0..128);
+            let s = if rng.random_bool(0.1) {
+                a.wrapping_add(1)
+            } else {
+                a.saturating_sub(near(&mut rng))
+            };
+            let e = if rng.random_bool(0.1) {
+                a.wrapping_sub(1)
+            } else {
+                a.saturating_add(near(&mut rng))
+            };
+            let fits6 = |len: u8| {
+                let mask = u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0);
+                (a & mask) >= s && (a | !mask) <= e
+            };
+            assert_eq!(
+                shortest_prefix(128, fits6),
+                shortest_prefix_by_walking(128, fits6),
+                "{a:x} in {s:x}..={e:x}"
+            );
+            let (a, s, e) = ((a >> 96) as u32, (s >> 96) as u32, (e >> 96) as u32);
+            let fits4 = |len: u8| {
+                let mask = u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0);
+                (a & mask) >= s && (a | !mask) <= e
+            };
+            assert_eq!(
+                shortest_prefix(32, fits4),
+                shortest_prefix_by_walking(32, fits4),
+                "{a:x} in {s:x}..={e:x}"
+            );
+        }
     }
 
     #[test]

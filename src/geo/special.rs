@@ -114,9 +114,61 @@ const V6: &[(u128, u8, &str, bool)] = &[
 /// The most specific special-purpose block holding `ip`, if any.
 pub fn block(ip: IpAddr) -> Option<SpecialBlock> {
     match ip {
-        IpAddr::V4(a) => v4_block(a),
-        IpAddr::V6(a) => v6_block(a),
+        IpAddr::V4(a) if V4_FIRST_BYTES[usize::from(a.octets()[0])] => v4_block(a),
+        IpAddr::V6(a) if V6_FIRST_BYTES[usize::from(a.octets()[0])] => v6_block(a),
+        // No block starts with this byte: most public addresses stop here.
+        _ => None,
     }
+}
+
+/// For each value of an address's first byte, whether any listed block
+/// holds addresses that start with it (computed from the tables).
+const V4_FIRST_BYTES: [bool; 256] = first_bytes(&V4_SPANS);
+const V6_FIRST_BYTES: [bool; 256] = first_bytes(&V6_SPANS);
+
+/// The first and last first byte of the addresses of a block whose base
+/// starts with `base_top` and whose prefix is `len` bits long.
+const fn first_byte_span(base_top: u8, len: u8) -> (u8, u8) {
+    if len >= 8 {
+        (base_top, base_top)
+    } else {
+        (base_top, base_top | (0xff >> len))
+    }
+}
+
+const V4_SPANS: [(u8, u8); V4.len()] = {
+    let mut spans = [(0, 0); V4.len()];
+    let mut i = 0;
+    while i < V4.len() {
+        spans[i] = first_byte_span((V4[i].0 >> 24) as u8, V4[i].1);
+        i += 1;
+    }
+    spans
+};
+
+const V6_SPANS: [(u8, u8); V6.len()] = {
+    let mut spans = [(0, 0); V6.len()];
+    let mut i = 0;
+    while i < V6.len() {
+        spans[i] = first_byte_span((V6[i].0 >> 120) as u8, V6[i].1);
+        i += 1;
+    }
+    spans
+};
+
+const fn first_bytes(spans: &[(u8, u8)]) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < spans.len() {
+        let (first, last) = spans[i];
+        let mut b = first as usize;
+        while b <= last as usize {
+            table[b] = true;
+            b += 1;
+        }
+        i += 1;
+    }
+    table
 }
 
 fn v4_block(addr: Ipv4Addr) -> Option<SpecialBlock> {
@@ -168,6 +220,47 @@ mod tests {
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
+    }
+
+    /// The most specific block by scanning both whole tables.
+    fn block_by_scan(ip: IpAddr) -> Option<SpecialBlock> {
+        match ip {
+            IpAddr::V4(a) => v4_block(a),
+            IpAddr::V6(a) => v6_block(a),
+        }
+    }
+
+    #[test]
+    fn the_first_byte_filter_never_skips_a_block() {
+        use rand::Rng;
+        let mut rng = rand::rng();
+        // Every first byte, with random rest and with the rest of each block's base.
+        for first in 0..=255u8 {
+            for _ in 0..200 {
+                let v4 = (u32::from(first) << 24) | (rng.random::<u32>() >> 8);
+                let v6 = (u128::from(first) << 120) | (rng.random::<u128>() >> 8);
+                for ip in [
+                    IpAddr::from(Ipv4Addr::from(v4)),
+                    IpAddr::from(Ipv6Addr::from(v6)),
+                ] {
+                    assert_eq!(block(ip), block_by_scan(ip), "{ip}");
+                }
+            }
+        }
+        for &(base, len, _, _) in V4 {
+            let last = base | !mask32(len);
+            for a in [base, last, base.wrapping_sub(1), last.wrapping_add(1)] {
+                let ip = IpAddr::from(Ipv4Addr::from(a));
+                assert_eq!(block(ip), block_by_scan(ip), "{ip}");
+            }
+        }
+        for &(base, len, _, _) in V6 {
+            let last = base | !mask128(len);
+            for a in [base, last, base.wrapping_sub(1), last.wrapping_add(1)] {
+                let ip = IpAddr::from(Ipv6Addr::from(a));
+                assert_eq!(block(ip), block_by_scan(ip), "{ip}");
+            }
+        }
     }
 
     #[test]

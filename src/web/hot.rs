@@ -83,7 +83,9 @@ fn address(request: &Request) -> Option<&str> {
         return None;
     }
     let rest = request.uri().path().strip_prefix(PREFIX)?;
-    let plain = !rest.is_empty() && !rest.bytes().any(|b| b == b'/' || b == b'%');
+    // Two `memchr` scans (a word at a time) cost less than one loop over bytes.
+    let bytes = rest.as_bytes();
+    let plain = !bytes.is_empty() && !bytes.contains(&b'/') && !bytes.contains(&b'%');
     plain.then_some(rest)
 }
 

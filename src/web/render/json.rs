@@ -86,16 +86,40 @@ fn string(out: &mut Vec<u8>, value: Option<&str>) {
     }
 }
 
+/// Whether no byte of `bytes` needs an escape (none is below 0x20, `"` or
+/// `\\`). Values of eight bytes or more are checked a word at a time: a word
+/// has a byte below `n` (for `n` up to 0x80) exactly when
+/// `(w - n * LOW) & !w & HIGH` is not zero, and a byte equal to `c` exactly
+/// when `w ^ (c * LOW)` has a byte below 1.
+fn is_plain(bytes: &[u8]) -> bool {
+    const LOW: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let below = |w: u64, n: u8| w.wrapping_sub(LOW * u64::from(n)) & !w & HIGH;
+    let odd = |w: u64| below(w, 0x20) | below(w ^ (LOW * 0x22), 1) | below(w ^ (LOW * 0x5c), 1);
+    let word = |chunk: &[u8]| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        u64::from_ne_bytes(w)
+    };
+    let Some(last) = bytes.len().checked_sub(8) else {
+        return bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
+    };
+    // The whole words, then the last eight bytes (which may overlap them).
+    let found = bytes
+        .chunks_exact(8)
+        .fold(odd(word(&bytes[last..])), |found, chunk| {
+            found | odd(word(chunk))
+        });
+    found == 0
+}
+
 /// A JSON string as serde_json writes it: `"` and `\` escaped, control
 /// characters as short escapes or `\u00xx`, everything else as is.
 fn escaped(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     let bytes = s.as_bytes();
-    // Almost every value needs no escape: check all bytes without branching.
-    let plain = !bytes.iter().fold(false, |odd, &b| {
-        odd | (b < 0x20) | (b == b'"') | (b == b'\\')
-    });
-    if plain {
+    // Almost every value needs no escape: check eight bytes at a time.
+    if is_plain(bytes) {
         out.extend_from_slice(bytes);
         out.push(b'"');
         return;
@@ -175,6 +199,26 @@ mod tests {
             let v6 = IpAddr::from((u128::from(next()) << 64 | u128::from(next())).to_be_bytes());
             same_as_serde(&describe(&db, v4, now));
             same_as_serde(&describe(&db, v6, now));
+        }
+    }
+
+    #[test]
+    fn the_word_scan_finds_every_byte_that_needs_an_escape() {
+        let by_byte = |b: &[u8]| !b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
+        // Every byte value at every position of strings of 0 to 24 bytes,
+        // over backgrounds just above and below the escaped values.
+        for len in 0..=24 {
+            for background in [b'a', b' ', 0xff, b'!', b'#', b'[', b']', 0x7f, 0x80] {
+                let mut s = vec![background; len];
+                assert_eq!(is_plain(&s), by_byte(&s), "{s:?}");
+                for at in 0..len {
+                    for b in 0..=255u8 {
+                        s[at] = b;
+                        assert_eq!(is_plain(&s), by_byte(&s), "{s:?}");
+                    }
+                    s[at] = background;
+                }
+            }
         }
     }
 
