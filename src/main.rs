@@ -303,21 +303,21 @@ struct ServeArgs {
     #[arg(
         long,
         env = "IPLOOKUP_MAX_CONNECTIONS_PER_IP",
-        default_value_t = 256,
-        value_parser = clap::value_parser!(u64).range(1..=1_000_000),
+        default_value = "256",
+        value_parser = bounds::count::<usize>(1..=1_000_000),
         value_name = "N"
     )]
-    max_connections_per_ip: u64,
+    max_connections_per_ip: usize,
     /// Seconds a connection may stay open with no request (HTTP/1.1
     /// keep-alive and HTTP/2 alike; PINGs do not count), then it is closed.
     #[arg(
         long,
         env = "IPLOOKUP_IDLE_TIMEOUT",
-        default_value_t = 60,
-        value_parser = clap::value_parser!(u64).range(1..=86_400),
+        default_value = "60",
+        value_parser = bounds::seconds(1..=86_400),
         value_name = "SECONDS"
     )]
-    idle_timeout: u64,
+    idle_timeout: Duration,
     /// Requests handled at once; further requests wait up to --queue-timeout (1..=1000000).
     #[arg(
         long,
@@ -439,9 +439,8 @@ fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             max_in_flight: args.max_in_flight,
             queue_timeout: Duration::from_secs_f64(args.queue_timeout),
             max_connections: args.max_connections,
-            max_connections_per_ip: usize::try_from(args.max_connections_per_ip)
-                .unwrap_or(usize::MAX),
-            idle_timeout: Duration::from_secs(args.idle_timeout),
+            max_connections_per_ip: args.max_connections_per_ip,
+            idle_timeout: args.idle_timeout,
             ..Limits::default()
         },
         rate_limit: args.rate_limit.map(|per_second| RateLimit {
