@@ -1,17 +1,29 @@
-# Multi-stage build: a static-ish release binary on a small, non-root runtime image.
-# docker build -t iplookup . && docker run -p 8080:8080 iplookup
-FROM rust:1.95-bookworm AS build
+# Multi-stage build: the release binary (data compiled in) on a small, non-root
+# runtime image. Base images are build arguments so that the image also builds
+# where no registry is reachable (tests/deploy.rs builds it on local images made
+# by scripts/base-images):
+#   docker build -t iplookup .   (or podman build)
+#   docker run -p 8080:8080 --read-only iplookup
+ARG BUILDER_IMAGE=docker.io/library/rust:1-bookworm
+ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12:nonroot
+
+FROM ${BUILDER_IMAGE} AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock build.rs ./
 COPY src src
 COPY data data
 COPY assets assets
 COPY benches benches
-RUN cargo build --release --locked --bin iplookup && strip target/release/iplookup
+RUN cargo build --release --locked --bin iplookup \
+    && strip target/release/iplookup \
+    && mkdir -p /out/data \
+    && chown 65532:65532 /out/data
 
-FROM gcr.io/distroless/cc-debian12:nonroot
+FROM ${RUNTIME_IMAGE}
 COPY --from=build /src/target/release/iplookup /usr/local/bin/iplookup
-# The embedded data needs nothing else; mount a volume on /data for monthly updates.
+# The embedded data needs nothing else; mount a volume on /data for monthly
+# updates (IPLOOKUP_DATA_DIR=/data), as deploy/kubernetes does.
+COPY --from=build --chown=65532:65532 /out/data /data
 ENV IPLOOKUP_LISTEN=0.0.0.0:8080 \
     IPLOOKUP_LOG_FORMAT=json
 EXPOSE 8080

@@ -261,3 +261,122 @@ fn the_debian_package_installs_with_dpkg_and_its_binary_runs() {
     let (ok, text) = systemd_analyze(&args);
     assert!(ok && text.trim().is_empty(), "{text}");
 }
+
+// ---------------------------------------------------------------------------
+// The container image, built and run with podman (scripts/podman)
+// ---------------------------------------------------------------------------
+
+const IMAGE: &str = "localhost/iplookup:test";
+
+/// `scripts/podman ARGS`: panics with the output unless it exits 0.
+fn podman(args: &[&str]) -> String {
+    let mut all = vec!["scripts/podman"];
+    all.extend_from_slice(args);
+    sh("bash", &all, &[])
+}
+
+/// The image from the repository's Dockerfile, both stages, on the local base
+/// images of scripts/base-images (made once, then cached). The build reaches the
+/// crate registry through the host's CA bundle.
+fn build_image() {
+    sh("bash", &["scripts/base-images"], &[]);
+    podman(&[
+        "build",
+        "--network=host",
+        "--volume=/etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro",
+        "--build-arg=BUILDER_IMAGE=localhost/iplookup-builder:bookworm",
+        "--build-arg=RUNTIME_IMAGE=localhost/iplookup-runtime:nonroot",
+        "--tag",
+        IMAGE,
+        ".",
+    ]);
+}
+
+/// A free loopback port.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// GET over plain HTTP/1.1; the status and body, or None while nothing listens.
+fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok()?;
+    write!(s, "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").ok()?;
+    let mut text = String::new();
+    s.read_to_string(&mut text).ok()?;
+    let status = text.split(' ').nth(1)?.parse().ok()?;
+    let body = text.split_once("\r\n\r\n")?.1.to_owned();
+    Some((status, body))
+}
+
+/// Removes the container when the test ends, however it ends.
+struct Container(String);
+
+impl Drop for Container {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .args(["scripts/podman", "rm", "--force", &self.0])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output();
+    }
+}
+
+#[test]
+fn the_image_runs_read_only_as_nonroot_and_stops_cleanly_on_sigterm() {
+    build_image();
+    let size: u64 = podman(&["image", "inspect", "--format", "{{.Size}}", IMAGE])
+        .trim()
+        .parse()
+        .expect("image size");
+    eprintln!("image {IMAGE}: {:.1} MB", size as f64 / 1e6);
+    // The embedded tables make most of it; far above this means a build tree leaked in.
+    assert!(size < 150_000_000, "image is {size} bytes");
+
+    let port = free_port();
+    let name = format!("iplookup-test-{}", std::process::id());
+    let container = Container(name.clone());
+    let publish = format!("127.0.0.1:{port}:8080");
+    podman(&["run", "--detach", "--read-only", "--name", &name, "--publish", &publish, IMAGE]);
+    let started = std::time::Instant::now();
+    let health = loop {
+        if let Some((200, body)) = http_get(port, "/healthz") {
+            break body;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "no /healthz 200 within 30 s: {}",
+            podman(&["logs", &name])
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert!(health.contains("country"), "{health}");
+    let (status, body) = http_get(port, "/api/v1/ip/8.8.8.8").expect("lookup answers");
+    assert_eq!(status, 200, "{body}");
+    let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["network"]["asn"], 15169);
+
+    // The process runs as the distroless nonroot user.
+    let users = podman(&["top", &name, "user", "huser"]);
+    let row = users.lines().nth(1).unwrap_or_default().to_owned();
+    assert!(
+        row.split_whitespace().all(|u| u == "65532"),
+        "process users: {users}"
+    );
+
+    // SIGTERM: the service drains (default 10 s, nothing in flight here) and exits 0.
+    let stop = std::time::Instant::now();
+    podman(&["kill", "--signal", "TERM", &name]);
+    let code = podman(&["wait", &name]);
+    let waited = stop.elapsed();
+    assert_eq!(code.trim(), "0", "exit code: {}", podman(&["logs", &name]));
+    assert!(waited < std::time::Duration::from_secs(10), "took {waited:?}");
+    let logs = podman(&["logs", &name]);
+    assert!(logs.contains("shutting down"), "{logs}");
+    drop(container);
+}
