@@ -9,12 +9,25 @@ ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12:nonroot
 
 FROM ${BUILDER_IMAGE} AS build
 WORKDIR /src
-COPY Cargo.toml Cargo.lock build.rs ./
+# Dependencies first, on stand-in sources: this layer is rebuilt only when
+# Cargo.toml or Cargo.lock change, not on every change of the code.
+COPY Cargo.toml Cargo.lock ./
+RUN mkdir -p src benches \
+    && echo 'fn main() {}' > build.rs \
+    && echo 'fn main() {}' > src/main.rs \
+    && touch src/lib.rs \
+    && echo 'fn main() {}' > benches/lookup.rs \
+    && cargo build --release --locked --bin iplookup \
+    && rm -rf src benches build.rs
+COPY build.rs ./
 COPY src src
 COPY data data
 COPY assets assets
 COPY benches benches
-RUN cargo build --release --locked --bin iplookup \
+# The stand-ins' build outputs are older than the real sources: cargo rebuilds
+# the crate itself (and runs build.rs), not the dependencies.
+RUN touch build.rs src/main.rs src/lib.rs \
+    && cargo build --release --locked --bin iplookup \
     && strip target/release/iplookup \
     && mkdir -p /out/data \
     && chown 65532:65532 /out/data
