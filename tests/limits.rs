@@ -1044,19 +1044,10 @@ async fn an_idle_http1_keep_alive_connection_is_closed() {
     let server = common::start(cfg).await;
 
     let mut s = TcpStream::connect(server.addr).await.unwrap();
-    let request = b"GET /api/v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n\r\n";
     // Two requests on the connection, the second one second later: the idle
     // time counts from the last request.
-    let mut buf = Vec::new();
     for _ in 0..2 {
-        s.write_all(request).await.unwrap();
-        buf.clear();
-        read_one_response(&mut s, &mut buf).await;
-        assert!(
-            buf.starts_with(b"HTTP/1.1 200"),
-            "{:?}",
-            String::from_utf8_lossy(&buf)
-        );
+        get_ok(&mut s, "/api/v1/ip/8.8.8.8").await;
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
     let answered = Instant::now() - Duration::from_secs(1);
@@ -1067,6 +1058,20 @@ async fn an_idle_http1_keep_alive_connection_is_closed() {
     assert!(
         took >= idle - Duration::from_millis(100) && took < idle + Duration::from_millis(1500),
         "{took:?}"
+    );
+}
+
+/// Sends `GET path` on `s` and reads one response, which must be a 200.
+async fn get_ok(s: &mut TcpStream, path: &str) {
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    read_one_response(s, &mut buf).await;
+    assert!(
+        buf.starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        String::from_utf8_lossy(&buf)
     );
 }
 
@@ -1133,19 +1138,9 @@ async fn one_address_at_its_connection_cap_does_not_keep_another_out() {
     // The cap's worth of connections from 127.0.0.1, each answered once (so
     // each is surely admitted) and kept alive.
     let mut held = Vec::new();
-    let mut buf = Vec::new();
     for _ in 0..cap {
         let mut s = connect_from("127.0.0.1", server.addr).await.unwrap();
-        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            .await
-            .unwrap();
-        buf.clear();
-        read_one_response(&mut s, &mut buf).await;
-        assert!(
-            buf.starts_with(b"HTTP/1.1 200"),
-            "{:?}",
-            String::from_utf8_lossy(&buf)
-        );
+        get_ok(&mut s, "/healthz").await;
         held.push(s);
     }
 
@@ -1164,33 +1159,13 @@ async fn one_address_at_its_connection_cap_does_not_keep_another_out() {
 
     // Another address is served meanwhile.
     let mut other = connect_from("127.0.0.2", server.addr).await.unwrap();
-    other
-        .write_all(b"GET /api/v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n\r\n")
-        .await
-        .unwrap();
-    buf.clear();
-    read_one_response(&mut other, &mut buf).await;
-    assert!(
-        buf.starts_with(b"HTTP/1.1 200"),
-        "{:?}",
-        String::from_utf8_lossy(&buf)
-    );
+    get_ok(&mut other, "/api/v1/ip/8.8.8.8").await;
 
     // One of the held connections closes: the first address gets a place again.
     drop(held.pop());
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut again = connect_from("127.0.0.1", server.addr).await.unwrap();
-    again
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        .await
-        .unwrap();
-    buf.clear();
-    read_one_response(&mut again, &mut buf).await;
-    assert!(
-        buf.starts_with(b"HTTP/1.1 200"),
-        "{:?}",
-        String::from_utf8_lossy(&buf)
-    );
+    get_ok(&mut again, "/healthz").await;
 
     drop(again);
     drop(other);

@@ -19,7 +19,19 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-use fixtures::data::{TempDir, asn_csv, country_csv};
+use fixtures::data::{ANY_ROWS, TempDir, asn_csv, country_csv};
+
+/// The binary serving the small release in `dir` (no reverse DNS).
+fn serve_data_dir(dir: &TempDir) -> fixtures::proc::Running {
+    let dir_arg = dir.path().to_str().unwrap();
+    fixtures::proc::serve(&[
+        "--data-dir",
+        dir_arg,
+        "--no-reverse-dns",
+        ANY_ROWS[0],
+        ANY_ROWS[1],
+    ])
+}
 
 /// The organisation name of 8.8.8.0/24 in the test data. No `"`: the CSV
 /// field is quoted.
@@ -67,14 +79,7 @@ fn serve() -> (TempDir, fixtures::proc::Running) {
         asn_csv(20, 64500, ORG),
     )
     .unwrap();
-    let dir_arg = dir.path().to_str().unwrap().to_owned();
-    let server = fixtures::proc::serve(&[
-        "--data-dir",
-        &dir_arg,
-        "--no-reverse-dns",
-        fixtures::data::ANY_ROWS[0],
-        fixtures::data::ANY_ROWS[1],
-    ]);
+    let server = serve_data_dir(&dir);
     (dir, server)
 }
 
@@ -375,14 +380,7 @@ async fn hundreds_of_hostile_values_render_as_themselves_in_githubs_renderer() {
         asn.push_str(&format!("20.0.{i}.0,20.0.{i}.255,{},\"{v}\"\n", 64600 + i));
     }
     std::fs::write(dir.path().join("dbip-asn-lite-2030-01.csv"), asn).unwrap();
-    let dir_arg = dir.path().to_str().unwrap().to_owned();
-    let server = fixtures::proc::serve(&[
-        "--data-dir",
-        &dir_arg,
-        "--no-reverse-dns",
-        fixtures::data::ANY_ROWS[0],
-        fixtures::data::ANY_ROWS[1],
-    ]);
+    let server = serve_data_dir(&dir);
     let client = fixtures::client();
 
     // One table of every organization row, as the service writes them, and
