@@ -16,13 +16,16 @@
 //! - [`reload`]: watching the data directory (and SIGHUP) and swapping in new releases.
 //! - [`connections`]: the cap on open connections.
 //! - [`memory`]: handing freed memory back to the system after a reload (glibc).
-//! - [`server`]: configuration, listening (HTTP or HTTPS), limits, graceful shutdown.
+//! - [`config`]: every setting of a running service, as one plain value.
+//! - [`server`]: listening (HTTP or HTTPS), limits, graceful shutdown when the
+//!   caller's shutdown future resolves.
 //! - [`update`]: fetching, checking and installing a new DB-IP release (`iplookup update`).
 //!
-//! The binary (`src/main.rs`) only parses the command line and calls [`server`]
-//! or [`lookup`].
+//! The binary (`src/bin/iplookup/`) parses the command line into a
+//! [`config::ServeConfig`], owns the signals, and calls [`server`] or [`lookup`].
 
 pub mod address;
+pub mod config;
 pub mod connections;
 pub mod geo;
 pub mod lookup;
@@ -34,7 +37,7 @@ pub mod server;
 pub mod update;
 pub mod web;
 
+pub use config::ServeConfig;
 pub use geo::GeoDb;
 pub use lookup::Lookup;
 pub use model::IpInfo;
-pub use server::{ServeConfig, serve};

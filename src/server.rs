@@ -2,7 +2,8 @@
 //! connections (HTTP, or HTTPS with HTTP/2 through rustls) under the
 //! connection caps ([`connections`](crate::connections)), serving each
 //! ([`connection`]), hot reload, and graceful shutdown when the shutdown
-//! future resolves (SIGTERM or Ctrl-C for [`serve`]).
+//! future resolves. Its configuration is [`ServeConfig`](crate::config::ServeConfig);
+//! the binary owns the signals.
 
 mod activity;
 pub mod connection;
@@ -13,76 +14,23 @@ mod tls;
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use hyper_util::rt::TokioIo;
-use ipnet::IpNet;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
+use crate::config::{ServeConfig, TlsFiles};
 use crate::connections::{Admission, Admitted};
-use crate::geo::load::Policy;
-pub use crate::geo::load::load_database;
+use crate::geo::load::load_database;
 use crate::geo::{GeoDb, GeoError};
 use crate::lookup::Lookup;
-use crate::rdns::{RdnsConfig, RdnsError, ReverseDns};
+use crate::rdns::{RdnsError, ReverseDns};
 use crate::reload;
-use crate::web::client::{ClientIpHeader, TrustedProxies};
-use crate::web::origin::{PublicUrl, WebOrigin};
-use crate::web::ratelimit::{RateLimit, RateLimiter};
+use crate::web::client::TrustedProxies;
+use crate::web::ratelimit::RateLimiter;
 use crate::web::{self, AppState, Limits};
-
-pub use tls::TlsFiles;
-
-/// How to run the service.
-#[derive(Debug, Clone)]
-pub struct ServeConfig {
-    pub listen: SocketAddr,
-    pub trusted_proxies: Vec<IpNet>,
-    /// The one header read from `trusted_proxies` for the caller's address.
-    pub client_ip_header: ClientIpHeader,
-    pub data_dir: Option<PathBuf>,
-    /// The rule data releases are loaded by (start and reload).
-    pub policy: Policy,
-    /// Watch `data_dir` (and SIGHUP) and reload new releases.
-    pub watch: bool,
-    /// How long to wait for requests in flight at shutdown.
-    pub drain: Duration,
-    /// Reverse DNS, or `None` to leave `reverse_dns` null.
-    pub rdns: Option<RdnsConfig>,
-    /// Serve HTTPS with these files.
-    pub tls: Option<TlsFiles>,
-    pub limits: Limits,
-    /// Per-caller rate limit; `None` (the default) for no limit.
-    pub rate_limit: Option<RateLimit>,
-    /// The base of every absolute link; `None` (the default) builds them from
-    /// each request's `Host`.
-    pub public_url: Option<PublicUrl>,
-    /// Browser origins `/mcp` accepts besides the public URL's.
-    pub mcp_allowed_origins: Vec<WebOrigin>,
-}
-
-impl Default for ServeConfig {
-    fn default() -> Self {
-        ServeConfig {
-            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            trusted_proxies: Vec::new(),
-            client_ip_header: ClientIpHeader::default(),
-            data_dir: None,
-            policy: Policy::default(),
-            watch: true,
-            drain: Duration::from_secs(10),
-            rdns: None,
-            tls: None,
-            limits: Limits::default(),
-            rate_limit: None,
-            public_url: None,
-            mcp_allowed_origins: Vec::new(),
-        }
-    }
-}
 
 /// Why the service could not run.
 #[derive(Debug, thiserror::Error)]
@@ -106,8 +54,12 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// Loads the data, raises the open-file limit, then serves until SIGTERM or Ctrl-C.
-pub async fn serve(mut config: ServeConfig) -> Result<(), ServeError> {
+/// Raises the open-file limit, loads the data, binds `config.listen`, then
+/// serves until `shutdown` resolves (the binary passes SIGTERM or Ctrl-C).
+pub async fn serve(
+    mut config: ServeConfig,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
     fit_open_files(&mut config.limits);
     let dir = config.data_dir.clone();
     let policy = config.policy.clone();
@@ -117,7 +69,7 @@ pub async fn serve(mut config: ServeConfig) -> Result<(), ServeError> {
     let listener = TcpListener::bind(config.listen)
         .await
         .map_err(|e| ServeError::Bind(config.listen, e))?;
-    run(listener, db, &config, shutdown_signal()).await
+    run(listener, db, &config, shutdown).await
 }
 
 /// Raises the open-file limit and lowers `max_connections` (with a warning)
@@ -305,29 +257,5 @@ async fn handle(
             };
             connection::serve(TokioIo::new(stream), peer, routes, settings, stopping).await;
         }
-    }
-}
-
-/// Resolves on SIGTERM or Ctrl-C.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
     }
 }

@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use iplookup::geo::load::load_database;
 use iplookup::geo::load::{self, Policy, load_dir};
 use iplookup::geo::{GeoDb, GeoError, mmdb};
-use iplookup::server::load_database;
 use iplookup::{Lookup, ServeConfig};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
+use iplookup::ServeConfig;
 use iplookup::rdns::RdnsConfig;
-use iplookup::server::ServeConfig;
 use iplookup::web::Limits;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -12,8 +12,8 @@ mod fixtures;
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
+use iplookup::ServeConfig;
 use iplookup::rdns::RdnsConfig;
-use iplookup::server::ServeConfig;
 use serde_json::Value;
 
 use fixtures::dns::{DnsServer, RawDns, ptr, raw_ptr, slow_ptr, wire_name};

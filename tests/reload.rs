@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use iplookup::server::{ServeConfig, load_database};
+use iplookup::ServeConfig;
+use iplookup::geo::load::load_database;
 use serde_json::Value;
 
 use fixtures::data::{

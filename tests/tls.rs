@@ -12,7 +12,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use iplookup::GeoDb;
-use iplookup::server::{ServeConfig, TlsFiles};
+use iplookup::config::{ServeConfig, TlsFiles};
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose,
 };

@@ -4,7 +4,7 @@
 //! and the old one kept), and the handshake of each connection.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -16,15 +16,10 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 
+use crate::config::TlsFiles;
+
 /// How often the files are checked for a change.
 const RELOAD_EVERY: Duration = Duration::from_secs(5);
-
-/// Certificate and key files (PEM) for HTTPS.
-#[derive(Debug, Clone)]
-pub struct TlsFiles {
-    pub cert: PathBuf,
-    pub key: PathBuf,
-}
 
 /// The current configuration, swapped when the files change.
 #[derive(Debug, Clone)]

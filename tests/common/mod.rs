@@ -7,7 +7,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use iplookup::GeoDb;
-use iplookup::server::{ServeConfig, run};
+use iplookup::ServeConfig;
+use iplookup::server::run;
 use tokio::net::TcpListener;
 
 /// A running server and the base URL to reach it.

@@ -1,0 +1,41 @@
+//! The `iplookup` binary: parses the command line and environment, then
+//! serves HTTP or answers one-shot lookups. All the work is in the library.
+
+mod args;
+mod bounds;
+mod logging;
+mod oneshot;
+mod serve;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+
+use args::{Cli, Command};
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            // The same form as returning the error from main: the chain of causes.
+            eprintln!("Error: {e:?}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let done = |result: anyhow::Result<()>| result.map(|()| ExitCode::SUCCESS);
+    match cli.command {
+        Some(Command::Lookup(args)) => oneshot::run_lookup(args),
+        Some(Command::Serve(args)) => done(serve::run_serve(*args)),
+        Some(Command::Update(args)) => done(oneshot::run_update(args)),
+        Some(Command::Completions { shell }) => {
+            let mut command = Cli::command();
+            clap_complete::generate(shell, &mut command, "iplookup", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Man { out_dir }) => done(oneshot::run_man(out_dir)),
+        None => done(serve::run_serve(cli.serve)),
+    }
+}

@@ -1,0 +1,122 @@
+//! `iplookup serve`: the parsed flags turned into a [`ServeConfig`], logging,
+//! the runtime, and the signals that end the service (SIGTERM or Ctrl-C).
+
+use std::time::Duration;
+
+use anyhow::Context;
+use ipnet::IpNet;
+
+use iplookup::ServeConfig;
+use iplookup::config::TlsFiles;
+use iplookup::rdns::RdnsConfig;
+use iplookup::server;
+use iplookup::web::Limits;
+use iplookup::web::client::ClientIpHeader;
+use iplookup::web::origin::{PublicUrl, WebOrigin};
+use iplookup::web::ratelimit::RateLimit;
+
+use crate::args::ServeArgs;
+
+pub fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
+    crate::logging::init(&args.log_format);
+    // Before any table is allocated: reloads must hand the old release back.
+    iplookup::memory::pin_mmap_threshold();
+    log_caller_address(&args.trusted_proxies, &args.client_ip_header);
+    let rdns = (!args.no_reverse_dns).then_some(RdnsConfig {
+        server: args.dns_server,
+        deadline: args.rdns_timeout_ms,
+        capacity: args.rdns_cache_size,
+        max_in_flight: args.rdns_max_in_flight as usize,
+    });
+    let tls = match (args.tls_cert, args.tls_key) {
+        (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+        _ => None,
+    };
+    let public_url = args
+        .public_url
+        .as_deref()
+        .map(PublicUrl::parse)
+        .transpose()
+        .context("--public-url (IPLOOKUP_PUBLIC_URL)")?;
+    let mcp_allowed_origins = args
+        .mcp_allowed_origins
+        .iter()
+        .filter(|o| !o.trim().is_empty())
+        .map(|o| WebOrigin::parse(o.trim()))
+        .collect::<Result<Vec<_>, _>>()
+        .context("--mcp-allowed-origin (IPLOOKUP_MCP_ALLOWED_ORIGINS)")?;
+    let config = ServeConfig {
+        listen: args.listen,
+        trusted_proxies: args.trusted_proxies,
+        client_ip_header: args.client_ip_header,
+        data_dir: args.data.data_dir,
+        policy: args.data.policy.policy(),
+        watch: !args.no_watch,
+        drain: args.drain_seconds,
+        rdns,
+        tls,
+        limits: Limits {
+            header_timeout: args.header_timeout,
+            request_timeout: args.request_timeout,
+            max_in_flight: args.max_in_flight,
+            queue_timeout: Duration::from_secs_f64(args.queue_timeout),
+            max_connections: args.max_connections,
+            max_connections_per_ip: args.max_connections_per_ip,
+            idle_timeout: args.idle_timeout,
+            ..Limits::default()
+        },
+        rate_limit: args.rate_limit.map(|per_second| RateLimit {
+            per_second,
+            burst: args.rate_burst,
+        }),
+        public_url,
+        mcp_allowed_origins,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(server::serve(config, shutdown_signal()))?;
+    Ok(())
+}
+
+/// Says at start where the caller's address comes from, and warns about
+/// settings that let anyone choose it or that do nothing.
+fn log_caller_address(proxies: &[IpNet], header: &ClientIpHeader) {
+    if proxies.is_empty() {
+        if *header != ClientIpHeader::default() {
+            tracing::warn!(%header, "--client-ip-header is read only from --trusted-proxy peers, and none is given");
+        }
+        return;
+    }
+    if proxies.iter().any(|net| net.prefix_len() == 0) {
+        tracing::warn!(
+            "--trusted-proxy trusts every address: any client can choose the address it is answered as"
+        );
+    }
+    tracing::info!(?proxies, %header, "the caller's address: the socket peer, or this header of these trusted proxies");
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}

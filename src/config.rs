@@ -1,0 +1,71 @@
+//! How the service is configured: every setting `server::serve` and
+//! `server::run` read, gathered in one value the binary builds from the
+//! command line (and tests build by hand). Plain data, no behaviour.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ipnet::IpNet;
+
+use crate::geo::load::Policy;
+use crate::rdns::RdnsConfig;
+use crate::web::Limits;
+use crate::web::client::ClientIpHeader;
+use crate::web::origin::{PublicUrl, WebOrigin};
+use crate::web::ratelimit::RateLimit;
+
+/// How to run the service.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub listen: SocketAddr,
+    pub trusted_proxies: Vec<IpNet>,
+    /// The one header read from `trusted_proxies` for the caller's address.
+    pub client_ip_header: ClientIpHeader,
+    pub data_dir: Option<PathBuf>,
+    /// The rule data releases are loaded by (start and reload).
+    pub policy: Policy,
+    /// Watch `data_dir` (and SIGHUP) and reload new releases.
+    pub watch: bool,
+    /// How long to wait for requests in flight at shutdown.
+    pub drain: Duration,
+    /// Reverse DNS, or `None` to leave `reverse_dns` null.
+    pub rdns: Option<RdnsConfig>,
+    /// Serve HTTPS with these files.
+    pub tls: Option<TlsFiles>,
+    pub limits: Limits,
+    /// Per-caller rate limit; `None` (the default) for no limit.
+    pub rate_limit: Option<RateLimit>,
+    /// The base of every absolute link; `None` (the default) builds them from
+    /// each request's `Host`.
+    pub public_url: Option<PublicUrl>,
+    /// Browser origins `/mcp` accepts besides the public URL's.
+    pub mcp_allowed_origins: Vec<WebOrigin>,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            trusted_proxies: Vec::new(),
+            client_ip_header: ClientIpHeader::default(),
+            data_dir: None,
+            policy: Policy::default(),
+            watch: true,
+            drain: Duration::from_secs(10),
+            rdns: None,
+            tls: None,
+            limits: Limits::default(),
+            rate_limit: None,
+            public_url: None,
+            mcp_allowed_origins: Vec::new(),
+        }
+    }
+}
+
+/// Certificate and key files (PEM) for HTTPS.
+#[derive(Debug, Clone)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
