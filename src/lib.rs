@@ -27,6 +27,7 @@
 pub mod address;
 pub mod config;
 pub mod connections;
+pub mod fields;
 pub mod geo;
 pub mod lookup;
 pub mod memory;

@@ -358,8 +358,20 @@ pub struct LookupArgs {
     /// Addresses to look up (IPv4 dotted or IPv6 colon-hex).
     #[arg(value_name = "ADDR")]
     pub addresses: Vec<String>,
+    /// Output: JSON lines (one IpInfo or Error object per line) or CSV (a
+    /// header row, then one row per input with the same columns, the last
+    /// one `error`).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
+    pub format: OutputFormat,
     #[command(flatten)]
     pub data: DataArgs,
+}
+
+/// `iplookup lookup --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Json,
+    Csv,
 }
 
 /// Shortest and longest `--queue-timeout`, in seconds.

@@ -4,6 +4,7 @@
 mod args;
 mod bounds;
 mod logging;
+mod lookup;
 mod oneshot;
 mod serve;
 
@@ -27,7 +28,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let done = |result: anyhow::Result<()>| result.map(|()| ExitCode::SUCCESS);
     match cli.command {
-        Some(Command::Lookup(args)) => oneshot::run_lookup(args),
+        Some(Command::Lookup(args)) => lookup::run(args),
         Some(Command::Serve(args)) => done(serve::run_serve(*args)),
         Some(Command::Update(args)) => done(oneshot::run_update(args)),
         Some(Command::Completions { shell }) => {

@@ -1,16 +1,12 @@
-//! The one-shot subcommands: `lookup` (addresses to JSON lines), `update`
-//! (install a new data release) and `man` (the manual pages).
+//! The one-shot subcommands `update` (install a new data release) and `man`
+//! (the manual pages); `lookup` has its own module.
 
-use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::CommandFactory;
 
-use iplookup::{address, lookup};
-
-use crate::args::{Cli, LookupArgs, UpdateArgs};
+use crate::args::{Cli, UpdateArgs};
 
 pub fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
     crate::logging::init("text");
@@ -40,52 +36,6 @@ pub fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
         println!("installed {} ({} rows)", file.file, file.rows);
     }
     Ok(())
-}
-
-/// Answers each address; exits 1 when any of them was not an address.
-pub fn run_lookup(args: LookupArgs) -> anyhow::Result<ExitCode> {
-    // One-shot: the newest file of each kind must pass, or the command fails.
-    let embedded = iplookup::GeoDb::embedded()?;
-    let db = match &args.data.data_dir {
-        Some(dir) => iplookup::geo::load::load_dir(dir, &args.data.policy.policy(), &embedded)?,
-        None => embedded,
-    };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut failed = false;
-    let mut answer = |text: &str, out: &mut dyn Write| -> anyhow::Result<()> {
-        match address::parse(text) {
-            Ok(ip) => {
-                let info = lookup::describe(&db, ip, chrono::Utc::now());
-                writeln!(out, "{}", serde_json::to_string(&info)?)?;
-            }
-            Err(e) => {
-                failed = true;
-                let body = iplookup::model::Error::new("invalid_ip", e.to_string());
-                writeln!(out, "{}", serde_json::to_string(&body)?)?;
-            }
-        }
-        Ok(())
-    };
-    if args.addresses.is_empty() {
-        for line in std::io::stdin().lock().lines() {
-            let line = line.context("cannot read standard input")?;
-            let line = line.strip_suffix('\r').unwrap_or(&line);
-            if !line.is_empty() {
-                answer(line, &mut out)?;
-            }
-        }
-    } else {
-        for a in &args.addresses {
-            answer(a, &mut out)?;
-        }
-    }
-    out.flush()?;
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
 /// Writes the manual pages, generated from the same definitions as `--help`.

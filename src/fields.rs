@@ -1,0 +1,281 @@
+//! The fields of an [`IpInfo`] by name, flat: `country_code` rather than
+//! `location.country_code`. One list for every place that shows an answer as
+//! columns or as a single value: the CSV formats, the text page's rows and
+//! the single-field answers. A field's value is its text, `None` for null.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::model::{Accuracy, IpInfo};
+
+/// One leaf of an [`IpInfo`], in the order of the JSON document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    Ip,
+    Version,
+    IsPublic,
+    CountryCode,
+    Country,
+    CountryBn,
+    Flag,
+    Continent,
+    City,
+    Latitude,
+    Longitude,
+    Accuracy,
+    TimeZone,
+    LocalTime,
+    Currency,
+    CallingCode,
+    Asn,
+    Organization,
+    Range,
+    ReverseDns,
+}
+
+impl Field {
+    /// Every field, in the order of the JSON document (the CSV columns).
+    pub const ALL: [Field; 20] = [
+        Field::Ip,
+        Field::Version,
+        Field::IsPublic,
+        Field::CountryCode,
+        Field::Country,
+        Field::CountryBn,
+        Field::Flag,
+        Field::Continent,
+        Field::City,
+        Field::Latitude,
+        Field::Longitude,
+        Field::Accuracy,
+        Field::TimeZone,
+        Field::LocalTime,
+        Field::Currency,
+        Field::CallingCode,
+        Field::Asn,
+        Field::Organization,
+        Field::Range,
+        Field::ReverseDns,
+    ];
+
+    /// The field's name: its JSON member name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Ip => "ip",
+            Field::Version => "version",
+            Field::IsPublic => "is_public",
+            Field::CountryCode => "country_code",
+            Field::Country => "country",
+            Field::CountryBn => "country_bn",
+            Field::Flag => "flag",
+            Field::Continent => "continent",
+            Field::City => "city",
+            Field::Latitude => "latitude",
+            Field::Longitude => "longitude",
+            Field::Accuracy => "accuracy",
+            Field::TimeZone => "time_zone",
+            Field::LocalTime => "local_time",
+            Field::Currency => "currency",
+            Field::CallingCode => "calling_code",
+            Field::Asn => "asn",
+            Field::Organization => "organization",
+            Field::Range => "range",
+            Field::ReverseDns => "reverse_dns",
+        }
+    }
+
+    /// The field's value in `info` as text (numbers and booleans as JSON
+    /// writes them, latitude and longitude shortest round-trip); `None` for null.
+    pub fn value(self, info: &IpInfo) -> Option<Cow<'_, str>> {
+        let l = &info.location;
+        let n = &info.network;
+        match self {
+            Field::Ip => Some(Cow::Borrowed(info.ip.as_str())),
+            Field::Version => text(&info.version),
+            Field::IsPublic => info.is_public.map(|b| Cow::Borrowed(bool_text(b))),
+            Field::CountryCode => text(&l.country_code),
+            Field::Country => text(&l.country),
+            Field::CountryBn => text(&l.country_bn),
+            Field::Flag => text(&l.flag),
+            Field::Continent => text(&l.continent),
+            Field::City => owned(&l.city),
+            Field::Latitude => l.latitude.map(|v| Cow::Owned(v.to_string())),
+            Field::Longitude => l.longitude.map(|v| Cow::Owned(v.to_string())),
+            Field::Accuracy => l.accuracy.map(|a| Cow::Borrowed(accuracy_text(a))),
+            Field::TimeZone => text(&l.time_zone),
+            Field::LocalTime => owned(&l.local_time),
+            Field::Currency => text(&l.currency),
+            Field::CallingCode => text(&l.calling_code),
+            Field::Asn => n.asn.map(|a| Cow::Owned(a.to_string())),
+            Field::Organization => owned(&n.organization),
+            Field::Range => owned(&n.range),
+            Field::ReverseDns => owned(&n.reverse_dns),
+        }
+    }
+}
+
+impl Field {
+    /// Whether the value is text that someone outside this project chose:
+    /// an organisation or city name from a data file, a PTR name from a
+    /// reverse zone. Every other field is a number, a boolean, a canonical
+    /// address or text from the project's own tables (`+1`, `USD`, ...).
+    pub fn is_foreign_text(self) -> bool {
+        matches!(self, Field::Organization | Field::City | Field::ReverseDns)
+    }
+
+    /// The value for a spreadsheet cell: as [`Field::value`], but foreign
+    /// text that a spreadsheet would run as a formula gets a leading `'`
+    /// ([`spreadsheet_safe`]); numbers and the project's own text are never
+    /// changed.
+    pub fn cell(self, info: &IpInfo) -> Option<Cow<'_, str>> {
+        let value = self.value(info)?;
+        Some(if self.is_foreign_text() {
+            spreadsheet_safe(value)
+        } else {
+            value
+        })
+    }
+}
+
+/// Text a spreadsheet would take for a formula (it starts with `=`, `+`,
+/// `-`, `@`, a tab or a carriage return) with a `'` in front, as OWASP
+/// advises against CSV injection: organisation names come from data files
+/// and the input column from whoever wrote the log being enriched.
+pub fn spreadsheet_safe(text: Cow<'_, str>) -> Cow<'_, str> {
+    match text.as_bytes().first() {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => Cow::Owned(format!("'{text}")),
+        _ => text,
+    }
+}
+
+fn text<'a>(s: &'a Option<Cow<'static, str>>) -> Option<Cow<'a, str>> {
+    s.as_deref().map(Cow::Borrowed)
+}
+
+fn owned(s: &Option<String>) -> Option<Cow<'_, str>> {
+    s.as_deref().map(Cow::Borrowed)
+}
+
+fn bool_text(b: bool) -> &'static str {
+    if b { "true" } else { "false" }
+}
+
+fn accuracy_text(a: Accuracy) -> &'static str {
+    match a {
+        Accuracy::Country => "country",
+        Accuracy::City => "city",
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is no field of [`IpInfo`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a field; the fields are {list}", list = field_list())]
+pub struct UnknownField(pub String);
+
+fn field_list() -> String {
+    Field::ALL.map(Field::name).join(", ")
+}
+
+impl FromStr for Field {
+    type Err = UnknownField;
+
+    /// Exactly a field's name (lower case, as in the JSON document).
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Field::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| UnknownField(name.chars().take(64).collect()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field of the JSON document, in its order, and nothing else.
+    #[test]
+    fn the_fields_are_the_json_leaves_in_order() {
+        let info = IpInfo {
+            ip: "192.0.2.1".into(),
+            version: None,
+            is_public: None,
+            location: Default::default(),
+            network: Default::default(),
+        };
+        // Member names in the order serde writes them (a Value would sort them).
+        let json = serde_json::to_string(&info).unwrap();
+        let leaves: Vec<&str> = json
+            .split('"')
+            .collect::<Vec<_>>()
+            .windows(3)
+            .filter(|w| w[2].starts_with(':') && !matches!(w[1], "location" | "network"))
+            .map(|w| w[1])
+            .collect();
+        let names: Vec<&str> = Field::ALL.iter().map(|f| f.name()).collect();
+        assert_eq!(leaves, names);
+    }
+
+    #[test]
+    fn names_parse_back_and_unknown_names_are_refused() {
+        for f in Field::ALL {
+            assert_eq!(f.name().parse::<Field>(), Ok(f));
+        }
+        let err = "Country_Code".parse::<Field>().unwrap_err();
+        assert!(err.to_string().contains("country_code"), "{err}");
+        assert_eq!("x".repeat(1000).parse::<Field>().unwrap_err().0.len(), 64);
+    }
+
+    #[test]
+    fn values_are_text_and_null_is_none() {
+        let mut info = IpInfo {
+            ip: "8.8.8.8".into(),
+            version: Some("IPv4".into()),
+            is_public: Some(true),
+            location: Default::default(),
+            network: Default::default(),
+        };
+        info.location.latitude = Some(37.751);
+        info.location.accuracy = Some(Accuracy::Country);
+        info.network.asn = Some(15169);
+        assert_eq!(Field::Ip.value(&info).as_deref(), Some("8.8.8.8"));
+        assert_eq!(Field::IsPublic.value(&info).as_deref(), Some("true"));
+        assert_eq!(Field::Latitude.value(&info).as_deref(), Some("37.751"));
+        assert_eq!(Field::Accuracy.value(&info).as_deref(), Some("country"));
+        assert_eq!(Field::Asn.value(&info).as_deref(), Some("15169"));
+        assert_eq!(Field::City.value(&info), None);
+        assert_eq!(Field::ReverseDns.value(&info), None);
+    }
+
+    #[test]
+    fn cells_defuse_formulas_in_text_but_never_touch_numbers() {
+        let mut info = IpInfo {
+            ip: "8.8.8.8".into(),
+            version: None,
+            is_public: None,
+            location: Default::default(),
+            network: Default::default(),
+        };
+        info.location.longitude = Some(-122.08);
+        info.location.calling_code = Some("+1".into());
+        info.network.organization = Some("=HYPERLINK(\"http://x\")".into());
+        info.location.city = Some("@SUM(A1)".into());
+        assert_eq!(Field::Longitude.cell(&info).as_deref(), Some("-122.08"));
+        assert_eq!(
+            Field::Organization.cell(&info).as_deref(),
+            Some("'=HYPERLINK(\"http://x\")")
+        );
+        assert_eq!(Field::City.cell(&info).as_deref(), Some("'@SUM(A1)"));
+        assert_eq!(Field::Ip.cell(&info).as_deref(), Some("8.8.8.8"));
+        assert_eq!(Field::CallingCode.cell(&info).as_deref(), Some("+1"));
+        for bad in ["+1", "-1", "\tx", "\rx"] {
+            assert!(spreadsheet_safe(bad.into()).starts_with('\''), "{bad:?}");
+        }
+    }
+}
