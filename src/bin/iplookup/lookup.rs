@@ -48,7 +48,6 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
             answer(a).context("cannot write to standard output")?;
         }
     }
-    drop(answer);
     sink.finish().context("cannot write to standard output")?;
     Ok(if failed {
         ExitCode::FAILURE
