@@ -544,7 +544,10 @@ fn run_lookup(args: LookupArgs) -> anyhow::Result<ExitCode> {
             }
             Err(e) => {
                 failed = true;
-                let body = iplookup::model::Error::new("invalid_ip", e.to_string());
+                let body = iplookup::model::Error::new(
+                    iplookup::model::ErrorCode::InvalidIp,
+                    e.to_string(),
+                );
                 writeln!(out, "{}", serde_json::to_string(&body)?)?;
             }
         }

@@ -23,7 +23,7 @@ use sha2::Digest;
 use super::negotiate::Format;
 use super::render::{ErrorPage, csp};
 use super::respond::{Wants, error};
-use crate::model;
+use crate::model::{self, ErrorCode};
 
 /// The world map (Natural Earth, equirectangular, viewBox 0 0 1000 500).
 const WORLD_SVG: &str = include_str!("../../assets/world.svg");
@@ -152,7 +152,10 @@ pub async fn asset(
 fn not_found(wants: &Wants) -> Response {
     let page = ErrorPage {
         status: StatusCode::NOT_FOUND,
-        body: model::Error::new("not_found", "no such asset: the pages name their assets"),
+        body: model::Error::new(
+            ErrorCode::NotFound,
+            "no such asset: the pages name their assets",
+        ),
     };
     error(page, wants, Format::Json)
 }

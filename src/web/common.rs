@@ -61,7 +61,7 @@ use super::negotiate::Format;
 use super::render::ErrorPage;
 use super::respond::{Wants, error};
 use super::{AppState, Limits, pages, ratelimit};
-use crate::model;
+use crate::model::{self, ErrorCode};
 
 const LINK: HeaderValue =
     HeaderValue::from_static("</.well-known/api-catalog>; rel=\"api-catalog\"");
@@ -295,7 +295,7 @@ impl Refusal {
     }
 
     /// `status` with an Error body of `code` and `message`.
-    fn answer(&self, status: StatusCode, code: &str, message: String) -> Response {
+    fn answer(&self, status: StatusCode, code: ErrorCode, message: String) -> Response {
         let page = ErrorPage {
             status,
             body: model::Error::new(code, message),
@@ -389,7 +389,7 @@ fn poll_waiting<F>(
     metrics::counter!("iplookup_overloaded_total").increment(1);
     let mut response = waiting.refusal.answer(
         StatusCode::SERVICE_UNAVAILABLE,
-        "overloaded",
+        ErrorCode::Overloaded,
         "every request slot is busy; retry in 1 s".into(),
     );
     response
@@ -457,7 +457,7 @@ impl BodyWatch {
         metrics::counter!("iplookup_body_timeouts_total").increment(1);
         let mut response = self.refusal.answer(
             StatusCode::REQUEST_TIMEOUT,
-            "body_timeout",
+            ErrorCode::BodyTimeout,
             "the request body did not arrive in time".into(),
         );
         response.headers_mut().insert(header::CONNECTION, CLOSE);

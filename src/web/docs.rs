@@ -51,7 +51,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         skill_md,
         super::assets::asset,
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::Accuracy, FormatName, IpParam, IpFormParam)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::ErrorCode, model::Accuracy, FormatName, IpParam, IpFormParam)),
     tags(
         (name = "lookup", description = "Address lookups (JSON by default)"),
         (name = "pages", description = "Pages for people and terminals (HTML or text by default)"),

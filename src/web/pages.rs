@@ -18,7 +18,7 @@ use super::respond::{Caching, Reply, Wants, bad_request, error, respond};
 use crate::address;
 use crate::geo::SourceInfo;
 use crate::geo::policy::Defect;
-use crate::model;
+use crate::model::{self, ErrorCode};
 
 /// `GET /`: the caller (bare address for command-line clients), or a redirect
 /// from the lookup form (`/?ip=...`) to the address page.
@@ -81,7 +81,10 @@ pub async fn address_page(
         Ok(Path(text)) => text,
         Err(_) => {
             return error(
-                bad_request("invalid_ip", "the address is not valid UTF-8".into()),
+                bad_request(
+                    ErrorCode::InvalidIp,
+                    "the address is not valid UTF-8".into(),
+                ),
                 &wants,
                 wants.page_default(),
             );
@@ -152,7 +155,10 @@ pub async fn api_ip(
     match raw {
         Ok(Path(text)) => api_ip_answer(&state, &text, &wants).await,
         Err(_) => error(
-            bad_request("invalid_ip", "the address is not valid UTF-8".into()),
+            bad_request(
+                ErrorCode::InvalidIp,
+                "the address is not valid UTF-8".into(),
+            ),
             &wants,
             Format::Json,
         ),
@@ -168,7 +174,10 @@ pub async fn api_ip_answer(state: &AppState, text: &str, wants: &Wants) -> Respo
 /// `GET /api/v1/ip/`: the address is missing.
 pub async fn api_ip_missing(wants: Wants) -> Response {
     error(
-        bad_request("invalid_ip", "missing address: use /api/v1/ip/{ip}".into()),
+        bad_request(
+            ErrorCode::InvalidIp,
+            "missing address: use /api/v1/ip/{ip}".into(),
+        ),
         &wants,
         Format::Json,
     )
@@ -201,7 +210,7 @@ async fn lookup_reply(
 }
 
 fn invalid_ip(e: address::AddressError) -> ErrorPage {
-    bad_request("invalid_ip", e.to_string())
+    bad_request(ErrorCode::InvalidIp, e.to_string())
 }
 
 /// Whether a path segment is an attempt at an address (so a bad one is a 400,
@@ -290,7 +299,7 @@ pub async fn not_found(OriginalUri(uri): OriginalUri, wants: Wants) -> Response 
 fn not_found_page(wants: &Wants, default: Format) -> Response {
     let page = ErrorPage {
         status: StatusCode::NOT_FOUND,
-        body: model::Error::new("not_found", "no such page: see /docs for the API"),
+        body: model::Error::new(ErrorCode::NotFound, "no such page: see /docs for the API"),
     };
     error(page, wants, default)
 }
@@ -299,7 +308,10 @@ fn not_found_page(wants: &Wants, default: Format) -> Response {
 pub async fn method_not_allowed(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
     let page = ErrorPage {
         status: StatusCode::METHOD_NOT_ALLOWED,
-        body: model::Error::new("method_not_allowed", "this path answers GET and HEAD only"),
+        body: model::Error::new(
+            ErrorCode::MethodNotAllowed,
+            "this path answers GET and HEAD only",
+        ),
     };
     error(page, &wants, default_for(&uri, &wants))
 }
@@ -317,7 +329,7 @@ pub fn uri_too_long(max: usize) -> Response {
     let page = ErrorPage {
         status: StatusCode::URI_TOO_LONG,
         body: model::Error::new(
-            "uri_too_long",
+            ErrorCode::UriTooLong,
             format!("the path and query may hold at most {max} bytes"),
         ),
     };

@@ -26,7 +26,7 @@ use super::client::client_addr;
 use super::negotiate::Format;
 use super::render::ErrorPage;
 use super::respond::{Wants, error};
-use crate::model;
+use crate::model::{self, ErrorCode};
 
 /// Requests per second and burst size.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -231,7 +231,7 @@ pub fn refusal(state: &AppState, request: &Request) -> Option<Response> {
     let page = ErrorPage {
         status: StatusCode::TOO_MANY_REQUESTS,
         body: model::Error::new(
-            "rate_limited",
+            ErrorCode::RateLimited,
             format!(
                 "too many requests from {caller} (limited per address, IPv6 per /64 and per /48); \
                  retry in {secs} s"

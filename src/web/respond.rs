@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::negotiate::{self, Format, Refusal};
 use super::render::{ErrorPage, Page};
-use crate::model;
+use crate::model::{self, ErrorCode};
 
 const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent");
 
@@ -185,7 +185,10 @@ fn with_headers(status: StatusCode, headers: HeaderMap, body: Body) -> Response 
 fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response>> {
     if wants.bad_query {
         return Err(Box::new(refusal(
-            bad_request("bad_query", "the query string could not be read".into()),
+            bad_request(
+                ErrorCode::BadQuery,
+                "the query string could not be read".into(),
+            ),
             wants,
             default,
         )));
@@ -195,7 +198,7 @@ fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response>> {
         Err(Refusal::BadFormat(v)) => {
             let msg = format!("unknown format {v:?}: use json, text, md or html");
             Err(Box::new(refusal(
-                bad_request("bad_format", msg),
+                bad_request(ErrorCode::BadFormat, msg),
                 wants,
                 default,
             )))
@@ -234,7 +237,7 @@ fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
 }
 
 /// A 400 error page.
-pub fn bad_request(code: &str, message: String) -> ErrorPage {
+pub fn bad_request(code: ErrorCode, message: String) -> ErrorPage {
     ErrorPage {
         status: StatusCode::BAD_REQUEST,
         body: model::Error::new(code, message),
@@ -244,7 +247,7 @@ pub fn bad_request(code: &str, message: String) -> ErrorPage {
 fn not_acceptable() -> Response {
     let offered: Vec<&str> = Format::ALL.iter().map(|f| f.media_type()).collect();
     let body = model::Error::new(
-        "not_acceptable",
+        ErrorCode::NotAcceptable,
         format!(
             "no offered format matches Accept; offered: {}",
             offered.join(", ")

@@ -99,7 +99,7 @@ pub fn page(page: &Page) -> String {
                 "<h1>{} {}</h1><p class=\"lead\">{}</p>{}",
                 e.status.as_u16(),
                 esc(e.status.canonical_reason().unwrap_or("Error")),
-                esc(e.body.message.as_deref().unwrap_or(&e.body.error)),
+                esc(e.body.message.as_deref().unwrap_or(e.body.error.as_str())),
                 lookup_form(""),
             );
             document("Error", &body, "/")
