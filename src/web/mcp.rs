@@ -52,12 +52,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
-use super::AppState;
 use super::client::client_addr;
-use super::negotiate::Format;
+use super::negotiate::ClientKind;
 use super::origin::WebOrigin;
 use super::render::ErrorPage;
 use super::respond::{Wants, error};
+use super::routes;
+use super::state::AppState;
 use crate::address;
 use crate::model::{self, ErrorCode, IpInfo};
 
@@ -439,5 +440,9 @@ fn error_json(status: StatusCode, code: ErrorCode, message: String) -> Response 
         status,
         body: model::Error::new(code, message),
     };
-    error(page, &Wants::default(), Format::Json)
+    error(
+        page,
+        &Wants::default(),
+        routes::MCP.error_default(ClientKind::Other),
+    )
 }

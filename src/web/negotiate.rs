@@ -160,6 +160,31 @@ fn quality(ranges: &[MediaRange], media: &str) -> u16 {
         .map_or(0, |(_, q)| q)
 }
 
+/// Who is asking, as far as a route's default format goes
+/// ([`super::routes::Defaults`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientKind {
+    /// A web browser (`User-Agent: Mozilla/...` and not a known tool).
+    Browser,
+    /// A command-line client or script ([`is_command_line`]), or no `User-Agent`.
+    CommandLine,
+    /// Any other program.
+    Other,
+}
+
+impl ClientKind {
+    /// The kind of the client that sent `user_agent`.
+    pub fn of(user_agent: Option<&str>) -> Self {
+        if is_command_line(user_agent) {
+            ClientKind::CommandLine
+        } else if user_agent.is_some_and(|ua| ua.starts_with("Mozilla/")) {
+            ClientKind::Browser
+        } else {
+            ClientKind::Other
+        }
+    }
+}
+
 /// Whether a `User-Agent` belongs to a command-line client or a script rather than a browser.
 pub fn is_command_line(user_agent: Option<&str>) -> bool {
     let Some(ua) = user_agent else { return true };

@@ -12,8 +12,9 @@ use axum::http::{StatusCode, Uri, request::Parts};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
-use super::negotiate::{self, Format, Refusal};
+use super::negotiate::{self, ClientKind, Format, Refusal};
 use super::render::{ErrorPage, Page};
+use super::routes::{Caching, Route};
 use crate::model::{self, ErrorCode};
 
 const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent");
@@ -83,30 +84,11 @@ impl Wants {
         }
     }
 
-    /// Whether the caller looks like a command-line client.
-    pub fn is_command_line(&self) -> bool {
-        negotiate::is_command_line(self.user_agent.as_deref())
+    /// The kind of client asking, which picks a route's default format
+    /// ([`super::routes::Defaults`]).
+    pub fn kind(&self) -> ClientKind {
+        ClientKind::of(self.user_agent.as_deref())
     }
-
-    /// The default format of a page route: text for programs, HTML for browsers.
-    pub fn page_default(&self) -> Format {
-        if self.is_command_line() {
-            Format::Text
-        } else {
-            Format::Html
-        }
-    }
-}
-
-/// How long a response may be kept by caches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Caching {
-    /// Depends on who asks (`/`, `/api/v1/me`): never stored.
-    PerCaller,
-    /// Same answer for everyone until the data changes: kept briefly.
-    Shared,
-    /// Static documents.
-    Document,
 }
 
 /// Options of one response.
@@ -134,10 +116,10 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
         HeaderValue::from_static(format.content_type()),
     );
     headers.insert(header::VARY, VARY);
-    let cache = match (status.is_success(), reply.caching) {
-        (false, _) | (_, Caching::PerCaller) => "no-store",
-        (true, Caching::Shared) => "public, max-age=300",
-        (true, Caching::Document) => "public, max-age=3600",
+    let cache = if status.is_success() {
+        reply.caching.header()
+    } else {
+        Caching::PerCaller.header()
     };
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     if format == Format::Html {
@@ -212,9 +194,15 @@ pub fn negotiation_refusal(wants: &Wants, default: Format) -> Option<Response> {
     negotiated(wants, default).err().map(|refused| *refused)
 }
 
-/// An error page answered in the format the request wants (or its route default).
+/// An error page answered in the format the request wants (or `default`).
 pub fn error(page: ErrorPage, wants: &Wants, default: Format) -> Response {
     refusal(page, wants, default)
+}
+
+/// An error page of `route`: in the format the request wants, or the
+/// route's error format for this kind of client.
+pub fn error_on(page: ErrorPage, wants: &Wants, route: &Route) -> Response {
+    refusal(page, wants, route.error_default(wants.kind()))
 }
 
 fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
