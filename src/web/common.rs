@@ -3,6 +3,11 @@
 //! limit, the in-flight cap, the request timeout, and the fixed response
 //! headers (`Link` to the API catalog, `X-Content-Type-Options`, HSTS).
 //!
+//! Every refusal here (414, 429, 408, 503 with a body) is built by
+//! [`super::refusal`] in the error format of the request's route
+//! ([`super::routes`]), which this layer finds by the router's matched path
+//! (or, for the hot route, knows).
+//!
 //! These used to be eight stacked layers (three `from_fn` middlewares,
 //! tower-http's CORS, timeout and two set-header layers, tower's global
 //! concurrency limit). Inside an axum router each of them cloned the whole
@@ -17,7 +22,8 @@
 //!    403 to an origin `/mcp` refuses, see [`super::mcp`]); every other
 //!    response gets `Access-Control-Allow-Origin: *` and the exposed headers;
 //! 4. a path and query longer than the limit: 414;
-//! 5. a caller over its rate limit: 429;
+//! 5. a caller over its rate limit: 429 (on the routes the table marks
+//!    limited, [`super::routes::Route::limited`]);
 //! 6. at most `max_in_flight` requests are handled at once; others wait for
 //!    a slot at most `queue_timeout`, then get 503 with `Retry-After: 1` and
 //!    an Error body (`overloaded`) in the route's error format. `/healthz`
