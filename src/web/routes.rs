@@ -46,12 +46,12 @@ impl Defaults {
     }
 }
 
-/// The pages' defaults: HTML for browsers (and unknown programs), plain text
-/// for command-line clients.
+/// The pages' defaults: HTML for browsers, plain text for command-line
+/// clients and other programs.
 pub const PAGE: Defaults = Defaults {
     browser: Format::Html,
     command_line: Format::Text,
-    other: Format::Html,
+    other: Format::Text,
 };
 
 /// JSON for everyone.

@@ -263,6 +263,64 @@ pub async fn llms_txt(base: BaseUrl) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn the_document_describes_the_routes_the_table_documents() {
+        let doc = openapi_json_value("http://x");
+        let paths: Vec<&str> = doc["paths"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut documented: Vec<&str> = routes::ALL
+            .into_iter()
+            .filter(|r| r.documented)
+            .map(|r| r.template)
+            .collect();
+        let mut sorted = paths.clone();
+        sorted.sort_unstable();
+        documented.sort_unstable();
+        assert_eq!(sorted, documented);
+    }
+
+    #[test]
+    fn limit_answers_name_the_routes_error_format() {
+        let doc = openapi_json_value("http://x");
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            let route = routes::by_template(path).unwrap();
+            let note = limits::default_note(route);
+            for (method, op) in item.as_object().unwrap() {
+                for status in ["414", "429", "503"] {
+                    let response = &op["responses"][status];
+                    let Some(content) = response["content"].as_object() else {
+                        assert!(
+                            status == "429" && !route.limited,
+                            "{method} {path} {status}"
+                        );
+                        continue;
+                    };
+                    assert_eq!(content.len(), 4, "{method} {path} {status}");
+                    let description = response["description"].as_str().unwrap();
+                    assert!(description.ends_with(&note), "{method} {path} {status}");
+                }
+            }
+        }
+        let page = routes::by_template("/{ip}").unwrap();
+        assert!(limits::default_note(page).starts_with("In HTML for browsers, plain text for"));
+        assert!(limits::default_note(&routes::API_IP).starts_with("In JSON unless"));
+    }
+
+    #[test]
+    fn the_document_is_built_once_and_only_the_server_follows_the_base() {
+        assert!(std::ptr::eq(built(), built()));
+        let a = openapi_json_value("http://a.example");
+        let mut b = openapi_json_value("https://b.example:8443");
+        assert_eq!(a["servers"][0]["url"], "http://a.example");
+        assert_eq!(b["servers"][0]["url"], "https://b.example:8443");
+        b["servers"] = a["servers"].clone();
+        assert_eq!(a, b);
+        assert_eq!(docs("http://a.example").base_url, "http://a.example");
+    }
 
     #[test]
     fn openapi_is_3_1_with_every_lookup_path() {
