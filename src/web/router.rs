@@ -14,7 +14,7 @@ use super::{assets, discovery, hot, mcp, metrics, openapi, pages};
 pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
     let common = CommonLayer::new(state.clone(), limits);
     let api_ip = common.for_route(&routes::API_IP, hot::ApiIp::new(state.clone()));
-    let rate_limited = state.limiter.is_some();
+    let rate_limited = state.limiter.is_some() && routes::API_IP.limited;
     hot::Routes::new(api_ip, router(state, common), rate_limited)
 }
 
