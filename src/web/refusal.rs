@@ -17,7 +17,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::client::client_addr;
-use super::negotiate;
+use super::negotiate::{self, Format};
 use super::render::ErrorPage;
 use super::respond::{Wants, error};
 use super::routes::Route;
@@ -99,12 +99,11 @@ impl Refusal {
     /// is offered, else the route's.
     fn answer(&self, status: StatusCode, code: ErrorCode, message: String) -> Response {
         let default = self.route.error_default(self.wants.kind());
-        let format = negotiate::choose(
-            self.wants.format.as_deref(),
-            self.wants.accept.as_deref(),
-            default,
-        )
-        .unwrap_or(default);
+        // A bad `?format=` is ignored (as for any error), then `Accept` decides.
+        let asked = self.wants.format.as_deref();
+        let asked = asked.filter(|f| Format::from_query(f).is_some());
+        let format =
+            negotiate::choose(asked, self.wants.accept.as_deref(), default).unwrap_or(default);
         let page = ErrorPage {
             status,
             body: model::Error::new(code, message),
