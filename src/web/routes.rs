@@ -203,7 +203,9 @@ pub const SKILL_MD: Route = document(
     "text/markdown; charset=utf-8",
     PAGE,
 );
-/// `/mcp`: JSON-RPC (`POST`); a plain `GET` gets the server card.
+/// `/mcp`: JSON-RPC (`POST`, answered by rmcp; its own refusals carry
+/// `no-store`); a plain `GET` gets the server card, with [`SERVER_CARD`]'s
+/// media type and caching.
 pub const MCP: Route = Route {
     template: "/mcp",
     answer: Answer::Fixed("application/json"),
