@@ -95,7 +95,7 @@ pub struct Network {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Error {
     /// A stable, machine-readable code such as `invalid_ip` or `not_found`.
-    pub error: String,
+    pub error: ErrorCode,
     /// What went wrong, for people.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
@@ -104,10 +104,104 @@ pub struct Error {
 
 impl Error {
     /// An error with a code and a message.
-    pub fn new(error: &str, message: impl Into<String>) -> Self {
+    pub fn new(error: ErrorCode, message: impl Into<String>) -> Self {
         Error {
-            error: error.to_owned(),
+            error,
             message: Some(message.into()),
         }
+    }
+}
+
+/// Every error code the service answers with, one name each on the wire
+/// (`snake_case`: `invalid_ip`, `not_found`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The text is not an IPv4 or IPv6 address (400).
+    InvalidIp,
+    /// No such page or asset (404).
+    NotFound,
+    /// The path does not take this method (405).
+    MethodNotAllowed,
+    /// The query string could not be read (400).
+    BadQuery,
+    /// An unknown `format` value (400).
+    BadFormat,
+    /// No offered format matches `Accept` (406).
+    NotAcceptable,
+    /// The path and query are over the limit (414).
+    UriTooLong,
+    /// The caller is over its rate limit (429).
+    RateLimited,
+    /// No request slot was free in time (503).
+    Overloaded,
+    /// The request body did not arrive in time (408).
+    BodyTimeout,
+    /// `/mcp`: the `Origin` is not accepted (403).
+    ForbiddenOrigin,
+    /// `/mcp`: the body is over the limit (413).
+    BodyTooLarge,
+    /// `/mcp`: the body could not be read (400).
+    BadBody,
+}
+
+impl ErrorCode {
+    /// Every code, in the order above.
+    pub const ALL: [ErrorCode; 13] = [
+        ErrorCode::InvalidIp,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::BadQuery,
+        ErrorCode::BadFormat,
+        ErrorCode::NotAcceptable,
+        ErrorCode::UriTooLong,
+        ErrorCode::RateLimited,
+        ErrorCode::Overloaded,
+        ErrorCode::BodyTimeout,
+        ErrorCode::ForbiddenOrigin,
+        ErrorCode::BodyTooLarge,
+        ErrorCode::BadBody,
+    ];
+
+    /// The code as it is written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidIp => "invalid_ip",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::BadQuery => "bad_query",
+            ErrorCode::BadFormat => "bad_format",
+            ErrorCode::NotAcceptable => "not_acceptable",
+            ErrorCode::UriTooLong => "uri_too_long",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::Overloaded => "overloaded",
+            ErrorCode::BodyTimeout => "body_timeout",
+            ErrorCode::ForbiddenOrigin => "forbidden_origin",
+            ErrorCode::BodyTooLarge => "body_too_large",
+            ErrorCode::BadBody => "bad_body",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_codes_are_written_as_their_snake_case_names() {
+        for code in ErrorCode::ALL {
+            let json = serde_json::to_value(code).unwrap();
+            assert_eq!(json, code.as_str(), "{code:?}");
+            let back: ErrorCode = serde_json::from_value(json).unwrap();
+            assert_eq!(back, code);
+        }
+        let body = serde_json::to_string(&Error::new(ErrorCode::InvalidIp, "x")).unwrap();
+        assert_eq!(body, r#"{"error":"invalid_ip","message":"x"}"#);
     }
 }

@@ -1298,3 +1298,75 @@ fn lookup_form_redirects_to_the_address_page() {
     assert_eq!(r.status, 200);
     assert_eq!(r.body, "127.0.0.1\n");
 }
+
+/// The media type of a response, without parameters.
+fn media_type(r: &Resp) -> String {
+    let ct = r.must("content-type");
+    ct.split(';')
+        .next()
+        .unwrap_or(ct)
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// A 414, answered before any handler, comes in the format a 404 of the
+/// same route does (README, "Formats"): a page for browsers (HTML) and
+/// command-line clients (text) on the pages, JSON on the API and the assets.
+/// `?format=` and `Accept` pick another offered format; one the service does
+/// not offer leaves the route's, and the status stays 414 (never 406).
+#[test]
+fn a_414_comes_in_the_format_of_a_404_on_the_same_route() {
+    let pad = "a".repeat(5000);
+    let cases = [
+        // (a 404 of the route, a path of the same route over the limit)
+        ("/no-such-page".to_owned(), format!("/{pad}")),
+        ("/a/b".to_owned(), format!("/a/{pad}")),
+        ("/api/v1/nope".to_owned(), format!("/api/v1/{pad}")),
+        ("/assets/nope.svg".to_owned(), format!("/assets/{pad}")),
+    ];
+    for (missing, long) in &cases {
+        for ua in [UA_CHROME, UA_CURL] {
+            let not_found = get(missing, &[ua]);
+            let too_long = get(long, &[ua]);
+            assert_eq!(not_found.status, 404, "{}", not_found.what);
+            assert_eq!(too_long.status, 414, "{}", too_long.what);
+            assert_eq!(
+                media_type(&too_long),
+                media_type(&not_found),
+                "{} vs {}",
+                too_long.what,
+                not_found.what
+            );
+            let message = "the path and query may hold at most 4096 bytes";
+            assert!(too_long.body.contains(message), "{}", too_long.body);
+        }
+    }
+    let page = format!("/{pad}");
+    let browser = get(&page, &[UA_CHROME]);
+    assert_eq!(media_type(&browser), "text/html");
+    assert_csp(&browser);
+    let api = get(&format!("/api/v1/ip/{pad}"), &[UA_CHROME]);
+    assert_eq!(api.json()["error"], "uri_too_long", "{}", api.body);
+    // Asked for: JSON on a page, Markdown on the API.
+    let json = get(&format!("{page}?format=json"), &[UA_CHROME]);
+    assert_eq!(
+        (json.status, json.json()["error"].clone()),
+        (414, "uri_too_long".into())
+    );
+    let md = get(&format!("/api/v1/ip/{pad}"), &[("Accept", "text/markdown")]);
+    assert_eq!(
+        (md.status, media_type(&md)),
+        (414, "text/markdown".to_owned())
+    );
+    // Not offered: the route's format, still 414.
+    for extra in [("Accept", "image/png"), ("Accept", "text/html;q=0")] {
+        let r = get(&page, &[UA_CURL, extra]);
+        assert_eq!(
+            (r.status, media_type(&r)),
+            (414, "text/plain".to_owned()),
+            "{extra:?}"
+        );
+    }
+    let r = get(&format!("{page}?format=xml"), &[UA_CHROME]);
+    assert_eq!((r.status, media_type(&r)), (414, "text/html".to_owned()));
+}

@@ -406,6 +406,85 @@ async fn the_rate_limit_holds_for_one_caller_while_others_are_served() {
     assert_eq!(get_as(&client, &api, Some(greedy)).await.0, 429);
 }
 
+/// A 429 comes in the format a 404 of the same route does (README,
+/// "Formats"): HTML for a browser and text for curl on the pages, JSON on
+/// the API, whatever the client. `?format=` and `Accept` pick another offered
+/// format; one not offered leaves the route's, and the status stays 429.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_comes_in_the_format_of_a_404_on_the_same_route() {
+    let _serial = serial();
+    let mut cfg = common::config();
+    cfg.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+    cfg.rate_limit = Some(RateLimit {
+        per_second: 0.001,
+        burst: 1,
+    });
+    let server = common::start(cfg).await;
+    let client = common::client();
+    let chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/142.0 Safari/537.36";
+    let mut callers = (1..=250u8).map(|n| format!("198.51.100.{n}"));
+    let mut fetch = async |path: &str, headers: &[(&str, &str)]| {
+        let caller = callers.next().expect("a fresh caller");
+        let url = format!("{}{path}", server.base);
+        let mut answers = Vec::new();
+        // The first request takes the caller's one token, the second is refused.
+        for _ in 0..2 {
+            let mut req = client.get(&url).header("X-Forwarded-For", &caller);
+            for (name, value) in headers {
+                req = req.header(*name, *value);
+            }
+            let r = req.send().await.expect("answer");
+            let status = r.status().as_u16();
+            let media = r.headers()["content-type"].to_str().unwrap().to_owned();
+            let retry = r.headers().get("retry-after").is_some();
+            let media = media.split(';').next().unwrap().to_owned();
+            answers.push((status, media, retry, r.text().await.unwrap()));
+        }
+        answers
+    };
+    let cases = [
+        ("/8.8.8.8", "/no-such-page"),
+        ("/", "/no-such-page"),
+        ("/docs", "/no-such-page"),
+        ("/api/v1/ip/8.8.8.8", "/api/v1/nope"),
+        ("/api/v1/me", "/api/v1/nope"),
+    ];
+    for (path, missing) in cases {
+        for ua in [chrome, "curl/8.14.1"] {
+            let not_found = fetch(missing, &[("User-Agent", ua)]).await;
+            assert_eq!(not_found[0].0, 404, "{missing}: {not_found:?}");
+            let limited = fetch(path, &[("User-Agent", ua)]).await;
+            let (status, media, retry, body) = &limited[1];
+            assert_eq!((*status, *retry), (429, true), "{path} as {ua}: {body}");
+            assert_eq!(media, &not_found[0].1, "{path} as {ua}: {body}");
+            assert!(
+                body.contains("too many requests from 198.51.100."),
+                "{body}"
+            );
+        }
+    }
+    // A browser's 429 on a page is HTML, on the API JSON.
+    let page = fetch("/8.8.8.8", &[("User-Agent", chrome)]).await;
+    assert_eq!(page[1].1, "text/html");
+    let api = fetch("/api/v1/ip/8.8.8.8", &[("User-Agent", chrome)]).await;
+    let error: serde_json::Value = serde_json::from_str(&api[1].3).unwrap();
+    assert_eq!(
+        (api[1].0, error["error"].as_str()),
+        (429, Some("rate_limited"))
+    );
+    // Asked for, and not offered.
+    let json = fetch("/8.8.8.8?format=json", &[("User-Agent", chrome)]).await;
+    assert_eq!((json[1].0, json[1].1.as_str()), (429, "application/json"));
+    let md = fetch("/api/v1/me", &[("Accept", "text/markdown")]).await;
+    assert_eq!((md[1].0, md[1].1.as_str()), (429, "text/markdown"));
+    let png = fetch(
+        "/8.8.8.8",
+        &[("User-Agent", "curl/8.14.1"), ("Accept", "image/png")],
+    )
+    .await;
+    assert_eq!((png[1].0, png[1].1.as_str()), (429, "text/plain"));
+}
+
 // ---------------------------------------------------------------------------
 // (c) memory under many distinct callers
 // ---------------------------------------------------------------------------

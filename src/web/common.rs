@@ -3,6 +3,11 @@
 //! limit, the in-flight cap, the request timeout, and the fixed response
 //! headers (`Link` to the API catalog, `X-Content-Type-Options`, HSTS).
 //!
+//! Every refusal here (414, 429, 408, 503 with a body) is built by
+//! [`super::refusal`] in the error format of the request's route
+//! ([`super::routes`]), which this layer finds by the router's matched path
+//! (or, for the hot route, knows).
+//!
 //! These used to be eight stacked layers (three `from_fn` middlewares,
 //! tower-http's CORS, timeout and two set-header layers, tower's global
 //! concurrency limit). Inside an axum router each of them cloned the whole
@@ -17,7 +22,8 @@
 //!    403 to an origin `/mcp` refuses, see [`super::mcp`]); every other
 //!    response gets `Access-Control-Allow-Origin: *` and the exposed headers;
 //! 4. a path and query longer than the limit: 414;
-//! 5. a caller over its rate limit: 429;
+//! 5. a caller over its rate limit: 429 (on the routes the table marks
+//!    limited, [`super::routes::Route::limited`]);
 //! 6. at most `max_in_flight` requests are handled at once; others wait for
 //!    a slot at most `queue_timeout`, then get 503 with `Retry-After: 1` and
 //!    an Error body (`overloaded`) in the route's error format. `/healthz`
@@ -57,11 +63,9 @@ use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
 use tower::{Layer, Service};
 
 use super::metrics::{RouteMetrics, route_metrics};
-use super::negotiate::Format;
-use super::render::ErrorPage;
-use super::respond::{Wants, error};
-use super::{AppState, Limits, pages, ratelimit};
-use crate::model;
+use super::refusal::{self, Refusal};
+use super::routes::{self, Route};
+use super::state::{AppState, Limits};
 
 const LINK: HeaderValue =
     HeaderValue::from_static("</.well-known/api-catalog>; rel=\"api-catalog\"");
@@ -71,9 +75,6 @@ const ANY: HeaderValue = HeaderValue::from_static("*");
 const EXPOSED: HeaderValue = HeaderValue::from_static("etag,link,retry-after");
 const PREFLIGHT_METHODS: HeaderValue = HeaderValue::from_static("GET,HEAD,POST");
 const PREFLIGHT_MAX_AGE: HeaderValue = HeaderValue::from_static("86400");
-/// `Retry-After` of a request that found no slot: the queue is short-lived.
-const RETRY_SOON: HeaderValue = HeaderValue::from_static("1");
-const CLOSE: HeaderValue = HeaderValue::from_static("close");
 
 /// What the layer needs, shared by every route.
 #[derive(Debug)]
@@ -111,12 +112,12 @@ impl CommonLayer {
     }
 
     /// The layer around `inner`, a service outside the router that answers
-    /// the one route `route` (its metrics are counted under that name).
-    pub fn for_route<S>(&self, route: &str, inner: S) -> Common<S> {
+    /// the one route `route` (its metrics are counted under its template).
+    pub fn for_route<S>(&self, route: &'static Route, inner: S) -> Common<S> {
         Common {
             inner,
             shared: self.shared.clone(),
-            route: Some(route_metrics(route)),
+            route: Some((route, route_metrics(route.template))),
         }
     }
 }
@@ -138,8 +139,9 @@ impl<S> Layer<S> for CommonLayer {
 pub struct Common<S> {
     inner: S,
     shared: Arc<Shared>,
-    /// The route's metrics, if fixed; else the router's matched path decides.
-    route: Option<&'static RouteMetrics>,
+    /// The route and its metrics, if fixed; else the router's matched path
+    /// decides (the route table's fallback for an unmatched one).
+    route: Option<(&'static Route, &'static RouteMetrics)>,
 }
 
 impl<S> Service<Request> for Common<S>
@@ -157,14 +159,7 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let started = Instant::now();
-        let metrics = self.route.unwrap_or_else(|| {
-            route_metrics(
-                request
-                    .extensions()
-                    .get::<MatchedPath>()
-                    .map_or("unmatched", MatchedPath::as_str),
-            )
-        });
+        let (route, metrics) = self.route.unwrap_or_else(|| route_of(&request));
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
         let early = if preflight {
@@ -172,13 +167,13 @@ where
             super::mcp::preflight_refusal(&shared.state, &request)
                 .or_else(|| Some(preflight_answer()))
         } else if uri_bytes(&request) > shared.max_uri_bytes {
-            Some(pages::uri_too_long(shared.max_uri_bytes))
+            Some(Refusal::of(&request, route).uri_too_long(shared.max_uri_bytes))
         } else {
-            ratelimit::refusal(&shared.state, &request)
+            refusal::rate_limit(&shared.state, &request, route)
         };
         let stage = match early {
             Some(response) => Stage::Done(Some(response)),
-            None => self.admit(request, started),
+            None => self.admit(request, started, route),
         };
         CommonFuture {
             stage,
@@ -196,10 +191,15 @@ where
 {
     /// Hands `request` to the handler: at once if it is exempt from the
     /// in-flight cap or a slot is free, else after waiting for one.
-    fn admit(&mut self, request: Request, started: Instant) -> Stage<S::Future> {
+    fn admit(
+        &mut self,
+        request: Request,
+        started: Instant,
+        route: &'static Route,
+    ) -> Stage<S::Future> {
         let shared = &self.shared;
-        let (request, body) = watch_body(request, started + shared.body_timeout);
-        if ratelimit::spares(request.uri().path()) {
+        let (request, body) = watch_body(request, started + shared.body_timeout, route);
+        if !route.limited {
             // Probes and scrapers: no slot, no wait.
             return Stage::Running(Running::new(self.inner.call(request), None, started, body));
         }
@@ -211,7 +211,7 @@ where
                 body,
             )),
             Err(_) => {
-                let refusal = Refusal::of(&request);
+                let refusal = Refusal::of(&request, route);
                 Stage::Waiting(Box::new(Waiting {
                     future: Some(self.inner.call(request)),
                     acquire: Box::pin(shared.in_flight.clone().acquire_owned()),
@@ -272,35 +272,6 @@ impl<F> Running<F> {
             timer: None,
             body,
         }
-    }
-}
-
-/// What an error answer decided before the handler took the request needs:
-/// the format the request asks for and the route's default.
-struct Refusal {
-    wants: Wants,
-    default: Format,
-}
-
-impl Refusal {
-    fn of(request: &Request) -> Self {
-        let wants = Wants::read(request.uri(), request.headers());
-        let path = request.uri().path();
-        let default = if path == "/api" || path.starts_with("/api/") || path == "/mcp" {
-            Format::Json
-        } else {
-            wants.page_default()
-        };
-        Refusal { wants, default }
-    }
-
-    /// `status` with an Error body of `code` and `message`.
-    fn answer(&self, status: StatusCode, code: &str, message: String) -> Response {
-        let page = ErrorPage {
-            status,
-            body: model::Error::new(code, message),
-        };
-        error(page, &self.wants, self.default)
     }
 }
 
@@ -387,15 +358,7 @@ fn poll_waiting<F>(
         Poll::Pending => ready!(waiting.deadline.as_mut().poll(cx)),
     }
     metrics::counter!("iplookup_overloaded_total").increment(1);
-    let mut response = waiting.refusal.answer(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "overloaded",
-        "every request slot is busy; retry in 1 s".into(),
-    );
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, RETRY_SOON);
-    Poll::Ready(Err(response))
+    Poll::Ready(Err(waiting.refusal.overloaded()))
 }
 
 /// The handler's answer, or 408 when the body is late, or 503 at the
@@ -455,22 +418,20 @@ impl BodyWatch {
     /// body is not read).
     fn too_late(&self) -> Response {
         metrics::counter!("iplookup_body_timeouts_total").increment(1);
-        let mut response = self.refusal.answer(
-            StatusCode::REQUEST_TIMEOUT,
-            "body_timeout",
-            "the request body did not arrive in time".into(),
-        );
-        response.headers_mut().insert(header::CONNECTION, CLOSE);
-        response
+        self.refusal.body_timeout()
     }
 }
 
 /// `request` with its body watched, if it has one.
-fn watch_body(request: Request, deadline: Instant) -> (Request, Option<Box<BodyWatch>>) {
+fn watch_body(
+    request: Request,
+    deadline: Instant,
+    route: &'static Route,
+) -> (Request, Option<Box<BodyWatch>>) {
     if request.body().is_end_stream() {
         return (request, None);
     }
-    let refusal = Refusal::of(&request);
+    let refusal = Refusal::of(&request, route);
     let done = Arc::new(AtomicBool::new(false));
     let request = request.map(|inner| {
         Body::new(WatchedBody {
@@ -549,4 +510,20 @@ fn uri_bytes(request: &Request) -> usize {
         .uri()
         .path_and_query()
         .map_or(0, |p| p.as_str().len())
+}
+
+/// The route of a request the router matched (`MatchedPath`), or the one the
+/// table names for its path, and the metrics it is counted under.
+fn route_of(request: &Request) -> (&'static Route, &'static RouteMetrics) {
+    match request.extensions().get::<MatchedPath>() {
+        Some(matched) => {
+            let route = routes::by_template(matched.as_str())
+                .unwrap_or_else(|| routes::for_path(request.uri().path()));
+            (route, route_metrics(matched.as_str()))
+        }
+        None => (
+            routes::for_path(request.uri().path()),
+            route_metrics("unmatched"),
+        ),
+    }
 }

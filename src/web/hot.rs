@@ -24,11 +24,17 @@ use axum::routing::future::RouteFuture;
 use tower::Service;
 
 use super::common::{Common, CommonFuture};
+use super::pages;
 use super::respond::Wants;
-use super::{AppState, pages};
+use super::routes;
+use super::state::AppState;
 
-/// The prefix of the hot route; the rest of the path is the address.
-const PREFIX: &str = "/api/v1/ip/";
+/// The prefix of the hot route's template ([`routes::API_IP`]); the rest of
+/// the path is the address.
+fn prefix() -> &'static str {
+    let template = routes::API_IP.template;
+    template.strip_suffix("{ip}").unwrap_or(template)
+}
 
 /// Every route: the hot one directly, the others through the router.
 #[derive(Clone)]
@@ -82,7 +88,7 @@ fn address(request: &Request) -> Option<&str> {
     if request.method() != Method::GET {
         return None;
     }
-    let rest = request.uri().path().strip_prefix(PREFIX)?;
+    let rest = request.uri().path().strip_prefix(prefix())?;
     // Two `memchr` scans (a word at a time) cost less than one loop over bytes.
     let bytes = rest.as_bytes();
     let plain = !bytes.is_empty() && !bytes.contains(&b'/') && !bytes.contains(&b'%');

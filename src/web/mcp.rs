@@ -52,14 +52,15 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
-use super::AppState;
 use super::client::client_addr;
-use super::negotiate::Format;
+use super::negotiate::ClientKind;
 use super::origin::WebOrigin;
 use super::render::ErrorPage;
 use super::respond::{Wants, error};
+use super::routes;
+use super::state::AppState;
 use crate::address;
-use crate::model::{self, IpInfo};
+use crate::model::{self, ErrorCode, IpInfo};
 
 /// The largest request body `/mcp` reads (64 KiB); a tool call is a few hundred bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -174,7 +175,7 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
     if !accepts_json_and_sse(&parts.headers) {
         return error_json(
             StatusCode::NOT_ACCEPTABLE,
-            "not_acceptable",
+            ErrorCode::NotAcceptable,
             "Accept must list both application/json and text/event-stream".into(),
         );
     }
@@ -243,7 +244,7 @@ fn request_host<'a>(headers: &'a HeaderMap, uri: &'a axum::http::Uri) -> Option<
 fn forbidden(message: &str) -> Response {
     error_json(
         StatusCode::FORBIDDEN,
-        "forbidden_origin",
+        ErrorCode::ForbiddenOrigin,
         message.to_owned(),
     )
 }
@@ -287,7 +288,7 @@ async fn read_body(mut body: Body, limit: usize) -> Result<axum::body::Bytes, Re
     let too_large = || {
         error_json(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "body_too_large",
+            ErrorCode::BodyTooLarge,
             format!("the request body may hold at most {limit} bytes"),
         )
     };
@@ -301,7 +302,7 @@ async fn read_body(mut body: Body, limit: usize) -> Result<axum::body::Bytes, Re
         let frame = frame.map_err(|e| {
             error_json(
                 StatusCode::BAD_REQUEST,
-                "bad_body",
+                ErrorCode::BadBody,
                 format!("the request body could not be read: {e}"),
             )
         })?;
@@ -434,10 +435,14 @@ fn jsonrpc_error(status: StatusCode, code: i32, id: Value, message: &str) -> Res
 }
 
 /// An Error JSON answer (`{"error": ..., "message": ...}`).
-fn error_json(status: StatusCode, code: &str, message: String) -> Response {
+fn error_json(status: StatusCode, code: ErrorCode, message: String) -> Response {
     let page = ErrorPage {
         status,
         body: model::Error::new(code, message),
     };
-    error(page, &Wants::default(), Format::Json)
+    error(
+        page,
+        &Wants::default(),
+        routes::MCP.error_default(ClientKind::Other),
+    )
 }

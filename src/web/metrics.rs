@@ -15,7 +15,8 @@ use chrono::{NaiveDate, Utc};
 use metrics::{Counter, Histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-use super::AppState;
+use super::routes;
+use super::state::AppState;
 
 /// The process-wide recorder, installed on first use.
 pub fn handle() -> Option<&'static PrometheusHandle> {
@@ -140,9 +141,13 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
     }
     let body = handle().map(PrometheusHandle::render).unwrap_or_default();
     let mut response = body.into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    let headers = response.headers_mut();
+    if let routes::Answer::Fixed(media_type) = routes::METRICS.answer {
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
+    }
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(routes::METRICS.caching.header()),
     );
     response
 }

@@ -160,51 +160,87 @@ fn quality(ranges: &[MediaRange], media: &str) -> u16 {
         .map_or(0, |(_, q)| q)
 }
 
-/// Whether a `User-Agent` belongs to a command-line client or a script rather than a browser.
-pub fn is_command_line(user_agent: Option<&str>) -> bool {
-    let Some(ua) = user_agent else { return true };
-    let ua = ua.to_ascii_lowercase();
-    const TOOLS: &[&str] = &[
-        "curl/",
-        "wget/",
-        "httpie/",
-        "xh/",
-        "powershell",
-        "go-http-client",
-        "ddclient",
-        "mikrotik",
-        "fetch",
-        "libfetch",
-        "aria2",
-        "python-requests",
-        "python-urllib",
-        "python-httpx",
-        "aiohttp",
-        "okhttp",
-        "java/",
-        "libwww-perl",
-        "lwp::",
-        "node-fetch",
-        "undici",
-        "axios",
-        "reqwest",
-        "ruby",
-        "http.rb",
-        "guzzle",
-        "winhttp",
-        "busybox",
-        "openbsd ftp",
-    ];
-    if TOOLS.iter().any(|t| ua.contains(t)) {
-        return true;
+/// Who is asking, as far as a route's default format goes
+/// ([`super::routes::Defaults`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientKind {
+    /// A web browser (`Mozilla/...` or `Opera/...`, and not a known tool).
+    Browser,
+    /// A known command-line client or HTTP library, or no `User-Agent`.
+    CommandLine,
+    /// Any other program.
+    Other,
+}
+
+impl ClientKind {
+    /// The kind of the client that sent `user_agent`.
+    pub fn of(user_agent: Option<&str>) -> Self {
+        let Some(ua) = user_agent else {
+            return ClientKind::CommandLine;
+        };
+        let ua = ua.to_ascii_lowercase();
+        if TOOLS.iter().any(|t| ua.contains(t)) {
+            ClientKind::CommandLine
+        } else if ua.starts_with("mozilla/") || ua.starts_with("opera/") {
+            ClientKind::Browser
+        } else {
+            ClientKind::Other
+        }
     }
-    // Anything that does not look like a browser is treated as a program.
-    !ua.starts_with("mozilla/") && !ua.starts_with("opera/")
+}
+
+/// Parts of the `User-Agent` of known command-line clients and HTTP
+/// libraries (lower case).
+const TOOLS: &[&str] = &[
+    "curl/",
+    "wget/",
+    "httpie/",
+    "xh/",
+    "powershell",
+    "go-http-client",
+    "ddclient",
+    "mikrotik",
+    "fetch",
+    "libfetch",
+    "aria2",
+    "python-requests",
+    "python-urllib",
+    "python-httpx",
+    "aiohttp",
+    "okhttp",
+    "java/",
+    "libwww-perl",
+    "lwp::",
+    "node-fetch",
+    "undici",
+    "axios",
+    "reqwest",
+    "ruby",
+    "http.rb",
+    "guzzle",
+    "winhttp",
+    "busybox",
+    "openbsd ftp",
+];
+
+/// Whether a `User-Agent` belongs to a command-line client or a script rather
+/// than a browser: anything that does not look like a browser is a program.
+pub fn is_command_line(user_agent: Option<&str>) -> bool {
+    ClientKind::of(user_agent) != ClientKind::Browser
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_kinds_by_user_agent() {
+        let chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/142.0";
+        assert_eq!(ClientKind::of(Some(chrome)), ClientKind::Browser);
+        assert_eq!(ClientKind::of(Some("curl/8.14.1")), ClientKind::CommandLine);
+        assert_eq!(ClientKind::of(None), ClientKind::CommandLine);
+        assert_eq!(ClientKind::of(Some("SomeBot/1.0")), ClientKind::Other);
+    }
 
     #[test]
     fn query_parameter_wins() {

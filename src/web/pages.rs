@@ -5,27 +5,29 @@ use std::net::SocketAddr;
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, OriginalUri, Path, State};
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 
-use super::AppState;
 use super::client::client_addr;
 use super::negotiate::Format;
 use super::render::{
     ErrorPage, Health, HealthData, HealthRefusal, HealthSource, LookupKind, LookupPage, Page,
 };
-use super::respond::{Caching, Reply, Wants, bad_request, error, respond};
+use super::respond::{Reply, Wants, bad_request, error, error_on, respond};
+use super::routes::{self, Caching, Route};
+use super::schema::{FormatName, HealthJson, IpFormParam, IpParam};
+use super::state::AppState;
 use crate::address;
 use crate::geo::SourceInfo;
 use crate::geo::policy::Defect;
-use crate::model;
+use crate::model::{self, ErrorCode};
 
 /// `GET /`: the caller (bare address for command-line clients), or a redirect
 /// from the lookup form (`/?ip=...`) to the address page.
 #[utoipa::path(get, path = "/", tag = "pages",
     summary = "The caller's address: bare address for command-line clients, a page for browsers",
     description = "Command-line clients (curl, Wget, HTTPie, PowerShell, ...) and `Accept: text/plain` get only the caller's address and a newline. Browsers get the HTML page; `Accept: text/markdown` gets Markdown; JSON gives the IpInfo object. `?ip=ADDR` (the lookup form) redirects to `/ADDR`.",
-    params(("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header"), ("ip" = Option<super::docs::IpFormParam>, Query, description = "Address to look up (the lookup form): redirects to its page; empty means none")),
+    params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("ip" = Option<IpFormParam>, Query, description = "Address to look up (the lookup form): redirects to its page; empty means none")),
     responses(
         (status = 200, description = "The caller's address", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 303, description = "Redirect from the lookup form to the address page"),
@@ -39,12 +41,13 @@ pub async fn root(
     wants: Wants,
 ) -> Response {
     if let Some(ip) = wants.ip.as_deref().filter(|s| !s.is_empty()) {
-        if let Some(refusal) = super::respond::negotiation_refusal(&wants, wants.page_default()) {
+        let default = routes::ROOT.error_default(wants.kind());
+        if let Some(refusal) = super::respond::negotiation_refusal(&wants, default) {
             return refusal;
         }
         return match address::parse(ip) {
             Ok(ip) => Redirect::to(&format!("/{ip}")).into_response(),
-            Err(e) => error(invalid_ip(e), &wants, wants.page_default()),
+            Err(e) => error(invalid_ip(e), &wants, default),
         };
     }
     let ip = client_addr(peer, &headers, &state.proxies);
@@ -54,8 +57,8 @@ pub async fn root(
         kind: LookupKind::Root,
     }));
     let reply = Reply {
-        default: wants.page_default(),
-        caching: Caching::PerCaller,
+        default: routes::ROOT.answer_default(wants.kind()),
+        caching: routes::ROOT.caching,
         etag: None,
     };
     respond(page, &wants, &reply)
@@ -64,7 +67,7 @@ pub async fn root(
 /// `GET /{ip}`: the address page.
 #[utoipa::path(get, path = "/{ip}", tag = "pages",
     summary = "The page of one address (HTML for browsers, aligned text for command-line clients)",
-    params(("ip" = super::docs::IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address"), ("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
+    params(("ip" = IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "The address's data", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),
@@ -77,34 +80,26 @@ pub async fn address_page(
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
 ) -> Response {
+    let route = &routes::ADDRESS;
     let text = match raw {
         Ok(Path(text)) => text,
         Err(_) => {
-            return error(
-                bad_request("invalid_ip", "the address is not valid UTF-8".into()),
-                &wants,
-                wants.page_default(),
-            );
+            let message = "the address is not valid UTF-8".into();
+            return error_on(bad_request(ErrorCode::InvalidIp, message), &wants, route);
         }
     };
     if !looks_like_address(&text) {
-        return not_found_page(&wants, wants.page_default());
+        return not_found_page(&wants, route);
     }
-    lookup_reply(
-        &state,
-        &text,
-        LookupKind::Address,
-        &wants,
-        wants.page_default(),
-    )
-    .await
+    let default = route.answer_default(wants.kind());
+    lookup_reply(&state, &text, LookupKind::Address, &wants, default).await
 }
 
 /// `GET /api/v1/me`: the caller's answer.
 #[utoipa::path(get, path = "/api/v1/me", tag = "lookup",
     summary = "Look up the caller's own address",
     description = "The caller is the socket peer or, when the peer is a trusted proxy (`--trusted-proxy`), the rightmost untrusted address in the one header that proxy writes (`--client-ip-header`, `X-Forwarded-For` by default); other forwarding headers are ignored. Never cached.",
-    params(("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
+    params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "IpInfo for the calling client", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 400, description = "Bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
@@ -126,8 +121,8 @@ pub async fn api_me(
         page,
         &wants,
         &Reply {
-            default: Format::Json,
-            caching: Caching::PerCaller,
+            default: routes::API_ME.answer_default(wants.kind()),
+            caching: routes::API_ME.caching,
             etag: None,
         },
     )
@@ -137,7 +132,7 @@ pub async fn api_me(
 #[utoipa::path(get, path = "/api/v1/ip/{ip}", tag = "lookup",
     summary = "Look up one IPv4 or IPv6 address",
     description = "Strict parsing: IPv4 in dotted form without leading zeros, IPv6 in colon-hex form (compressed or not, embedded IPv4 allowed); no brackets, ports, zone ids or whitespace. The answer carries a weak ETag tied to the data release.",
-    params(("ip" = super::docs::IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address", example = "8.8.8.8"), ("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
+    params(("ip" = IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address", example = "8.8.8.8"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "IpInfo", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),
@@ -151,10 +146,13 @@ pub async fn api_ip(
 ) -> Response {
     match raw {
         Ok(Path(text)) => api_ip_answer(&state, &text, &wants).await,
-        Err(_) => error(
-            bad_request("invalid_ip", "the address is not valid UTF-8".into()),
+        Err(_) => error_on(
+            bad_request(
+                ErrorCode::InvalidIp,
+                "the address is not valid UTF-8".into(),
+            ),
             &wants,
-            Format::Json,
+            &routes::API_IP,
         ),
     }
 }
@@ -162,15 +160,17 @@ pub async fn api_ip(
 /// The answer of `GET /api/v1/ip/{ip}` for its percent-decoded segment
 /// `text` (through the router, or straight from [`super::hot`]).
 pub async fn api_ip_answer(state: &AppState, text: &str, wants: &Wants) -> Response {
-    lookup_reply(state, text, LookupKind::ApiIp, wants, Format::Json).await
+    let default = routes::API_IP.answer_default(wants.kind());
+    lookup_reply(state, text, LookupKind::ApiIp, wants, default).await
 }
 
 /// `GET /api/v1/ip/`: the address is missing.
 pub async fn api_ip_missing(wants: Wants) -> Response {
-    error(
-        bad_request("invalid_ip", "missing address: use /api/v1/ip/{ip}".into()),
+    let message = "missing address: use /api/v1/ip/{ip}".into();
+    error_on(
+        bad_request(ErrorCode::InvalidIp, message),
         &wants,
-        Format::Json,
+        &routes::API_IP_MISSING,
     )
 }
 
@@ -201,7 +201,7 @@ async fn lookup_reply(
 }
 
 fn invalid_ip(e: address::AddressError) -> ErrorPage {
-    bad_request("invalid_ip", e.to_string())
+    bad_request(ErrorCode::InvalidIp, e.to_string())
 }
 
 /// Whether a path segment is an attempt at an address (so a bad one is a 400,
@@ -219,7 +219,7 @@ fn looks_like_address(segment: &str) -> bool {
 /// `GET /healthz`: 200 with the loaded releases.
 #[utoipa::path(get, path = "/healthz", tag = "discovery",
     summary = "Health: 200 once data is loaded, with release dates, row counts, repaired defects and refused files",
-    params(("format" = Option<super::docs::FormatName>, Query, description = "Response format; overrides the Accept header")),
+    params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "Loaded data releases", content((HealthJson = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 400, description = "Bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
@@ -262,66 +262,37 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
         Page::Health(Box::new(health)),
         &wants,
         &Reply {
-            default: Format::Json,
-            caching: Caching::PerCaller,
+            default: routes::HEALTHZ.answer_default(wants.kind()),
+            caching: routes::HEALTHZ.caching,
             etag: None,
         },
     )
 }
 
-/// The JSON form of `/healthz`.
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
-pub struct HealthJson {
-    status: String,
-    /// Per table (`country`, `asn`, `city`): source, file name, release date,
-    /// rows, trimmed and skipped rows, defects by kind.
-    data: serde_json::Value,
-    /// Files of the data directory not served: `table`, `file` (a name,
-    /// never a path), `reason`, `incomplete` (still being written).
-    refused: Vec<serde_json::Value>,
-}
-
-/// Any unknown path: 404 in the wanted format (JSON under `/api/`).
+/// Any unknown path: 404 in the wanted format, by default the error format
+/// of the route table's fallback (JSON under `/api/`, a page elsewhere).
 pub async fn not_found(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
-    not_found_page(&wants, default_for(&uri, &wants))
+    not_found_page(&wants, routes::for_path(uri.path()))
 }
 
-fn not_found_page(wants: &Wants, default: Format) -> Response {
+fn not_found_page(wants: &Wants, route: &Route) -> Response {
     let page = ErrorPage {
         status: StatusCode::NOT_FOUND,
-        body: model::Error::new("not_found", "no such page: see /docs for the API"),
+        body: model::Error::new(ErrorCode::NotFound, "no such page: see /docs for the API"),
     };
-    error(page, wants, default)
+    error_on(page, wants, route)
 }
 
 /// A known path asked with a method it does not take: 405 (axum adds `Allow`).
 pub async fn method_not_allowed(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
     let page = ErrorPage {
         status: StatusCode::METHOD_NOT_ALLOWED,
-        body: model::Error::new("method_not_allowed", "this path answers GET and HEAD only"),
-    };
-    error(page, &wants, default_for(&uri, &wants))
-}
-
-fn default_for(uri: &Uri, wants: &Wants) -> Format {
-    if uri.path() == "/api" || uri.path().starts_with("/api/") {
-        Format::Json
-    } else {
-        wants.page_default()
-    }
-}
-
-/// The 414 answer to a path and query longer than `max` bytes.
-pub fn uri_too_long(max: usize) -> Response {
-    let page = ErrorPage {
-        status: StatusCode::URI_TOO_LONG,
         body: model::Error::new(
-            "uri_too_long",
-            format!("the path and query may hold at most {max} bytes"),
+            ErrorCode::MethodNotAllowed,
+            "this path answers GET and HEAD only",
         ),
     };
-    error(page, &Wants::default(), Format::Json)
+    error_on(page, &wants, routes::for_path(uri.path()))
 }
 
 #[cfg(test)]

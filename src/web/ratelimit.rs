@@ -11,22 +11,16 @@
 //! Buckets live in two bounded caches (at most `capacity` callers each), so
 //! memory stays bounded however many callers there are; a bucket evicted for
 //! room simply starts full again.
+//!
+//! This is only the bucket arithmetic: which routes it applies to is the
+//! route table's ([`super::routes::Route::limited`]), and the 429 answer is
+//! built with the other refusals ([`super::refusal`]).
 
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::{ConnectInfo, Request};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::Response;
 use moka::sync::Cache;
-
-use super::AppState;
-use super::client::client_addr;
-use super::negotiate::Format;
-use super::render::ErrorPage;
-use super::respond::{Wants, error};
-use crate::model;
 
 /// Requests per second and burst size.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -198,51 +192,6 @@ fn prefix_key(ip: IpAddr) -> Option<IpAddr> {
         ))),
         IpAddr::V4(_) => None,
     }
-}
-
-/// Whether requests for `path` are exempt from the limit: `/healthz` and
-/// `/metrics` (probes and scrapers).
-pub fn spares(path: &str) -> bool {
-    path == "/healthz" || path == "/metrics"
-}
-
-/// The format of the 429 answer for `path`: JSON under `/api/`, else plain text.
-pub fn refusal_format(path: &str) -> Format {
-    if path.starts_with("/api/") {
-        Format::Json
-    } else {
-        Format::Text
-    }
-}
-
-/// The 429 answer (an Error body and `Retry-After`) when the caller of
-/// `request` is over its limit; `None` to let the request through.
-pub fn refusal(state: &AppState, request: &Request) -> Option<Response> {
-    let limiter = state.limiter.as_ref()?;
-    let path = request.uri().path();
-    if spares(path) {
-        return None;
-    }
-    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>()?.0;
-    let caller = client_addr(peer, request.headers(), &state.proxies);
-    let wait = limiter.check(caller).err()?;
-    metrics::counter!("iplookup_rate_limited_total").increment(1);
-    let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
-    let page = ErrorPage {
-        status: StatusCode::TOO_MANY_REQUESTS,
-        body: model::Error::new(
-            "rate_limited",
-            format!(
-                "too many requests from {caller} (limited per address, IPv6 per /64 and per /48); \
-                 retry in {secs} s"
-            ),
-        ),
-    };
-    let mut response = error(page, &Wants::default(), refusal_format(path));
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-    Some(response)
 }
 
 #[cfg(test)]

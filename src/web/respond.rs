@@ -12,9 +12,10 @@ use axum::http::{StatusCode, Uri, request::Parts};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
-use super::negotiate::{self, Format, Refusal};
+use super::negotiate::{self, ClientKind, Format, Refusal};
 use super::render::{ErrorPage, Page};
-use crate::model;
+use super::routes::{Caching, Route};
+use crate::model::{self, ErrorCode};
 
 const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent");
 
@@ -83,30 +84,11 @@ impl Wants {
         }
     }
 
-    /// Whether the caller looks like a command-line client.
-    pub fn is_command_line(&self) -> bool {
-        negotiate::is_command_line(self.user_agent.as_deref())
+    /// The kind of client asking, which picks a route's default format
+    /// ([`super::routes::Defaults`]).
+    pub fn kind(&self) -> ClientKind {
+        ClientKind::of(self.user_agent.as_deref())
     }
-
-    /// The default format of a page route: text for programs, HTML for browsers.
-    pub fn page_default(&self) -> Format {
-        if self.is_command_line() {
-            Format::Text
-        } else {
-            Format::Html
-        }
-    }
-}
-
-/// How long a response may be kept by caches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Caching {
-    /// Depends on who asks (`/`, `/api/v1/me`): never stored.
-    PerCaller,
-    /// Same answer for everyone until the data changes: kept briefly.
-    Shared,
-    /// Static documents.
-    Document,
 }
 
 /// Options of one response.
@@ -134,10 +116,10 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
         HeaderValue::from_static(format.content_type()),
     );
     headers.insert(header::VARY, VARY);
-    let cache = match (status.is_success(), reply.caching) {
-        (false, _) | (_, Caching::PerCaller) => "no-store",
-        (true, Caching::Shared) => "public, max-age=300",
-        (true, Caching::Document) => "public, max-age=3600",
+    let cache = if status.is_success() {
+        reply.caching.header()
+    } else {
+        Caching::PerCaller.header()
     };
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     if format == Format::Html {
@@ -185,7 +167,10 @@ fn with_headers(status: StatusCode, headers: HeaderMap, body: Body) -> Response 
 fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response>> {
     if wants.bad_query {
         return Err(Box::new(refusal(
-            bad_request("bad_query", "the query string could not be read".into()),
+            bad_request(
+                ErrorCode::BadQuery,
+                "the query string could not be read".into(),
+            ),
             wants,
             default,
         )));
@@ -195,7 +180,7 @@ fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response>> {
         Err(Refusal::BadFormat(v)) => {
             let msg = format!("unknown format {v:?}: use json, text, md or html");
             Err(Box::new(refusal(
-                bad_request("bad_format", msg),
+                bad_request(ErrorCode::BadFormat, msg),
                 wants,
                 default,
             )))
@@ -209,9 +194,15 @@ pub fn negotiation_refusal(wants: &Wants, default: Format) -> Option<Response> {
     negotiated(wants, default).err().map(|refused| *refused)
 }
 
-/// An error page answered in the format the request wants (or its route default).
+/// An error page answered in the format the request wants (or `default`).
 pub fn error(page: ErrorPage, wants: &Wants, default: Format) -> Response {
     refusal(page, wants, default)
+}
+
+/// An error page of `route`: in the format the request wants, or the
+/// route's error format for this kind of client.
+pub fn error_on(page: ErrorPage, wants: &Wants, route: &Route) -> Response {
+    refusal(page, wants, route.error_default(wants.kind()))
 }
 
 fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
@@ -234,7 +225,7 @@ fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
 }
 
 /// A 400 error page.
-pub fn bad_request(code: &str, message: String) -> ErrorPage {
+pub fn bad_request(code: ErrorCode, message: String) -> ErrorPage {
     ErrorPage {
         status: StatusCode::BAD_REQUEST,
         body: model::Error::new(code, message),
@@ -244,7 +235,7 @@ pub fn bad_request(code: &str, message: String) -> ErrorPage {
 fn not_acceptable() -> Response {
     let offered: Vec<&str> = Format::ALL.iter().map(|f| f.media_type()).collect();
     let body = model::Error::new(
-        "not_acceptable",
+        ErrorCode::NotAcceptable,
         format!(
             "no offered format matches Accept; offered: {}",
             offered.join(", ")

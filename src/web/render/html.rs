@@ -10,10 +10,10 @@
 
 use std::fmt::Write;
 
+use super::map;
 use super::sanitize::is_unsafe;
 use super::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
 use crate::model::IpInfo;
-use crate::web::assets;
 
 pub(super) const STYLE: &str = r#"
 :root{color-scheme:light dark;--bg:#f6f7f9;--fg:#15181d;--muted:#5b6470;--card:#fff;--line:#dfe3e8;--accent:#0b63ce;--land:#cfd6de;--hit:#e4572e}
@@ -99,7 +99,7 @@ pub fn page(page: &Page) -> String {
                 "<h1>{} {}</h1><p class=\"lead\">{}</p>{}",
                 e.status.as_u16(),
                 esc(e.status.canonical_reason().unwrap_or("Error")),
-                esc(e.body.message.as_deref().unwrap_or(&e.body.error)),
+                esc(e.body.message.as_deref().unwrap_or(e.body.error.as_str())),
                 lookup_form(""),
             );
             document("Error", &body, "/")
@@ -179,16 +179,16 @@ fn map(info: &IpInfo) -> String {
         return String::new();
     };
     let mut svg = String::with_capacity(1024);
-    svg.push_str(assets::map_open_tag());
+    svg.push_str(map::map_open_tag());
     let _ = write!(
         svg,
         "<image href=\"{}\" x=\"0\" y=\"0\" width=\"1000\" height=\"500\"/>",
-        assets::world_map().path
+        map::world_map().path
     );
     if let Some((code, d)) = l
         .country_code
         .as_deref()
-        .and_then(|code| Some((code, assets::outline(code)?)))
+        .and_then(|code| Some((code, map::outline(code)?)))
     {
         let _ = write!(
             svg,

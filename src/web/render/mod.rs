@@ -1,8 +1,10 @@
 //! Every page is one value rendered four ways: JSON, plain text, Markdown and
 //! HTML. Handlers build a [`Page`]; only this module turns it into bytes.
 
+mod docs;
 mod html;
 mod json;
+pub mod map;
 mod markdown;
 mod sanitize;
 mod text;
@@ -10,6 +12,7 @@ mod text;
 use axum::http::StatusCode;
 use serde::Serialize;
 
+pub use self::docs::{DocsPage, Operation, Parameter, ResponseDoc};
 use super::negotiate::Format;
 use crate::model::{self, IpInfo};
 
@@ -23,7 +26,7 @@ pub const ATTRIBUTION_URL: &str = "https://db-ip.com";
 pub enum Page {
     Lookup(Box<LookupPage>),
     Health(Box<Health>),
-    Docs(Box<super::docs::DocsPage>),
+    Docs(Box<DocsPage>),
     Error(ErrorPage),
 }
 
@@ -186,7 +189,7 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
 
 /// The `Content-Security-Policy` of HTML pages and of the assets they load:
 /// nothing external, the pages' inline style and the map's own style
-/// ([`super::assets::MAP_STYLE`]) allowed by their hashes, images (the map)
+/// ([`map::MAP_STYLE`]) allowed by their hashes, images (the map)
 /// from this origin, forms only to this origin.
 pub fn csp() -> &'static str {
     use base64::Engine;
@@ -199,7 +202,7 @@ pub fn csp() -> &'static str {
         format!(
             "default-src 'none'; style-src 'sha256-{}' 'sha256-{}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
             hash(html::STYLE),
-            hash(super::assets::MAP_STYLE)
+            hash(map::MAP_STYLE)
         )
     })
 }

@@ -57,7 +57,7 @@ pub fn page(page: &Page) -> String {
             out
         }
         Page::Error(e) => aligned(&[
-            ("error", e.body.error.clone()),
+            ("error", e.body.error.to_string()),
             ("message", e.body.message.clone().unwrap_or_default()),
         ]),
     }

@@ -1,0 +1,199 @@
+//! `POST /mcp` in the OpenAPI document, written out by hand rather than
+//! derived: rmcp (not a handler of ours) reads the body. It states the
+//! transport rules [`super::super::mcp::post`] applies, the JSON-RPC messages
+//! it reads and every answer it can give.
+
+use serde_json::json;
+
+/// `POST /mcp` in the OpenAPI document: written out here rather than derived,
+/// because rmcp (not a handler of ours) reads the body. It states the
+/// transport rules [`super::super::mcp::post`] applies and every answer it can give.
+pub fn describe_mcp_post(doc: &mut serde_json::Value) {
+    let schemas = &mut doc["components"]["schemas"];
+    schemas["McpMessage"] = mcp_message_schema();
+    schemas["JsonRpcAnswer"] = jsonrpc_answer_schema();
+    schemas["JsonRpcError"] = jsonrpc_error_schema();
+    schemas["JsonRpcErrorObject"] = jsonrpc_error_object_schema();
+    let post = &mut doc["paths"]["/mcp"]["post"];
+    // The limit answers (414, 429, 503) were added to the typed stub; keep them.
+    let limits = post["responses"].take();
+    *post = mcp_post_operation();
+    if let (Some(responses), Some(limits)) = (post["responses"].as_object_mut(), limits.as_object())
+    {
+        for (status, response) in limits {
+            responses
+                .entry(status.clone())
+                .or_insert_with(|| response.clone());
+        }
+    }
+}
+
+fn mcp_post_operation() -> serde_json::Value {
+    let max = super::super::mcp::MAX_BODY_BYTES;
+    let jsonrpc_error = |description: &str| {
+        json!({"description": description,
+               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/JsonRpcError"}}}})
+    };
+    let error = |description: &str| {
+        json!({"description": description,
+               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+    };
+    json!({
+        "tags": ["discovery"],
+        "operationId": "mcp_post",
+        "summary": "MCP Streamable HTTP endpoint (JSON-RPC 2.0; protocol revisions 2026-07-28 and 2025-11-25)",
+        "description": format!(
+            "One JSON-RPC 2.0 message per request, answered with one JSON object (never an SSE stream). \
+             Send `Content-Type: application/json` and `Accept: application/json, text/event-stream` \
+             (both listed, as the MCP transport requires; OpenAPI tools ignore an `Accept` parameter, so it is \
+             stated here too). Tools: `lookup_ip` (arguments `{{\"ip\": \"8.8.8.8\"}}`) and `my_ip`, both returning \
+             the IpInfo object as structured content. Stateless: no `Mcp-Session-Id` is issued or needed.\n\n\
+             The request body schema is protocol revision 2025-11-25: `initialize`, then requests without \
+             `_meta`, with `MCP-Protocol-Version` absent or `2025-11-25`. Revision 2026-07-28 is served too, \
+             but ties headers to the body in ways a schema cannot state: no `initialize`; `server/discover` \
+             and every request carry `params._meta` with `io.modelcontextprotocol/protocolVersion` \
+             `2026-07-28` and `io.modelcontextprotocol/clientCapabilities`, and the headers \
+             `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method` (the body's `method`) and, for `tools/call`, \
+             `Mcp-Name` (the tool name). A header that is missing or differs from the body is refused with 400 \
+             (JSON-RPC -32020 or -32602), as is `MCP-Protocol-Version: 2026-07-28` on a request without `_meta`.\n\n\
+             Checked before the message is read, in this order: `Origin` (403), `Accept` (406), `Content-Type` \
+             (415), body size, at most {max} bytes whatever `Content-Length` says (413), JSON (400, -32700), \
+             JSON-RPC (400, -32600)."
+        ),
+        "parameters": [
+            {"name": "Accept", "in": "header", "required": true,
+             "description": "Must list both `application/json` and `text/event-stream`; 406 otherwise.",
+             "schema": {"type": "string", "enum": ["application/json, text/event-stream"]}},
+            {"name": "Origin", "in": "header", "required": false,
+             "description": "Sent by browsers. Absent: accepted. Present: must be the `--public-url` origin or an \
+                             `--mcp-allowed-origin`, or (without `--public-url`) name the host and port of `Host`; \
+                             any other value is refused with 403.",
+             "schema": {"type": "string"}},
+            {"name": "MCP-Protocol-Version", "in": "header", "required": false,
+             "description": "The protocol revision: absent or `2025-11-25` for the messages of this schema \
+                             (`2026-07-28` with the headers and `_meta` the description names). An unknown or \
+                             mismatched value is refused with 400.",
+             "schema": {"type": "string", "enum": ["2025-11-25"]}},
+            {"name": "Mcp-Session-Id", "in": "header", "required": false,
+             "description": "Ignored: this server is stateless and issues no session.",
+             "schema": {"type": "string"}}
+        ],
+        "requestBody": {
+            "required": true,
+            "description": format!("One JSON-RPC 2.0 request or notification, at most {max} bytes."),
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/McpMessage"}}}
+        },
+        "responses": {
+            "200": {"description": "The JSON-RPC response to a request: a `result`, or an `error` (an unknown tool, \
+                                    bad tool arguments). Tool failures such as an invalid address are results with \
+                                    `isError: true`.",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/JsonRpcAnswer"}}}},
+            "202": {"description": "A notification was accepted; empty body"},
+            "400": jsonrpc_error("The body is not JSON (-32700), not a JSON-RPC message (-32600), or the \
+                                  `MCP-Protocol-Version` header or `_meta` are unknown, missing or mismatched"),
+            "403": error("`Origin` is present and not accepted (`forbidden_origin`)"),
+            "404": jsonrpc_error("Unknown JSON-RPC method (-32601)"),
+            "406": error("`Accept` does not list both application/json and text/event-stream (`not_acceptable`)"),
+            "413": error(&format!("The body is longer than {max} bytes (`body_too_large`)")),
+            "415": jsonrpc_error("`Content-Type` is not application/json (-32700)")
+        }
+    })
+}
+
+/// `POST /mcp`: a stub for `utoipa` (path, tag, limit answers);
+/// [`describe_mcp_post`] replaces it with the full description.
+#[utoipa::path(post, path = "/mcp", tag = "discovery", operation_id = "mcp_post",
+    responses((status = 200, description = "JSON-RPC response", content_type = "application/json")))]
+#[allow(dead_code)]
+pub fn mcp_post() {}
+
+/// A JSON-RPC request or notification this server reads.
+fn mcp_message_schema() -> serde_json::Value {
+    let id = json!({"anyOf": [
+        {"type": "string"},
+        {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}
+    ], "description": "Echoed in the answer"});
+    let request = |method: &str, params: serde_json::Value, required: bool| {
+        let mut required_keys = vec!["jsonrpc", "id", "method"];
+        if required {
+            required_keys.push("params");
+        }
+        json!({"type": "object", "required": required_keys, "properties": {
+            "jsonrpc": {"const": "2.0"},
+            "id": id,
+            "method": {"const": method},
+            "params": params
+        }})
+    };
+    // Members the server does not know are ignored, so no `additionalProperties: false`.
+    let meta = json!({"type": "object", "description": "Request metadata; ignored by this server"});
+    let params = |extra: serde_json::Value| {
+        let mut properties = json!({"_meta": meta});
+        if let (Some(p), Some(extra)) = (properties.as_object_mut(), extra.as_object()) {
+            p.extend(extra.clone());
+        }
+        json!({"type": "object", "properties": properties})
+    };
+    let call = json!({"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string", "description": "`lookup_ip` or `my_ip`; another name is a JSON-RPC error"},
+        "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{}` for my_ip"},
+        "_meta": meta
+    }});
+    json!({
+        "description": "A JSON-RPC 2.0 request (with `id`) or notification (without) of MCP revision 2025-11-25 (see the operation for 2026-07-28).",
+        "oneOf": [
+            request("initialize", json!({"type": "object", "required": ["protocolVersion", "capabilities", "clientInfo"], "properties": {
+                "protocolVersion": {"const": "2025-11-25"},
+                "capabilities": {"type": "object", "description": "The client's capabilities; this server asks for none"},
+                "clientInfo": {"type": "object", "required": ["name", "version"], "properties": {
+                    "name": {"type": "string"}, "version": {"type": "string"}}}
+            }}), true),
+            request("ping", params(json!({})), false),
+            request("tools/list", params(json!({"cursor": {"type": "string"}})), false),
+            request("tools/call", call, true),
+            {"type": "object", "required": ["jsonrpc", "id", "method"],
+             "description": "Any other request: answered 200 with JSON-RPC error -32601 (method not found)",
+             "properties": {
+                "jsonrpc": {"const": "2.0"},
+                "id": id,
+                "method": {"type": "string", "not": {"enum": super::super::mcp::IMPLEMENTED}},
+                "params": {}
+            }},
+            {"type": "object", "required": ["jsonrpc", "method"], "not": {"required": ["id"]},
+             "description": "A notification (`notifications/initialized`, ...): accepted and ignored, 202",
+             "properties": {
+                "jsonrpc": {"const": "2.0"},
+                "method": {"type": "string"},
+                "params": {}
+            }}
+        ]
+    })
+}
+
+/// The answer to a request: `result` or `error`.
+fn jsonrpc_answer_schema() -> serde_json::Value {
+    json!({"type": "object", "required": ["jsonrpc"], "properties": {
+        "jsonrpc": {"const": "2.0"},
+        "id": {"type": ["string", "integer", "null"]},
+        "result": {"type": "object"},
+        "error": {"$ref": "#/components/schemas/JsonRpcErrorObject"}
+    }, "oneOf": [{"required": ["result"]}, {"required": ["error"]}]})
+}
+
+/// A JSON-RPC error object as the whole answer.
+fn jsonrpc_error_schema() -> serde_json::Value {
+    json!({"type": "object", "required": ["jsonrpc", "error"], "properties": {
+        "jsonrpc": {"const": "2.0"},
+        "id": {"type": ["string", "integer", "null"]},
+        "error": {"$ref": "#/components/schemas/JsonRpcErrorObject"}
+    }})
+}
+
+/// The `error` member of a JSON-RPC answer.
+fn jsonrpc_error_object_schema() -> serde_json::Value {
+    json!({"type": "object", "required": ["code", "message"], "properties": {
+        "code": {"type": "integer", "description": "-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params"},
+        "message": {"type": "string"},
+        "data": {}
+    }})
+}

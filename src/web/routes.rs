@@ -1,0 +1,382 @@
+//! The route table: every path the service answers, as data. Per route its
+//! template (as the router and the OpenAPI document write it), the default
+//! format of its answers per kind of client, the format its errors come in,
+//! how long caches may keep its answers and whether the limits apply to it.
+//!
+//! Everything that needs a route's policy reads it here: the router
+//! ([`super::router`]), the hot path ([`super::hot`]), the common layer and
+//! its refusals ([`super::common`], [`super::refusal`]), every handler's
+//! answer and error, and the OpenAPI document ([`super::openapi`]). So they
+//! cannot disagree.
+//!
+//! The rule for errors (README, "Formats"): an error comes in the format of
+//! the route's [`Route::errors`] for the kind of client, unless `?format=` or
+//! `Accept` names an offered format. Every error of a route, a 400 or a 404
+//! from its handler as much as a 414, 429, 408 or 503 from the limits in
+//! front of it, follows the same rule: for a browser an HTML page on the
+//! pages, JSON on the API.
+
+use super::negotiate::{ClientKind, Format};
+
+/// A format for each kind of client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Defaults {
+    pub browser: Format,
+    pub command_line: Format,
+    pub other: Format,
+}
+
+impl Defaults {
+    /// The same format for every client.
+    pub const fn all(format: Format) -> Self {
+        Defaults {
+            browser: format,
+            command_line: format,
+            other: format,
+        }
+    }
+
+    /// The format for `kind`.
+    pub fn pick(&self, kind: ClientKind) -> Format {
+        match kind {
+            ClientKind::Browser => self.browser,
+            ClientKind::CommandLine => self.command_line,
+            ClientKind::Other => self.other,
+        }
+    }
+}
+
+/// The pages' defaults: HTML for browsers, plain text for command-line
+/// clients and other programs.
+pub const PAGE: Defaults = Defaults {
+    browser: Format::Html,
+    command_line: Format::Text,
+    other: Format::Text,
+};
+
+/// JSON for everyone.
+pub const JSON: Defaults = Defaults::all(Format::Json);
+
+/// What a route answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// A page in the four formats (`?format=`, `Accept`), these by default.
+    Negotiated(Defaults),
+    /// A document of one media type.
+    Fixed(&'static str),
+}
+
+/// How long caches may keep a successful answer (errors are never kept).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caching {
+    /// Depends on who asks (`/`, `/api/v1/me`): never stored.
+    PerCaller,
+    /// Same answer for everyone until the data changes: kept briefly.
+    Shared,
+    /// Description documents: kept an hour (private when built from the
+    /// request's `Host`, see [`super::base::BaseUrl`]).
+    Document,
+    /// Content-addressed assets: kept a year.
+    Immutable,
+}
+
+impl Caching {
+    /// The `Cache-Control` value of a successful answer.
+    pub const fn header(self) -> &'static str {
+        match self {
+            Caching::PerCaller => "no-store",
+            Caching::Shared => "public, max-age=300",
+            Caching::Document => "public, max-age=3600",
+            Caching::Immutable => "public, max-age=31536000, immutable",
+        }
+    }
+}
+
+/// One route and its policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    /// The path template (`{name}` is one non-empty segment).
+    pub template: &'static str,
+    pub answer: Answer,
+    /// The default format of every error on this route, per client.
+    pub errors: Defaults,
+    pub caching: Caching,
+    /// Behind the rate limit (429) and the in-flight cap (a slot, 503 when
+    /// none frees up in time). Probes and scrapers are not.
+    pub limited: bool,
+    /// Described in the OpenAPI document.
+    pub documented: bool,
+}
+
+const fn page(template: &'static str, caching: Caching) -> Route {
+    Route {
+        template,
+        answer: Answer::Negotiated(PAGE),
+        errors: PAGE,
+        caching,
+        limited: true,
+        documented: true,
+    }
+}
+
+const fn api(template: &'static str, caching: Caching) -> Route {
+    Route {
+        template,
+        answer: Answer::Negotiated(JSON),
+        errors: JSON,
+        caching,
+        limited: true,
+        documented: true,
+    }
+}
+
+const fn document(template: &'static str, media_type: &'static str, errors: Defaults) -> Route {
+    Route {
+        template,
+        answer: Answer::Fixed(media_type),
+        errors,
+        caching: Caching::Document,
+        limited: true,
+        documented: true,
+    }
+}
+
+/// `/`: the caller (bare address for command-line clients), or the lookup form's redirect.
+pub const ROOT: Route = page("/", Caching::PerCaller);
+/// `/{ip}`: the page of an address (and every other one-segment path: 404).
+pub const ADDRESS: Route = page("/{ip}", Caching::Shared);
+/// `/docs`: the API documentation for people.
+pub const DOCS: Route = page("/docs", Caching::Document);
+/// `/api/v1/me`: the caller, through the API.
+pub const API_ME: Route = api("/api/v1/me", Caching::PerCaller);
+/// `/api/v1/ip/{ip}`: one address (the hot route).
+pub const API_IP: Route = api("/api/v1/ip/{ip}", Caching::Shared);
+/// `/api/v1/ip/`: the address is missing (400).
+pub const API_IP_MISSING: Route = Route {
+    documented: false,
+    ..api("/api/v1/ip/", Caching::PerCaller)
+};
+/// `/healthz`: the loaded releases; neither rate-limited nor queued.
+pub const HEALTHZ: Route = Route {
+    limited: false,
+    ..api("/healthz", Caching::PerCaller)
+};
+/// `/metrics`: Prometheus; neither rate-limited nor queued.
+pub const METRICS: Route = Route {
+    template: "/metrics",
+    answer: Answer::Fixed("text/plain; version=0.0.4; charset=utf-8"),
+    errors: Defaults::all(Format::Text),
+    caching: Caching::PerCaller,
+    limited: false,
+    documented: false,
+};
+/// `/api/v1/openapi.json`.
+pub const OPENAPI: Route = document("/api/v1/openapi.json", "application/json", JSON);
+/// `/llms.txt`.
+pub const LLMS_TXT: Route = document("/llms.txt", "text/markdown; charset=utf-8", PAGE);
+/// `/.well-known/api-catalog` (RFC 9727).
+pub const API_CATALOG: Route = document(
+    "/.well-known/api-catalog",
+    "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"",
+    JSON,
+);
+/// The MCP server card.
+pub const SERVER_CARD: Route = document(
+    "/.well-known/mcp/server-card.json",
+    "application/mcp-server-card+json",
+    JSON,
+);
+/// The MCP server card again, at the shorter name.
+pub const SERVER_CARD_ALIAS: Route = Route {
+    documented: false,
+    ..document("/.well-known/mcp", "application/mcp-server-card+json", JSON)
+};
+/// The agent skills index.
+pub const SKILLS_INDEX: Route = document(
+    "/.well-known/agent-skills/index.json",
+    "application/json",
+    JSON,
+);
+/// The agent skill.
+pub const SKILL_MD: Route = document(
+    "/.well-known/agent-skills/iplookup/SKILL.md",
+    "text/markdown; charset=utf-8",
+    PAGE,
+);
+/// `/mcp`: JSON-RPC (`POST`, answered by rmcp; its own refusals carry
+/// `no-store`); a plain `GET` gets the server card, with [`SERVER_CARD`]'s
+/// media type and caching.
+pub const MCP: Route = Route {
+    template: "/mcp",
+    answer: Answer::Fixed("application/json"),
+    errors: JSON,
+    caching: Caching::PerCaller,
+    limited: true,
+    documented: true,
+};
+/// `/assets/{file}`: the pages' static files, by content-hashed name.
+pub const ASSETS: Route = Route {
+    template: "/assets/{file}",
+    answer: Answer::Fixed("image/svg+xml"),
+    errors: JSON,
+    caching: Caching::Immutable,
+    limited: true,
+    documented: true,
+};
+
+/// Any other path under `/api/`: 404 in JSON.
+pub const API_UNKNOWN: Route = Route {
+    documented: false,
+    ..api("/api/{*rest}", Caching::PerCaller)
+};
+/// Any other path: 404 as a page.
+pub const PAGE_UNKNOWN: Route = Route {
+    documented: false,
+    ..page("/{*rest}", Caching::PerCaller)
+};
+
+/// Every route the router serves, literal paths before templates.
+pub const ALL: [&Route; 18] = [
+    &ROOT,
+    &HEALTHZ,
+    &API_ME,
+    &API_IP_MISSING,
+    &API_IP,
+    &DOCS,
+    &OPENAPI,
+    &LLMS_TXT,
+    &API_CATALOG,
+    &SERVER_CARD,
+    &SERVER_CARD_ALIAS,
+    &SKILLS_INDEX,
+    &SKILL_MD,
+    &MCP,
+    &METRICS,
+    &ASSETS,
+    &ADDRESS,
+    &PAGE_UNKNOWN,
+];
+
+impl Route {
+    /// The default format of an answer for `kind` (a fixed document's
+    /// errors aside, its only format).
+    pub fn answer_default(&self, kind: ClientKind) -> Format {
+        match self.answer {
+            Answer::Negotiated(defaults) => defaults.pick(kind),
+            Answer::Fixed(_) => self.errors.pick(kind),
+        }
+    }
+
+    /// The default format of an error for `kind`.
+    pub fn error_default(&self, kind: ClientKind) -> Format {
+        self.errors.pick(kind)
+    }
+
+    /// Whether `path` is one this route's template names.
+    fn matches(&self, path: &str) -> bool {
+        let mut want = self.template.split('/');
+        let mut got = path.split('/');
+        loop {
+            match (want.next(), got.next()) {
+                (None, None) => return true,
+                (Some(w), Some(g)) if w.starts_with('{') => {
+                    if g.is_empty() {
+                        return false;
+                    }
+                }
+                (Some(w), Some(g)) if w == g => {}
+                _ => return false,
+            }
+        }
+    }
+}
+
+/// The route of a template the router matched (`MatchedPath`), if it is one.
+pub fn by_template(template: &str) -> Option<&'static Route> {
+    ALL.into_iter().find(|r| r.template == template)
+}
+
+/// The route that answers `path`: the router's choice (a literal path
+/// before a template), else the fallback (404) of the API or of the pages.
+pub fn for_path(path: &str) -> &'static Route {
+    let literal = ALL
+        .into_iter()
+        .find(|r| !r.template.contains('{') && r.template == path);
+    let templated = || {
+        ALL.into_iter()
+            .filter(|r| r.template.contains('{') && !r.template.contains("{*"))
+            .find(|r| r.matches(path))
+    };
+    literal.or_else(templated).unwrap_or_else(|| fallback(path))
+}
+
+/// The 404 route of a path no route names.
+pub fn fallback(path: &str) -> &'static Route {
+    if path == "/api" || path.starts_with("/api/") {
+        &API_UNKNOWN
+    } else {
+        &PAGE_UNKNOWN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_find_the_route_the_router_would_pick() {
+        let cases = [
+            ("/", "/"),
+            ("/docs", "/docs"),
+            ("/8.8.8.8", "/{ip}"),
+            ("/favicon.ico", "/{ip}"),
+            ("/api/v1/ip/8.8.8.8", "/api/v1/ip/{ip}"),
+            ("/api/v1/ip/", "/api/v1/ip/"),
+            ("/api/v1/ip/a/b", "/api/{*rest}"),
+            ("/api", "/{ip}"),
+            ("/api/v2", "/api/{*rest}"),
+            ("/assets/world.abc.svg", "/assets/{file}"),
+            ("/assets/", "/{*rest}"),
+            ("/a/b", "/{*rest}"),
+            ("/healthz", "/healthz"),
+            ("/.well-known/mcp", "/.well-known/mcp"),
+        ];
+        for (path, template) in cases {
+            assert_eq!(for_path(path).template, template, "{path}");
+        }
+    }
+
+    #[test]
+    fn templates_are_unique_and_found_again() {
+        for route in ALL {
+            assert_eq!(by_template(route.template), Some(route));
+        }
+        assert_eq!(by_template("/nope"), None);
+    }
+
+    #[test]
+    fn only_probes_and_scrapers_skip_the_limits() {
+        let spared: Vec<&str> = ALL
+            .into_iter()
+            .filter(|r| !r.limited)
+            .map(|r| r.template)
+            .collect();
+        assert_eq!(spared, ["/healthz", "/metrics"]);
+    }
+
+    #[test]
+    fn errors_of_pages_are_pages_and_of_the_api_json() {
+        for route in ALL {
+            let api = route.template.starts_with("/api/");
+            if api || route.template == "/mcp" {
+                assert_eq!(route.errors, JSON, "{}", route.template);
+            }
+            if let Answer::Negotiated(defaults) = route.answer {
+                assert_eq!(route.errors, defaults, "{}", route.template);
+            }
+        }
+        assert_eq!(ROOT.error_default(ClientKind::Browser), Format::Html);
+        assert_eq!(ROOT.error_default(ClientKind::CommandLine), Format::Text);
+        assert_eq!(API_IP.error_default(ClientKind::Browser), Format::Json);
+    }
+}

@@ -1,0 +1,83 @@
+//! Types that exist only to be described in the OpenAPI document
+//! ([`super::openapi`]): the `format` and `ip` parameters, and the JSON forms
+//! of `/healthz` and `/docs`, whose real types are rendered by hand. Nothing
+//! here is built at run time.
+
+#![allow(dead_code)]
+
+use utoipa::openapi::schema::{AnyOfBuilder, KnownFormat, ObjectBuilder, SchemaFormat, Type};
+use utoipa::openapi::{RefOr, schema::Schema};
+
+/// The `format` query parameter.
+#[derive(Debug, Clone, Copy, utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum FormatName {
+    Json,
+    Text,
+    Md,
+    Html,
+}
+
+/// An IPv4 or IPv6 address parameter (`anyOf` the two string formats).
+pub struct IpParam;
+
+impl utoipa::PartialSchema for IpParam {
+    fn schema() -> RefOr<Schema> {
+        ip_formats(false)
+    }
+}
+
+impl utoipa::ToSchema for IpParam {}
+
+/// The lookup form's `ip` query value: an address, or empty (no lookup).
+pub struct IpFormParam;
+
+impl utoipa::PartialSchema for IpFormParam {
+    fn schema() -> RefOr<Schema> {
+        ip_formats(true)
+    }
+}
+
+impl utoipa::ToSchema for IpFormParam {}
+
+fn ip_formats(allow_empty: bool) -> RefOr<Schema> {
+    let string = |f| {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(f)))
+    };
+    let mut any = AnyOfBuilder::new()
+        .item(string(KnownFormat::Ipv4))
+        .item(string(KnownFormat::Ipv6));
+    if allow_empty {
+        any = any.item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .max_length(Some(0)),
+        );
+    }
+    any.into()
+}
+
+/// The JSON form of `/healthz`.
+#[derive(utoipa::ToSchema)]
+pub struct HealthJson {
+    status: String,
+    /// Per table (`country`, `asn`, `city`): source, file name, release date,
+    /// rows, trimmed and skipped rows, defects by kind.
+    data: serde_json::Value,
+    /// Files of the data directory not served: `table`, `file` (a name,
+    /// never a path), `reason`, `incomplete` (still being written).
+    refused: Vec<serde_json::Value>,
+}
+
+/// The JSON form of `/docs` (an object; see the `DocsPage` fields).
+#[derive(utoipa::ToSchema)]
+pub struct DocsJson {
+    title: String,
+    version: String,
+    description: String,
+    base_url: String,
+    operations: Vec<serde_json::Value>,
+    attribution: String,
+}
