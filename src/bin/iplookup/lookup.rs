@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use iplookup::fields::{Field, spreadsheet_safe};
-use iplookup::model::{Error, IpInfo};
+use iplookup::model::{Error, ErrorCode, IpInfo};
 use iplookup::{GeoDb, address, lookup};
 
 use crate::args::{LookupArgs, OutputFormat};
@@ -37,7 +37,7 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
             Ok(ip) => sink.info(&lookup::describe(&db, ip, chrono::Utc::now())),
             Err(e) => {
                 failed = true;
-                sink.error(text, &Error::new("invalid_ip", e.to_string()))
+                sink.error(text, &Error::new(ErrorCode::InvalidIp, e.to_string()))
             }
         }
     };
@@ -141,7 +141,7 @@ impl<W: Write> Sink for Csv<W> {
         for _ in 1..Field::ALL.len() {
             self.out.write_field("")?;
         }
-        self.out.write_field(&error.error)?;
+        self.out.write_field(error.error.as_str())?;
         Ok(self.out.write_record(None::<&[u8]>)?)
     }
 

@@ -11,8 +11,8 @@
 use std::fmt::Write;
 
 use super::map;
+use super::page::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
 use super::sanitize::is_unsafe;
-use super::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
 use crate::model::IpInfo;
 
 pub(super) const STYLE: &str = r#"

@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
+use super::page::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
 use super::sanitize::one_line;
-use super::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
 
 pub fn page(page: &Page) -> String {
     match page {

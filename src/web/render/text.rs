@@ -2,8 +2,8 @@
 
 use std::fmt::Write;
 
+use super::page::{LookupKind, Page, info_rows};
 use super::sanitize::one_line;
-use super::{LookupKind, Page, info_rows};
 
 pub fn page(page: &Page) -> String {
     match page {
