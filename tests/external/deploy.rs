@@ -5,17 +5,16 @@
 //! tests/requirements.txt, installed into .venv/ by scripts/test. The systemd
 //! units of `deploy/systemd/` pass `systemd-analyze verify` and its security score.
 
-mod common;
-mod fixtures;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fixtures::data::TempDir;
+use support::data::TempDir;
 
-/// A tool installed beside the test Python ([`common::test_python`]).
+/// A tool installed beside the test Python ([`support::test_python`]).
 fn venv_tool(name: &str) -> PathBuf {
-    let tool = common::test_python().with_file_name(name);
+    let tool = support::test_python().with_file_name(name);
     assert!(
         tool.exists(),
         "{} not found: run scripts/test (it installs tests/requirements.txt into .venv/)",

@@ -19,7 +19,7 @@
 //! does not rewrite committed images (the local time on the page changes on
 //! every run).
 
-mod common;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -47,9 +47,9 @@ fn server() -> &'static (SocketAddr, String) {
                 .build()
                 .unwrap();
             rt.block_on(async move {
-                let mut config = common::config();
+                let mut config = support::config();
                 config.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
-                let s = common::start(config).await;
+                let s = support::start(config).await;
                 tx.send((s.addr, s.base)).unwrap();
                 std::future::pending::<()>().await;
             });
@@ -77,7 +77,7 @@ fn run_check(args: &[&str]) -> String {
     let script = manifest_dir().join("tests/py/browser_check.py");
     let home = std::env::temp_dir().join(format!("iplookup-browser-{}", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
-    let mut child = Command::new(common::test_python())
+    let mut child = Command::new(support::test_python())
         .arg(&script)
         .arg("--base")
         .arg(base)

@@ -3,8 +3,7 @@
 //! release is refused and the old one keeps serving; SIGHUP on the real
 //! binary reloads too.
 
-mod common;
-mod fixtures;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -14,7 +13,7 @@ use std::time::{Duration, Instant};
 use iplookup::server::{ServeConfig, load_database};
 use serde_json::Value;
 
-use fixtures::data::{
+use support::data::{
     ANY_ROWS, TempDir, asn_csv, country_csv, drop_in, gzip, reversed_country_csv,
     reversed_rows_refusal, small_release_policy,
 };
@@ -84,7 +83,7 @@ impl Load {
         let stop = Arc::new(AtomicBool::new(false));
         let tasks = (0..loops)
             .map(|i| {
-                fixtures::crypto();
+                support::crypto();
                 let mut b = reqwest::Client::builder().timeout(Duration::from_secs(10));
                 if i % 2 == 1 {
                     b = b.pool_max_idle_per_host(0);
@@ -159,17 +158,17 @@ async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
     let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
-    let server = common::start_with(
+    let server = support::start_with(
         ServeConfig {
             data_dir: Some(dir.path().to_owned()),
             watch: true,
             policy: small_release_policy(),
-            ..common::config()
+            ..support::config()
         },
         db,
     )
     .await;
-    let client = fixtures::client();
+    let client = support::client();
     let h = health(&client, &server.base).await;
     assert_eq!(h["data"]["country"]["release_date"], "2030-01", "{h}");
     assert_eq!(h["data"]["country"]["rows"], 20, "{h}");
@@ -243,17 +242,17 @@ async fn a_gzipped_asn_release_is_picked_up_next_to_the_country_file() {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
     let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
-    let server = common::start_with(
+    let server = support::start_with(
         ServeConfig {
             data_dir: Some(dir.path().to_owned()),
             watch: true,
             policy: small_release_policy(),
-            ..common::config()
+            ..support::config()
         },
         db,
     )
     .await;
-    let client = fixtures::client();
+    let client = support::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
     // The ASN table comes from the embedded data until a file arrives.
     assert_eq!(get_json(&client, &url).await["network"]["asn"], 15169);
@@ -297,14 +296,14 @@ fn dir_arg(dir: &Path) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn sighup_reloads_the_binary_while_watching() {
     let dir = january_dir();
-    let mut bin = fixtures::proc::serve(&[
+    let mut bin = support::proc::serve(&[
         "--data-dir",
         &dir_arg(dir.path()),
         "--no-reverse-dns",
         ANY_ROWS[0],
         ANY_ROWS[1],
     ]);
-    let client = fixtures::client();
+    let client = support::client();
     assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
     let ok = r#"iplookup_reloads_total{result="ok"}"#;
     let metrics_url = format!("{}/metrics", bin.base);
@@ -327,7 +326,7 @@ async fn sighup_reloads_the_binary_while_watching() {
 #[tokio::test(flavor = "multi_thread")]
 async fn sighup_reloads_the_binary_without_watching() {
     let dir = january_dir();
-    let mut bin = fixtures::proc::serve(&[
+    let mut bin = support::proc::serve(&[
         "--data-dir",
         &dir_arg(dir.path()),
         "--no-watch",
@@ -335,7 +334,7 @@ async fn sighup_reloads_the_binary_without_watching() {
         ANY_ROWS[0],
         ANY_ROWS[1],
     ]);
-    let client = fixtures::client();
+    let client = support::client();
     assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
 
     // Not watching: a new release is not picked up by itself.
@@ -362,14 +361,14 @@ async fn sighup_reloads_the_binary_without_watching() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_binary_watching_picks_up_a_new_release() {
     let dir = january_dir();
-    let bin = fixtures::proc::serve(&[
+    let bin = support::proc::serve(&[
         "--data-dir",
         &dir_arg(dir.path()),
         "--no-reverse-dns",
         ANY_ROWS[0],
         ANY_ROWS[1],
     ]);
-    let client = fixtures::client();
+    let client = support::client();
     assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
     drop_in(dir.path(), C02, country_csv(30, "DE").as_bytes());
     eventually(Duration::from_secs(10), "release 2030-02", || async {
@@ -417,8 +416,8 @@ async fn a_one_row_asn_file_is_refused_on_reload_and_at_start() {
     // The default rule: a release is judged against the one serving (at
     // start, the embedded data: 515,158 ASN rows).
     let dir = TempDir::new("reload");
-    let bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
-    let client = fixtures::client();
+    let bin = support::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    let client = support::client();
     assert_eq!(asn_of_8888(&client, &bin.base).await, 15169);
     let refused = r#"iplookup_reloads_total{result="refused"}"#;
     let gauge = r#"iplookup_data_refused{table="asn"}"#;
@@ -463,7 +462,7 @@ async fn a_one_row_asn_file_is_refused_on_reload_and_at_start() {
     drop(bin);
 
     // A replica starting on the same volume starts, on the embedded data, and says why.
-    let bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    let bin = support::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
     assert_eq!(asn_of_8888(&client, &bin.base).await, 15169);
     let (h, m) = health_and_metrics(&client, &bin.base).await;
     assert_eq!(h["data"]["asn"]["release_date"], "2026-06-17", "{h}");
@@ -488,14 +487,14 @@ async fn too_many_bad_rows_are_refused_at_start_and_on_reload_in_the_same_words(
         gzip(reversed_country_csv(100).as_bytes()),
     )
     .unwrap();
-    let bin = fixtures::proc::serve(&[
+    let bin = support::proc::serve(&[
         "--data-dir",
         &dir_arg(dir.path()),
         "--no-reverse-dns",
         ANY_ROWS[0],
         ANY_ROWS[1],
     ]);
-    let client = fixtures::client();
+    let client = support::client();
     // It starts on the newest release that loads.
     let (h, m) = health_and_metrics(&client, &bin.base).await;
     assert_eq!(release(&h), "2030-01", "{h}");
@@ -555,8 +554,8 @@ async fn the_real_asn_release_reloads_with_its_overlap_counted() {
     // The real ASN table (one overlapping row) dropped in under a DB-IP
     // name: reloaded by the default rule, the repair counted on /healthz.
     let dir = TempDir::new("reload");
-    let bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
-    let client = fixtures::client();
+    let bin = support::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    let client = support::client();
     let real =
         std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/asn.csv.gz")).unwrap();
     drop_in(dir.path(), "dbip-asn-lite-2030-02.csv.gz", &real);
@@ -579,17 +578,17 @@ async fn the_real_asn_release_reloads_with_its_overlap_counted() {
 async fn a_half_written_gzip_is_not_loaded_until_it_is_complete() {
     let dir = january_dir();
     let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
-    let server = common::start_with(
+    let server = support::start_with(
         ServeConfig {
             data_dir: Some(dir.path().to_owned()),
             watch: true,
             policy: small_release_policy(),
-            ..common::config()
+            ..support::config()
         },
         db,
     )
     .await;
-    let client = fixtures::client();
+    let client = support::client();
     // Temporary and partial names are never read, whatever they hold.
     let good = gzip(country_csv(30, "DE").as_bytes());
     for name in [

@@ -11,8 +11,7 @@
 //! tests need no Python. One test compares a real DB-IP MMDB release with the
 //! embedded CSV snapshot when `bench/fetch-mmdb.sh` has fetched it.
 
-mod common;
-mod fixtures;
+use crate::support;
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -27,7 +26,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
-use fixtures::data::{TempDir, drop_in, gzip};
+use support::data::{TempDir, drop_in, gzip};
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -77,7 +76,7 @@ fn embedded() -> &'static GeoDb {
 
 /// Loads `dir` strictly, without the row-count window (the fixtures are small).
 fn load(dir: &Path) -> Result<GeoDb, GeoError> {
-    load_dir(dir, &fixtures::data::small_release_policy(), embedded())
+    load_dir(dir, &support::data::small_release_policy(), embedded())
 }
 
 fn load_ok(dir: &Path) -> GeoDb {
@@ -556,7 +555,7 @@ fn the_country_comes_from_the_country_table_not_the_city_database() {
     drop_in(
         dir.path(),
         "dbip-country-lite-2030-01.csv",
-        fixtures::data::country_csv(4, "FR").as_bytes(),
+        support::data::country_csv(4, "FR").as_bytes(),
     );
     std::fs::write(dir.path().join("GeoLite2-City.mmdb"), fixture(CITY)).unwrap();
     let db = load_ok(dir.path());
@@ -905,7 +904,7 @@ fn config_for(dir: &Path, watch: bool) -> ServeConfig {
     ServeConfig {
         data_dir: Some(dir.to_owned()),
         watch,
-        ..common::config()
+        ..support::config()
     }
 }
 
@@ -917,8 +916,8 @@ async fn server_answers_from_an_mmdb_data_dir() {
         (CITY, "GeoLite2-City.mmdb.gz"),
     ]);
     let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = common::start_with(config_for(dir.path(), false), db).await;
-    let client = common::client();
+    let server = support::start_with(config_for(dir.path(), false), db).await;
+    let client = support::client();
     let url = |p: &str| format!("{}{p}", server.base);
 
     let v = get_json(&client, &url("/api/v1/ip/8.8.8.8")).await;
@@ -984,8 +983,8 @@ async fn server_answers_from_an_mmdb_data_dir() {
 async fn healthz_has_no_city_without_a_city_database() {
     let dir = data_dir(&[(COUNTRY, "GeoLite2-Country.mmdb")]);
     let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = common::start_with(config_for(dir.path(), false), db).await;
-    let h = get_json(&common::client(), &format!("{}/healthz", server.base)).await;
+    let server = support::start_with(config_for(dir.path(), false), db).await;
+    let h = get_json(&support::client(), &format!("{}/healthz", server.base)).await;
     assert!(h["data"].get("city").is_none(), "{h}");
     assert_eq!(h["data"]["country"]["source"], "MMDB file");
 }
@@ -997,9 +996,9 @@ async fn healthz_text_reports_the_city_source() {
         (CITY, "dbip-city-lite-2026-06.mmdb"),
     ]);
     let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = common::start_with(config_for(dir.path(), false), db).await;
+    let server = support::start_with(config_for(dir.path(), false), db).await;
     let (status, _, text) = get(
-        &common::client(),
+        &support::client(),
         &format!("{}/healthz?format=text", server.base),
     )
     .await;
@@ -1031,8 +1030,8 @@ async fn a_city_mmdb_dropped_into_the_watched_dir_is_picked_up() {
         (ASN, "GeoLite2-ASN.mmdb"),
     ]);
     let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = common::start_with(config_for(dir.path(), true), db).await;
-    let client = common::client();
+    let server = support::start_with(config_for(dir.path(), true), db).await;
+    let client = support::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
     let v = get_json(&client, &url).await;
     assert_location(&v, Some("US"), None, Some(centroid("US")), Some("country"));
@@ -1067,8 +1066,8 @@ async fn the_etag_changes_when_a_city_database_is_added() {
         (ASN, "GeoLite2-ASN.mmdb"),
     ]);
     let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = common::start_with(config_for(dir.path(), true), db).await;
-    let client = common::client();
+    let server = support::start_with(config_for(dir.path(), true), db).await;
+    let client = support::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
     let (_, headers, before) = get(&client, &url).await;
     let etag = headers["etag"].to_str().unwrap().to_owned();
@@ -1105,21 +1104,21 @@ fn the_binary_serves_an_mmdb_data_dir() {
         (ASN, "GeoLite2-ASN.mmdb"),
         (CITY, "GeoLite2-City.mmdb"),
     ]);
-    let running = fixtures::proc::serve(&[
+    let running = support::proc::serve(&[
         "--data-dir",
         dir.path().to_str().unwrap(),
         "--no-reverse-dns",
     ]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let client = common::client();
+        let client = support::client();
         let v = get_json(&client, &format!("{}/api/v1/ip/81.2.69.160", running.base)).await;
         assert_location(&v, Some("GB"), Some("London"), Some(LONDON), Some("city"));
         let h = get_json(&client, &format!("{}/healthz", running.base)).await;
         assert_eq!(h["data"]["city"]["rows"], 7, "{h}");
     });
     // `iplookup lookup` reads the same directory.
-    let out = fixtures::proc::command()
+    let out = support::proc::command()
         .args([
             "lookup",
             "--data-dir",
@@ -1153,10 +1152,10 @@ fn serve_health(dir: &Path) -> Value {
 fn serve_health_with(dir: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["--no-reverse-dns", "--data-dir", dir.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let running = fixtures::proc::serve(&args);
+    let running = support::proc::serve(&args);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let client = common::client();
+        let client = support::client();
         get_json(&client, &format!("{}/healthz", running.base)).await
     })
 }

@@ -4,7 +4,7 @@
 //! addresses, percent-encoding, HEAD bodies) go through a tiny raw HTTP/1.1
 //! client so that no URL parser rewrites the request target on the way.
 
-mod common;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -13,9 +13,9 @@ use std::time::Duration;
 use chrono::{DateTime, FixedOffset, Offset, Utc};
 use serde_json::Value;
 
-use common::TestServer;
-use common::wire::{self, Wire};
-use common::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS};
+use support::TestServer;
+use support::wire::{self, Wire};
+use support::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS};
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -31,7 +31,7 @@ async fn raw(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &st
 /// any client is built, even for plain HTTP.
 fn client() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    common::client()
+    support::client()
 }
 
 async fn get(server: &TestServer, path: &str) -> reqwest::Response {
@@ -201,14 +201,14 @@ fn assert_all_location_null(v: &Value) {
 }
 
 async fn v4_server() -> TestServer {
-    common::start(common::config()).await
+    support::start(support::config()).await
 }
 
 async fn v6_server(trusted: &[&str]) -> TestServer {
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.listen = "[::1]:0".parse().unwrap();
     cfg.trusted_proxies = trusted.iter().map(|t| t.parse().unwrap()).collect();
-    common::start(cfg).await
+    support::start(cfg).await
 }
 
 // ---------------------------------------------------------------------------
@@ -826,10 +826,10 @@ async fn ipv4_peer_of_a_dual_stack_listener_is_reported_as_ipv4() {
         eprintln!("skipped: IPv6 sockets are IPv6-only on this host");
         return;
     }
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.listen = "[::]:0".parse().unwrap();
     cfg.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
-    let srv = common::start(cfg).await;
+    let srv = support::start(cfg).await;
     let v4: SocketAddr = SocketAddr::from(([127, 0, 0, 1], srv.addr.port()));
     // The socket peer is ::ffff:127.0.0.1; the answer is the IPv4 address.
     let v = raw(v4, "GET", "/api/v1/me", &[]).await.json();
@@ -892,9 +892,9 @@ async fn spoofed_headers_from_an_untrusted_ipv6_peer_change_nothing() {
 
 #[tokio::test]
 async fn trusted_proxy_headers_are_read_right_to_left() {
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
-    let srv = common::start(cfg).await;
+    let srv = support::start(cfg).await;
     let ip = |v: &Value| s(v, "ip").unwrap().to_owned();
 
     // No header: the peer itself.

@@ -1,6 +1,15 @@
-//! Test harness: the real server on a real loopback socket, started in-process.
+//! The one support module of the test binaries (`tests/it`, `tests/limits`,
+//! `tests/external`, each `#[path]`-includes it): the real server on a real
+//! loopback socket, started in-process ([`start`]); the raw HTTP/1.1 client
+//! ([`wire`]); one `reqwest` client ([`client`]); [`eventually`]; the app
+//! driven in-process without a socket ([`inproc`]); a real DNS server on
+//! loopback ([`dns`]); the real binary as a child process ([`proc`]); and
+//! DB-IP-shaped data files and [`data::TempDir`] ([`data`]).
 #![allow(dead_code)]
 
+pub mod data;
+pub mod dns;
+pub mod proc;
 pub mod wire;
 
 use std::net::SocketAddr;
@@ -94,10 +103,36 @@ fn base_url(addr: SocketAddr) -> String {
     }
 }
 
-/// An HTTP client that sends no default User-Agent.
-pub fn client() -> reqwest::Client {
+/// Installs the ring crypto provider for rustls (reqwest is built with
+/// `rustls-no-provider`, for the service's own HTTPS fetches, so one must be
+/// installed before any client is built, even for plain HTTP); harmless when
+/// already installed.
+pub fn crypto() {
     let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// The plain HTTP client of every test: no default User-Agent, the crypto
+/// provider installed first.
+pub fn client() -> reqwest::Client {
+    crypto();
     reqwest::Client::builder().build().unwrap()
+}
+
+/// Polls `check` every 50 ms until it holds; panics after `limit` naming
+/// `what`. Returns how long it took.
+pub async fn eventually<F, Fut>(limit: Duration, what: &str, mut check: F) -> Duration
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let started = std::time::Instant::now();
+    loop {
+        if check().await {
+            return started.elapsed();
+        }
+        assert!(started.elapsed() < limit, "not within {limit:?}: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// The keys of an answer (`IpInfo`), in the order of the spec.

@@ -10,7 +10,7 @@
 //! Requests go through a tiny raw HTTP/1.1 client so that exactly the headers
 //! written here are sent (no default `Accept`, no default `User-Agent`).
 
-mod common;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::sync::OnceLock;
@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use common::wire::{self, Wire};
-use common::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS};
+use support::wire::{self, Wire};
+use support::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS};
 
 // ---------------------------------------------------------------------------
 // harness
@@ -37,7 +37,7 @@ fn server() -> SocketAddr {
                 .build()
                 .unwrap();
             rt.block_on(async move {
-                let s = common::start(common::config()).await;
+                let s = support::start(support::config()).await;
                 tx.send(s.addr).unwrap();
                 std::future::pending::<()>().await;
             });

@@ -8,7 +8,7 @@
 //! `http` (HTTPie) binaries from Debian, run with no extra options, against
 //! IPv4 and IPv6 servers.
 
-mod common;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
@@ -17,8 +17,8 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::TestServer;
-use common::wire::{self, Wire};
+use support::TestServer;
+use support::wire::{self, Wire};
 
 // ---------------------------------------------------------------------------
 // harness
@@ -35,9 +35,9 @@ fn spawn_server(listen: &str) -> (SocketAddr, String) {
             .build()
             .unwrap();
         rt.block_on(async move {
-            let mut config = common::config();
+            let mut config = support::config();
             config.listen = listen;
-            let TestServer { addr, base } = common::start(config).await;
+            let TestServer { addr, base } = support::start(config).await;
             tx.send((addr, base)).unwrap();
             std::future::pending::<()>().await;
         });
