@@ -15,10 +15,10 @@ use std::net::SocketAddr;
 
 use serde_json::Value;
 
-use support::TestServer;
-use support::wire::{self, Wire};
 use iplookup::web::client::ClientIpHeader;
 use iplookup::web::ratelimit::RateLimit;
+use support::TestServer;
+use support::wire::{self, Wire};
 
 /// What nginx (`$proxy_add_x_forwarded_for`) and the client together send:
 /// the client's own `Forwarded`, `X-Real-IP` and `CF-Connecting-IP` beside
