@@ -39,23 +39,10 @@ fn manifest_dir() -> PathBuf {
 fn server() -> &'static (SocketAddr, String) {
     static S: OnceLock<(SocketAddr, String)> = OnceLock::new();
     S.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let mut config = support::config();
-                config.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
-                let s = support::start(config).await;
-                tx.send((s.addr, s.base)).unwrap();
-                std::future::pending::<()>().await;
-            });
-        });
-        rx.recv_timeout(Duration::from_secs(120))
-            .expect("server started")
+        let mut config = support::config();
+        config.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+        let s = support::background(config);
+        (s.addr, s.base)
     })
 }
 

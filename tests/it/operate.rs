@@ -17,6 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use support::dns::{DnsServer, ptr, slow_ptr};
+use support::wire;
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
@@ -29,25 +30,14 @@ fn ip(s: &str) -> IpAddr {
 /// Sends `head` (a whole request head) and reads the response until the
 /// server closes; returns (status, headers, body).
 async fn raw(addr: SocketAddr, head: &[u8]) -> (u16, String, String) {
-    let fut = async {
-        let mut s = TcpStream::connect(addr).await.expect("connect");
-        s.write_all(head).await.expect("write");
-        let mut buf = Vec::new();
-        // The server may close while we still write; whatever was read counts.
-        let _ = s.read_to_end(&mut buf).await;
-        buf
-    };
-    let buf = tokio::time::timeout(Duration::from_secs(10), fut)
-        .await
-        .expect("response within 10 s");
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {text:?}"));
-    (status, head.to_owned(), body.to_owned())
+    let r = wire::exchange(addr, head, b"").await;
+    let head = r
+        .headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join("\r\n");
+    (r.status, head, r.body)
 }
 
 fn get_head(target: &str, extra: &str) -> Vec<u8> {

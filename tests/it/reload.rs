@@ -8,7 +8,7 @@ use crate::support;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use iplookup::server::{ServeConfig, load_database};
 use serde_json::Value;
@@ -17,22 +17,18 @@ use support::data::{
     ANY_ROWS, TempDir, asn_csv, country_csv, drop_in, gzip, reversed_country_csv,
     reversed_rows_refusal, small_release_policy,
 };
+use support::{eventually, get_json};
 
 const C01: &str = "dbip-country-lite-2030-01.csv";
 const C02: &str = "dbip-country-lite-2030-02.csv";
 const C03: &str = "dbip-country-lite-2030-03.csv";
 
+/// `GET url`: status and body, or the failure (the load below counts them).
 async fn get(client: &reqwest::Client, url: &str) -> Result<(u16, String), String> {
     let r = client.get(url).send().await.map_err(|e| format!("{e:?}"))?;
     let status = r.status().as_u16();
     let body = r.text().await.map_err(|e| format!("{e:?}"))?;
     Ok((status, body))
-}
-
-async fn get_json(client: &reqwest::Client, url: &str) -> Value {
-    let (status, body) = get(client, url).await.expect("request");
-    assert_eq!(status, 200, "{url}: {body}");
-    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{url}: not JSON ({e}): {body}"))
 }
 
 async fn country_of_8888(client: &reqwest::Client, base: &str) -> String {
@@ -44,22 +40,6 @@ async fn country_of_8888(client: &reqwest::Client, base: &str) -> String {
 
 async fn health(client: &reqwest::Client, base: &str) -> Value {
     get_json(client, &format!("{base}/healthz")).await
-}
-
-/// Polls until `check` holds, or panics after `limit`.
-async fn eventually<F, Fut>(limit: Duration, what: &str, mut check: F) -> Duration
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let started = Instant::now();
-    loop {
-        if check().await {
-            return started.elapsed();
-        }
-        assert!(started.elapsed() < limit, "not within {limit:?}: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// The value of one Prometheus sample line (`name{labels} value`), 0 if absent.

@@ -9,6 +9,7 @@
 
 pub mod data;
 pub mod dns;
+pub mod inproc;
 pub mod proc;
 pub mod wire;
 
@@ -23,6 +24,18 @@ use tokio::net::TcpListener;
 pub struct TestServer {
     pub addr: SocketAddr,
     pub base: String,
+}
+
+impl TestServer {
+    /// The absolute URL of `path` on this server.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// [`get_json`] of `path` on this server.
+    pub async fn get_json(&self, path: &str) -> serde_json::Value {
+        get_json(&client(), &self.url(path)).await
+    }
 }
 
 /// The default test configuration: listening on 127.0.0.1, no trusted proxy.
@@ -43,6 +56,12 @@ pub async fn start(config: ServeConfig) -> TestServer {
 /// Starts a server with a given database; it runs as long as the test.
 pub async fn start_with(config: ServeConfig, db: GeoDb) -> TestServer {
     let listener = TcpListener::bind(config.listen).await.expect("bind");
+    start_on(listener, config, db)
+}
+
+/// Starts a server on a listener the test bound itself (`config.listen` is
+/// not used); it runs as long as the test.
+pub fn start_on(listener: TcpListener, config: ServeConfig, db: GeoDb) -> TestServer {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         run(listener, db, &config, std::future::pending())
@@ -53,6 +72,26 @@ pub async fn start_with(config: ServeConfig, db: GeoDb) -> TestServer {
         addr,
         base: base_url(addr),
     }
+}
+
+/// Starts a server with `config` on a runtime thread of its own, for blocking
+/// tests and for one server shared by a whole test module (keep it in a
+/// `OnceLock`): it lives until the test process ends.
+pub fn background(config: ServeConfig) -> TestServer {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            tx.send(start(config).await).unwrap();
+            std::future::pending::<()>().await;
+        });
+    });
+    rx.recv_timeout(Duration::from_secs(120))
+        .expect("server started")
 }
 
 /// A server the test shuts down: `stop` resolves `run`'s shutdown future.
@@ -96,6 +135,50 @@ pub async fn start_stoppable(config: ServeConfig) -> Stoppable {
     }
 }
 
+/// A listener on `[::]:0` that takes IPv4 connections too (`IPV6_V6ONLY`
+/// off), whatever the host's default (`net.ipv6.bindv6only`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn dual_stack_listener() -> TcpListener {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let size = |n: usize| libc::socklen_t::try_from(n).unwrap();
+    // SAFETY: plain socket calls on a descriptor this function owns (the
+    // listener closes it on drop), with pointers to live local values.
+    let listener = unsafe {
+        let fd = libc::socket(libc::AF_INET6, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        std::net::TcpListener::from_raw_fd(fd)
+    };
+    let fd = listener.as_raw_fd();
+    let off: libc::c_int = 0;
+    // SAFETY: as above.
+    unsafe {
+        let rc = libc::setsockopt(
+            fd,
+            libc::IPPROTO_IPV6,
+            libc::IPV6_V6ONLY,
+            (&raw const off).cast(),
+            size(std::mem::size_of::<libc::c_int>()),
+        );
+        assert_eq!(rc, 0, "IPV6_V6ONLY: {}", std::io::Error::last_os_error());
+        let mut any: libc::sockaddr_in6 = std::mem::zeroed();
+        any.sin6_family = libc::sa_family_t::try_from(libc::AF_INET6).unwrap();
+        let rc = libc::bind(
+            fd,
+            (&raw const any).cast(),
+            size(std::mem::size_of::<libc::sockaddr_in6>()),
+        );
+        assert_eq!(rc, 0, "bind [::]:0: {}", std::io::Error::last_os_error());
+        assert_eq!(
+            libc::listen(fd, 1024),
+            0,
+            "listen: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    listener.set_nonblocking(true).unwrap();
+    TcpListener::from_std(listener).unwrap()
+}
+
 fn base_url(addr: SocketAddr) -> String {
     match addr {
         SocketAddr::V4(a) => format!("http://{a}"),
@@ -116,6 +199,36 @@ pub fn crypto() {
 pub fn client() -> reqwest::Client {
     crypto();
     reqwest::Client::builder().build().unwrap()
+}
+
+/// `GET url` through `client`: status, headers and body; panics if it fails
+/// or takes more than 10 s.
+pub async fn get(client: &reqwest::Client, url: &str) -> (u16, reqwest::header::HeaderMap, String) {
+    let answer = async {
+        let r = client.get(url).send().await?;
+        let status = r.status().as_u16();
+        let headers = r.headers().clone();
+        Ok::<_, reqwest::Error>((status, headers, r.text().await?))
+    };
+    tokio::time::timeout(Duration::from_secs(10), answer)
+        .await
+        .unwrap_or_else(|_| panic!("GET {url}: no answer in 10 s"))
+        .unwrap_or_else(|e| panic!("GET {url}: {e}"))
+}
+
+/// `GET url`, which must answer 200 with a JSON body: the body.
+pub async fn get_json(client: &reqwest::Client, url: &str) -> serde_json::Value {
+    let (status, headers, body) = get(client, url).await;
+    assert_eq!(status, 200, "GET {url}: {body}");
+    let ct = headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    assert!(
+        ct.starts_with("application/json"),
+        "GET {url}: content-type {ct:?}"
+    );
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {url}: not JSON ({e}): {body}"))
 }
 
 /// Polls `check` every 50 ms until it holds; panics after `limit` naming
