@@ -12,12 +12,13 @@ use crate::support;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use support::TestServer;
+use support::data::TempDir;
 use support::wire::{self, Wire};
 
 // ---------------------------------------------------------------------------
@@ -224,9 +225,8 @@ fn command_line_clients_asking_for_other_formats_get_them() {
 
 /// A scratch HOME so no user configuration (`.curlrc`, `.wgetrc`, HTTPie's
 /// config) applies and nothing is written outside it.
-fn scratch_home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("iplookup-clients-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn scratch_home(name: &str) -> TempDir {
+    let dir = TempDir::new(&format!("clients-{name}"));
     std::fs::create_dir_all(dir.join("httpie")).unwrap();
     // HTTPie otherwise may try to fetch its "latest version" list from the network.
     std::fs::write(
@@ -288,7 +288,6 @@ fn real_curl_wget_and_httpie_print_the_bare_address() {
     // And without the trailing slash, as people type it.
     let out = run_tool("curl", &["-sS", base], &home);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "127.0.0.1\n");
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
@@ -306,7 +305,6 @@ fn real_tools_over_ipv6_print_the_bare_ipv6_address() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
@@ -332,7 +330,6 @@ fn real_curl_gets_full_pages_when_it_asks() {
     let out = run_tool("curl", &["-sS", &format!("{base}/api/v1/me")], &home);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ip"], "127.0.0.1");
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 /// The User-Agent and Accept the installed tools really send, captured by a
@@ -381,5 +378,4 @@ fn installed_tools_identify_themselves_as_expected() {
             "{program}'s real User-Agent {ua:?} is not recognised"
         );
     }
-    let _ = std::fs::remove_dir_all(&home);
 }

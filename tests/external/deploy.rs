@@ -306,7 +306,7 @@ impl Drop for Container {
 }
 
 #[test]
-#[ignore = "builds the release image with podman on local base images (about 10 min on 2 cores, needs podman, runc, debootstrap); run with: cargo test --test deploy -- --ignored"]
+#[ignore = "builds the release image with podman on local base images (about 10 min on 2 cores, needs podman, runc, debootstrap); run with: cargo test --test external -- --ignored deploy::"]
 fn the_image_runs_read_only_as_nonroot_and_stops_cleanly_on_sigterm() {
     build_image();
     let size: u64 = podman(&["image", "inspect", "--format", "{{.Size}}", IMAGE])

@@ -30,6 +30,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use support::TestServer;
+use support::data::TempDir;
 use support::wire::{self, Wire};
 use support::{LOCATION_KEYS, NETWORK_KEYS};
 
@@ -281,15 +282,9 @@ async fn run_python(args: &[&str], dir: &Path, limit: Duration) -> Output {
         .unwrap_or_else(|e| panic!("{} {args:?}: {e}", py.display()))
 }
 
-/// A fresh scratch directory under the target directory's tmp (or the system's).
-fn scratch_dir(name: &str) -> PathBuf {
-    let root = option_env!("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    let dir = root.join(format!("discovery-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
-    dir
+/// A fresh scratch directory, removed when the test ends.
+fn scratch_dir(name: &str) -> TempDir {
+    TempDir::new(&format!("discovery-{name}"))
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -1065,7 +1060,6 @@ async fn openapi_passes_openapi_spec_validator() {
     let server = support::start(support::config()).await;
     let dir = scratch_dir("validator");
     validate_openapi(&server, &dir).await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `schemathesis run <base>/api/v1/openapi.json --checks all`, every phase
@@ -1152,7 +1146,6 @@ async fn openapi_schemathesis_all_checks_pass() {
         report.contains("failures=\"0\"") && report.contains("errors=\"0\""),
         "{report}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The `N` of schemathesis's `N generated, ...` summary line.
@@ -1275,7 +1268,6 @@ async fn mcp_python_sdk_lists_and_calls_the_tools() {
     for mode in ["legacy", "auto", "2026-07-28"] {
         assert!(modes.contains(mode), "the SDK did not run mode {mode}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Both `local_time`s parse as RFC 3339, carry the same UTC offset and are
