@@ -27,7 +27,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
 use support::data::{TempDir, drop_in, gzip};
-use support::{eventually, get, get_json};
+use support::http::{eventually, get, get_json};
 
 // ---------------------------------------------------------------------------
 // helpers

@@ -17,7 +17,7 @@ use support::data::{
     ANY_ROWS, TempDir, asn_csv, country_csv, drop_in, gzip, reversed_country_csv,
     reversed_rows_refusal, small_release_policy,
 };
-use support::{eventually, get_json};
+use support::http::{eventually, get_json};
 
 const C01: &str = "dbip-country-lite-2030-01.csv";
 const C02: &str = "dbip-country-lite-2030-02.csv";

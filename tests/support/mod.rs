@@ -1,7 +1,8 @@
 //! The one support module of the test binaries (`tests/it`, `tests/limits`,
 //! `tests/external`, each `#[path]`-includes it): the real server on a real
 //! loopback socket, started in-process ([`start`]); the raw HTTP/1.1 client
-//! ([`wire`]); one `reqwest` client ([`client`]); [`eventually`]; the app
+//! ([`wire`]); one `reqwest` client ([`client`]), `GET` and [`http::eventually`]
+//! ([`http`]); sockets the tests bind themselves ([`net`]); the app
 //! driven in-process without a socket ([`inproc`]); a real DNS server on
 //! loopback ([`dns`]); the real binary as a child process ([`proc`]); and
 //! DB-IP-shaped data files and [`data::TempDir`] ([`data`]).
@@ -9,7 +10,9 @@
 
 pub mod data;
 pub mod dns;
+pub mod http;
 pub mod inproc;
+pub mod net;
 pub mod proc;
 pub mod wire;
 
@@ -32,9 +35,9 @@ impl TestServer {
         format!("{}{path}", self.base)
     }
 
-    /// [`get_json`] of `path` on this server.
+    /// [`http::get_json`] of `path` on this server.
     pub async fn get_json(&self, path: &str) -> serde_json::Value {
-        get_json(&client(), &self.url(path)).await
+        http::get_json(&client(), &self.url(path)).await
     }
 }
 
@@ -135,50 +138,6 @@ pub async fn start_stoppable(config: ServeConfig) -> Stoppable {
     }
 }
 
-/// A listener on `[::]:0` that takes IPv4 connections too (`IPV6_V6ONLY`
-/// off), whatever the host's default (`net.ipv6.bindv6only`).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub fn dual_stack_listener() -> TcpListener {
-    use std::os::fd::{AsRawFd, FromRawFd};
-    let size = |n: usize| libc::socklen_t::try_from(n).unwrap();
-    // SAFETY: plain socket calls on a descriptor this function owns (the
-    // listener closes it on drop), with pointers to live local values.
-    let listener = unsafe {
-        let fd = libc::socket(libc::AF_INET6, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
-        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
-        std::net::TcpListener::from_raw_fd(fd)
-    };
-    let fd = listener.as_raw_fd();
-    let off: libc::c_int = 0;
-    // SAFETY: as above.
-    unsafe {
-        let rc = libc::setsockopt(
-            fd,
-            libc::IPPROTO_IPV6,
-            libc::IPV6_V6ONLY,
-            (&raw const off).cast(),
-            size(std::mem::size_of::<libc::c_int>()),
-        );
-        assert_eq!(rc, 0, "IPV6_V6ONLY: {}", std::io::Error::last_os_error());
-        let mut any: libc::sockaddr_in6 = std::mem::zeroed();
-        any.sin6_family = libc::sa_family_t::try_from(libc::AF_INET6).unwrap();
-        let rc = libc::bind(
-            fd,
-            (&raw const any).cast(),
-            size(std::mem::size_of::<libc::sockaddr_in6>()),
-        );
-        assert_eq!(rc, 0, "bind [::]:0: {}", std::io::Error::last_os_error());
-        assert_eq!(
-            libc::listen(fd, 1024),
-            0,
-            "listen: {}",
-            std::io::Error::last_os_error()
-        );
-    }
-    listener.set_nonblocking(true).unwrap();
-    TcpListener::from_std(listener).unwrap()
-}
-
 fn base_url(addr: SocketAddr) -> String {
     match addr {
         SocketAddr::V4(a) => format!("http://{a}"),
@@ -199,53 +158,6 @@ pub fn crypto() {
 pub fn client() -> reqwest::Client {
     crypto();
     reqwest::Client::builder().build().unwrap()
-}
-
-/// `GET url` through `client`: status, headers and body; panics if it fails
-/// or takes more than 10 s.
-pub async fn get(client: &reqwest::Client, url: &str) -> (u16, reqwest::header::HeaderMap, String) {
-    let answer = async {
-        let r = client.get(url).send().await?;
-        let status = r.status().as_u16();
-        let headers = r.headers().clone();
-        Ok::<_, reqwest::Error>((status, headers, r.text().await?))
-    };
-    tokio::time::timeout(Duration::from_secs(10), answer)
-        .await
-        .unwrap_or_else(|_| panic!("GET {url}: no answer in 10 s"))
-        .unwrap_or_else(|e| panic!("GET {url}: {e}"))
-}
-
-/// `GET url`, which must answer 200 with a JSON body: the body.
-pub async fn get_json(client: &reqwest::Client, url: &str) -> serde_json::Value {
-    let (status, headers, body) = get(client, url).await;
-    assert_eq!(status, 200, "GET {url}: {body}");
-    let ct = headers
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    assert!(
-        ct.starts_with("application/json"),
-        "GET {url}: content-type {ct:?}"
-    );
-    serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {url}: not JSON ({e}): {body}"))
-}
-
-/// Polls `check` every 50 ms until it holds; panics after `limit` naming
-/// `what`. Returns how long it took.
-pub async fn eventually<F, Fut>(limit: Duration, what: &str, mut check: F) -> Duration
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let started = std::time::Instant::now();
-    loop {
-        if check().await {
-            return started.elapsed();
-        }
-        assert!(started.elapsed() < limit, "not within {limit:?}: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// The keys of an answer (`IpInfo`), in the order of the spec.
