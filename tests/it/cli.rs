@@ -11,37 +11,13 @@ use chrono::{DateTime, Utc};
 use iplookup::GeoDb;
 use serde_json::Value;
 
+use crate::support;
 use crate::support::data::TempDir;
 use crate::support::proc::{Spawned, free_port};
 
-const ENV_VARS: &[&str] = &[
-    "IPLOOKUP_LISTEN",
-    "IPLOOKUP_TRUSTED_PROXIES",
-    "IPLOOKUP_DATA_DIR",
-    "IPLOOKUP_SKIP_BAD_ROWS",
-    "IPLOOKUP_RELEASE_ROW_RATIO",
-    "IPLOOKUP_MAX_DATA_FILE_MIB",
-    "IPLOOKUP_DRAIN_SECONDS",
-    "IPLOOKUP_LOG_FORMAT",
-    "IPLOOKUP_LOG",
-    "IPLOOKUP_CLIENT_IP_HEADER",
-    "IPLOOKUP_RDNS_TIMEOUT_MS",
-    "IPLOOKUP_RDNS_CACHE_SIZE",
-    "IPLOOKUP_HEADER_TIMEOUT",
-    "IPLOOKUP_REQUEST_TIMEOUT",
-    "IPLOOKUP_RATE_LIMIT",
-    "IPLOOKUP_RATE_BURST",
-    "IPLOOKUP_MAX_CONNECTIONS",
-    "IPLOOKUP_MAX_IN_FLIGHT",
-];
-
-/// The binary, with none of its environment variables inherited.
+/// The binary, with none of its environment variables (`IPLOOKUP_*`) inherited.
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_iplookup"));
-    for v in ENV_VARS {
-        c.env_remove(v);
-    }
-    c
+    support::proc::clean_command()
 }
 
 fn run(args: &[&str]) -> Output {
