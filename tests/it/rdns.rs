@@ -16,6 +16,7 @@ use iplookup::server::ServeConfig;
 use serde_json::Value;
 
 use support::dns::{DnsServer, RawDns, ptr, raw_ptr, slow_ptr, wire_name};
+use support::http;
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
@@ -35,14 +36,7 @@ fn config(dns: SocketAddr, deadline: Duration) -> ServeConfig {
 
 /// `GET /api/v1/ip/{ip}` → the whole JSON answer.
 async fn lookup(client: &reqwest::Client, base: &str, ip: &str) -> Value {
-    let r = client
-        .get(format!("{base}/api/v1/ip/{ip}"))
-        .send()
-        .await
-        .expect("request");
-    assert_eq!(r.status(), 200, "GET /api/v1/ip/{ip}");
-    let text = r.text().await.expect("body");
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+    http::get_json(client, &format!("{base}/api/v1/ip/{ip}")).await
 }
 
 async fn reverse_dns(client: &reqwest::Client, base: &str, ip: &str) -> Value {
@@ -329,13 +323,10 @@ async fn binary_flags_dns_server_and_no_reverse_dns() {
 
 /// The body of `GET /api/v1/ip/{ip}?format={format}`.
 async fn body(client: &reqwest::Client, base: &str, ip: &str, format: &str) -> String {
-    let r = client
-        .get(format!("{base}/api/v1/ip/{ip}?format={format}"))
-        .send()
-        .await
-        .expect("request");
-    assert_eq!(r.status(), 200, "{ip} as {format}");
-    r.text().await.expect("body")
+    let (status, _, body) =
+        http::get(client, &format!("{base}/api/v1/ip/{ip}?format={format}")).await;
+    assert_eq!(status, 200, "{ip} as {format}: {body}");
+    body
 }
 
 /// The value of the `reverse_dns` line of a text answer.
@@ -375,17 +366,8 @@ async fn reverse_dns_everywhere(client: &reqwest::Client, base: &str, ip: &str) 
 
 /// The value of a counter on `/metrics` with exactly these labels (0 when absent).
 async fn counter(client: &reqwest::Client, base: &str, series: &str) -> f64 {
-    let text = client
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("metrics body");
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
-        .unwrap_or(0.0)
+    let (_, _, text) = http::get(client, &format!("{base}/metrics")).await;
+    http::metric(&text, series)
 }
 
 #[tokio::test(flavor = "multi_thread")]

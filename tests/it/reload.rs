@@ -17,7 +17,7 @@ use support::data::{
     ANY_ROWS, TempDir, asn_csv, country_csv, drop_in, gzip, reversed_country_csv,
     reversed_rows_refusal, small_release_policy,
 };
-use support::http::{eventually, get_json};
+use support::http::{eventually, get_json, metric};
 
 const C01: &str = "dbip-country-lite-2030-01.csv";
 const C02: &str = "dbip-country-lite-2030-02.csv";
@@ -40,13 +40,6 @@ async fn country_of_8888(client: &reqwest::Client, base: &str) -> String {
 
 async fn health(client: &reqwest::Client, base: &str) -> Value {
     get_json(client, &format!("{base}/healthz")).await
-}
-
-/// The value of one Prometheus sample line (`name{labels} value`), 0 if absent.
-fn metric(text: &str, name_and_labels: &str) -> f64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(name_and_labels)?.trim().parse().ok())
-        .unwrap_or(0.0)
 }
 
 /// Clients sending requests for 8.8.8.8 until stopped, each noting every

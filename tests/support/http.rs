@@ -1,5 +1,6 @@
-//! Requests through `reqwest` (the [`super::client`] of every test), and
-//! [`eventually`] for what a server does in its own time.
+//! Requests through `reqwest` (the [`super::client`] of every test),
+//! [`eventually`] for what a server does in its own time, and [`metric`] to
+//! read `/metrics`.
 
 use std::time::{Duration, Instant};
 
@@ -48,4 +49,12 @@ where
         assert!(started.elapsed() < limit, "not within {limit:?}: {what}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// The value of one Prometheus sample line (`name{labels} value`) of a
+/// `/metrics` text, 0 if absent.
+pub fn metric(text: &str, name_and_labels: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name_and_labels)?.trim().parse().ok())
+        .unwrap_or(0.0)
 }
