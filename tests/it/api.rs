@@ -3,6 +3,7 @@
 //! Most requests go through `reqwest`; requests whose exact bytes matter (bad
 //! addresses, percent-encoding, HEAD bodies) go through a tiny raw HTTP/1.1
 //! client so that no URL parser rewrites the request target on the way.
+//! Routing cases (404, 405) need no socket and are asked of the app in-process.
 
 use crate::support;
 
@@ -639,9 +640,9 @@ async fn missing_address_is_400() {
 // 404, 405, HEAD
 // ---------------------------------------------------------------------------
 
+/// Routing alone: asked of the app in-process ([`support::inproc`]).
 #[tokio::test]
 async fn unknown_api_paths_are_404_with_an_error_body() {
-    let srv = v4_server().await;
     for path in [
         "/api/v1/nothing",
         "/api/v2/ip/8.8.8.8",
@@ -650,21 +651,19 @@ async fn unknown_api_paths_are_404_with_an_error_body() {
         "/api/v1/ip/8.8.8.8/extra",
         "/api/v1/me/extra",
     ] {
-        for addr in [srv.addr] {
-            let r = raw(addr, "GET", path, &[]).await;
-            assert_eq!(r.status, 404, "{path}: {r:?}");
-            let ct = r.header("content-type").unwrap_or_default();
-            assert!(ct.starts_with("application/json"), "{path}: {ct:?}");
-            let v = r.json();
-            assert_eq!(v["error"], Value::String("not_found".into()), "{path}: {v}");
-            assert!(v["message"].is_string(), "{path}: {v}");
-        }
+        let r = support::inproc::send("GET", path, &[]).await;
+        assert_eq!(r.status, 404, "{path}: {r:?}");
+        let ct = r.header("content-type").unwrap_or_default();
+        assert!(ct.starts_with("application/json"), "{path}: {ct:?}");
+        let v = r.json();
+        assert_eq!(v["error"], Value::String("not_found".into()), "{path}: {v}");
+        assert!(v["message"].is_string(), "{path}: {v}");
     }
 }
 
+/// Routing alone: asked of the app in-process ([`support::inproc`]).
 #[tokio::test]
 async fn wrong_methods_are_405_with_allow() {
-    let srv = v4_server().await;
     for path in [
         "/api/v1/ip/8.8.8.8",
         "/api/v1/me",
@@ -672,7 +671,7 @@ async fn wrong_methods_are_405_with_allow() {
         "/healthz",
     ] {
         for method in ["POST", "PUT", "DELETE", "PATCH"] {
-            let r = raw(srv.addr, method, path, &[("Content-Length", "0")]).await;
+            let r = support::inproc::send(method, path, &[("Content-Length", "0")]).await;
             assert_eq!(r.status, 405, "{method} {path}: {r:?}");
             let allow = r
                 .header("allow")
