@@ -1,6 +1,6 @@
 # Multi-stage build: the release binary (data compiled in) on a small, non-root
 # runtime image. Base images are build arguments so that the image also builds
-# where no registry is reachable (tests/deploy.rs builds it on local images made
+# where no registry is reachable (tests/external/deploy.rs builds it on local images made
 # by scripts/base-images):
 #   docker build -t iplookup .   (or podman build)
 #   docker run -p 8080:8080 --read-only iplookup

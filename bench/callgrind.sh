@@ -22,21 +22,19 @@ set -euo pipefail
 port=$1 list=$2 prefix=$3
 shift 3
 [[ "${1:-}" == "--" ]] && shift
-for tool in valgrind callgrind_control callgrind_annotate wrk curl; do
-    command -v "$tool" >/dev/null || { echo "callgrind.sh: needs $tool (apt-get install -y valgrind wrk curl)" >&2; exit 1; }
-done
-HELPERS="$(cd "$(dirname "$0")" && pwd)/ceiling/helpers"
-OUT="${OUT:-$(mktemp -d)}"
-mkdir -p "$OUT"
 list="$(realpath "$list")"
+OUT="${OUT:-$(mktemp -d)}"
+
+BENCH=callgrind.sh
+source "$(dirname "$0")/lib.sh"
+need valgrind callgrind_control callgrind_annotate wrk curl
+HELPERS="$ROOT/bench/ceiling/helpers"
+mkdir -p "$OUT"
 
 valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out.%p" "$@" > "$OUT/server.log" 2>&1 &
 pid=$!
-trap 'kill "$pid" 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-    [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz" || true)" == 200 ]] && break
-    sleep 0.2
-done
+pids+=("$pid")
+wait_healthy "$port" 120
 callgrind_control -z "$pid" > /dev/null 2>&1
 requests=$(wrk -t1 -c8 -d"${DURATION:-6}s" -s "$HELPERS/random.lua" "http://127.0.0.1:$port" -- "$list" "$prefix" \
     | sed -nE 's/^WRK requests=([0-9]+).*/\1/p')

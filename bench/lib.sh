@@ -1,8 +1,10 @@
-# Shared by bench/http.sh, bench/memory.sh and bench/soak.sh (sourced, not
-# run): the tools check, CPU pinning, the scratch directory and the processes
-# stopped on exit, and the small helpers the scripts have in common.
+# Shared by every bench/*.sh script (sourced, not run): the tools check, CPU
+# pinning, the scratch directory and the processes stopped on exit, and the
+# small helpers the scripts have in common.
 #
 # The script sets BENCH (its name, for messages) before sourcing this file.
+# ROOT is the repository root (sourcing does not change directory).
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # Exits with a message unless every tool named is on PATH.
 need() {
@@ -28,7 +30,8 @@ unset IPLOOKUP_DATA_DIR IPLOOKUP_LISTEN IPLOOKUP_TRUSTED_PROXIES IPLOOKUP_NO_REV
     IPLOOKUP_NO_WATCH
 
 # The interpreter itself, not a shim (pyenv): its PID is the one to signal.
-PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
+# Empty without python3 (the scripts that run Python check with `need python3`).
+PYTHON="$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || true)"
 # Scratch files; every PID in pids is stopped on exit.
 WORK="$(mktemp -d)"
 pids=()
@@ -39,9 +42,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Waits up to 30 s for a 200 on /healthz.
-wait_healthy() { # PORT
-    for _ in $(seq 1 300); do
+# Waits up to 30 s (or SECONDS_MAX) for a 200 on /healthz.
+wait_healthy() { # PORT [SECONDS_MAX]
+    for _ in $(seq 1 $((${2:-30} * 10))); do
         [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/healthz" || true)" == 200 ]] && return 0
         sleep 0.1
     done
@@ -53,6 +56,12 @@ port_free() { # PORT
     if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/"; then
         echo "$BENCH: port $1 is in use; set PORT" >&2
         exit 1
+    fi
+}
+# Builds the release binary unless BUILD=0 or IPLOOKUP_BIN names another one.
+build_release() {
+    if [[ "${BUILD:-1}" == 1 && -z "${IPLOOKUP_BIN:-}" ]]; then
+        cargo build --release --locked --bin iplookup
     fi
 }
 stop() { # PID
@@ -80,6 +89,7 @@ run_wrk_until_done() { # PORT SCRIPT MAX_SECONDS ARGS... (the marker file is app
 # NAME=value out of a "WRK ..." / "OHA ..." line.
 field() { sed -E "s/.* $1=([0-9.]+).*/\1/" <<<"$2"; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+maximum() { printf '%s\n' "$@" | sort -g | tail -n 1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; } # microseconds to ms
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; } # KiB to MiB

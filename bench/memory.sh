@@ -39,9 +39,7 @@ BIN="${IPLOOKUP_BIN:-$ROOT/target/release/iplookup}"
 BENCH=memory.sh
 source bench/lib.sh
 need wrk curl python3
-if [[ "${BUILD:-1}" == 1 && -z "${IPLOOKUP_BIN:-}" ]]; then
-    cargo build --release --locked --bin iplookup
-fi
+build_release
 
 metric() { # PORT NAME-AND-LABEL-REGEX
     curl -s "http://127.0.0.1:$1/metrics" | awk -v re="^$2" '$0 ~ re {s += $NF} END {printf "%d", s}'

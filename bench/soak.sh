@@ -41,9 +41,7 @@ BIN="${IPLOOKUP_BIN:-$ROOT/target/release/iplookup}"
 BENCH=soak.sh
 source bench/lib.sh
 need curl python3
-if [[ "${BUILD:-1}" == 1 && -z "${IPLOOKUP_BIN:-}" ]]; then
-    cargo build --release --locked --bin iplookup
-fi
+build_release
 
 for p in "$P_OURS" "$P_DNS"; do port_free "$p"; done
 

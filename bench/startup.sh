@@ -13,23 +13,20 @@
 # The polling resolution is one curl invocation (a few ms): the figures are an
 # upper bound on the real readiness time.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 RUNS="${1:-20}"
-BIN="${IPLOOKUP_BIN:-target/release/iplookup}"
 BASE_PORT="${PORT:-18700}"
 
+# lib.sh also clears the caller's IPLOOKUP_* settings: the service must use
+# the embedded data, no data dir.
+BENCH=startup.sh
+source "$(dirname "$0")/lib.sh"
+need curl
+cd "$ROOT"
+BIN="${IPLOOKUP_BIN:-target/release/iplookup}"
 if [[ "${BUILD:-0}" == 1 || ! -x "$BIN" ]]; then
     cargo build --release --locked --bin iplookup
 fi
-command -v curl >/dev/null || { echo "startup.sh: needs curl" >&2; exit 1; }
-
-# The service must use the embedded data: no data dir, nothing from the caller's env.
-unset IPLOOKUP_DATA_DIR IPLOOKUP_LISTEN IPLOOKUP_TRUSTED_PROXIES
-
-pid=""
-cleanup() { if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; }
-trap cleanup EXIT
 
 now_ns() { date +%s%N; }
 div() { awk -v x="$1" -v d="$2" 'BEGIN { printf "%.1f", x / d }'; }
@@ -40,13 +37,11 @@ hwm=()
 for ((i = 0; i < RUNS; i++)); do
     port=$((BASE_PORT + i))
     url="http://127.0.0.1:$port/healthz"
-    if curl -s -o /dev/null --max-time 1 "$url"; then
-        echo "startup.sh: port $port is already in use; set PORT" >&2
-        exit 1
-    fi
+    port_free "$port"
     t0=$(now_ns)
     "$BIN" --listen "127.0.0.1:$port" >/dev/null 2>&1 &
     pid=$!
+    pids+=("$pid")
     ok=0
     while kill -0 "$pid" 2>/dev/null; do
         code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)
@@ -62,11 +57,9 @@ for ((i = 0; i < RUNS; i++)); do
         exit 1
     fi
     us=$(( (t1 - t0) / 1000 ))
-    r=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")   # KiB
-    h=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
-    kill "$pid"
-    wait "$pid" 2>/dev/null || true
-    pid=""
+    r=$(status_kib "$pid" VmRSS)
+    h=$(status_kib "$pid" VmHWM)
+    stop "$pid"
     times+=("$us")
     rss+=("$r")
     hwm+=("$h")
@@ -74,10 +67,7 @@ for ((i = 0; i < RUNS; i++)); do
         "$((i + 1))" "$(div "$us" 1000)" "$(div "$r" 1024)" "$(div "$h" 1024)"
 done
 
-stats() { # prints "median max" of the arguments
-    printf '%s\n' "$@" | sort -n | awk '{a[NR] = $1} END {
-        m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; print m, a[NR] }'
-}
+stats() { echo "$(median "$@") $(maximum "$@")"; } # prints "median max" of the arguments
 read -r t_med t_max < <(stats "${times[@]}")
 read -r r_med r_max < <(stats "${rss[@]}")
 read -r h_med h_max < <(stats "${hwm[@]}")

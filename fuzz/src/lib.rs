@@ -2,7 +2,7 @@
 //! per target, panicking when an invariant does not hold.
 //!
 //! The fuzz targets in `fuzz_targets/` are one-line wrappers around these
-//! functions, and `tests/fuzz_regressions.rs` includes this file by path and
+//! functions, and `tests/it/fuzz_regressions.rs` includes this file by path and
 //! replays every file of `fuzz/corpus/<target>/` through them, so a corpus
 //! entry means the same thing under `cargo fuzz run` and under `cargo test`.
 //!

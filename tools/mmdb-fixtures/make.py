@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the small MaxMind-format (MMDB) fixtures of tests/mmdb.rs.
+"""Writes the small MaxMind-format (MMDB) fixtures of tests/it/mmdb.rs.
 
 Every file is written by a real MMDB writer (PyPI `mmdb-writer`), then read
 back with MaxMind's own Python reader (`maxminddb`) to check that it says what

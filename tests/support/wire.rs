@@ -89,38 +89,62 @@ pub async fn send(
     body: &[u8],
 ) -> Wire {
     let what = format!("{method} {target}");
+    let bytes = request(method, target, &addr.to_string(), headers, body);
+    let raw = exchange_bytes(addr, &bytes, b"", &what).await;
+    parse(&raw, what, method == "HEAD")
+}
+
+/// One exchange of bytes the test wrote itself (`head`, framing included,
+/// then `body`) on a fresh connection, the answer read until the server
+/// closes; panics after 30 s. The server may answer and close before the
+/// body is all sent: what it answered counts.
+pub async fn exchange(addr: SocketAddr, head: &[u8], body: &[u8]) -> Wire {
+    let what = String::from_utf8_lossy(head)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let raw = exchange_bytes(addr, head, body, &what).await;
+    parse(&raw, what, head.starts_with(b"HEAD "))
+}
+
+async fn exchange_bytes(addr: SocketAddr, head: &[u8], body: &[u8], what: &str) -> Vec<u8> {
     let io = async {
         let mut stream = tokio::net::TcpStream::connect(addr).await?;
-        stream
-            .write_all(&request(method, target, &addr.to_string(), headers, body))
-            .await?;
+        stream.write_all(head).await?;
+        let _ = stream.write_all(body).await;
         let mut raw = Vec::new();
         stream.read_to_end(&mut raw).await?;
         Ok::<_, std::io::Error>(raw)
     };
-    let raw = tokio::time::timeout(Duration::from_secs(30), io)
+    tokio::time::timeout(Duration::from_secs(30), io)
         .await
         .unwrap_or_else(|_| panic!("{what}: no answer in 30 s"))
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-    parse(&raw, what, method == "HEAD")
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
 }
 
 /// `GET target` on a fresh connection (blocking); panics after 15 s of silence.
 pub fn get_blocking(addr: SocketAddr, target: &str, headers: &[(&str, &str)]) -> Wire {
-    use std::io::{Read, Write};
     let what = format!("GET {target}");
-    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(15)))
-        .expect("read timeout");
-    stream
-        .write_all(&request("GET", target, &addr.to_string(), headers, b""))
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let mut raw = Vec::new();
-    stream
-        .read_to_end(&mut raw)
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let raw = get_bytes(addr, target, headers).unwrap_or_else(|e| panic!("{what}: {e}"));
     parse(&raw, what, false)
+}
+
+/// [`get_blocking`] for polling a server that may not listen yet: `None`
+/// while nothing answers (refused, reset, or 15 s of silence).
+pub fn try_get_blocking(addr: SocketAddr, target: &str, headers: &[(&str, &str)]) -> Option<Wire> {
+    let raw = get_bytes(addr, target, headers).ok()?;
+    Some(parse(&raw, format!("GET {target}"), false))
+}
+
+fn get_bytes(addr: SocketAddr, target: &str, headers: &[(&str, &str)]) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
+    stream.set_read_timeout(Some(Duration::from_secs(15)))?;
+    stream.write_all(&request("GET", target, &addr.to_string(), headers, b""))?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    Ok(raw)
 }
 
 /// A whole response; `head_only` for the answer to a HEAD request (its

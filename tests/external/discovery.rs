@@ -17,7 +17,7 @@
 //! tests use `.venv/bin/python` of the crate and fail (they do not skip) when
 //! it is missing.
 
-mod common;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -29,9 +29,10 @@ use reqwest::Url;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use common::TestServer;
-use common::wire::{self, Wire};
-use common::{LOCATION_KEYS, NETWORK_KEYS};
+use support::TestServer;
+use support::data::TempDir;
+use support::wire::{self, Wire};
+use support::{LOCATION_KEYS, NETWORK_KEYS};
 
 /// A response of the server, with the URL it came from in `what`.
 type Fetched = Wire;
@@ -259,7 +260,7 @@ fn without_local_time(v: &Value) -> Value {
 
 /// Runs the venv's Python with `args` in `dir`, kills it after `limit`.
 async fn run_python(args: &[&str], dir: &Path, limit: Duration) -> Output {
-    let py = common::test_python();
+    let py = support::test_python();
     let mut cmd = tokio::process::Command::new(&py);
     cmd.args(args)
         .current_dir(dir)
@@ -281,15 +282,9 @@ async fn run_python(args: &[&str], dir: &Path, limit: Duration) -> Output {
         .unwrap_or_else(|e| panic!("{} {args:?}: {e}", py.display()))
 }
 
-/// A fresh scratch directory under the target directory's tmp (or the system's).
-fn scratch_dir(name: &str) -> PathBuf {
-    let root = option_env!("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    let dir = root.join(format!("discovery-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
-    dir
+/// A fresh scratch directory, removed when the test ends.
+fn scratch_dir(name: &str) -> TempDir {
+    TempDir::new(&format!("discovery-{name}"))
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -302,7 +297,7 @@ fn lossy(bytes: &[u8]) -> String {
 
 #[tokio::test]
 async fn openapi_document_members() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let f = get_ok(&server, "/api/v1/openapi.json").await;
     assert_eq!(f.essence(), "application/json", "{}", f.content_type());
     let doc = f.json();
@@ -522,7 +517,7 @@ async fn openapi_document_members() {
 #[tokio::test]
 async fn openapi_server_url_is_the_request_base() {
     // Another name for the same socket.
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let port = server.addr.port();
     let f = request(
         "GET",
@@ -537,9 +532,9 @@ async fn openapi_server_url_is_the_request_base() {
     );
 
     // IPv6 loopback: the bracketed literal.
-    let mut config = common::config();
+    let mut config = support::config();
     config.listen = "[::1]:0".parse().unwrap();
-    let v6 = common::start(config).await;
+    let v6 = support::start(config).await;
     assert!(v6.base.starts_with("http://[::1]:"), "{}", v6.base);
     let doc = get_ok(&v6, "/api/v1/openapi.json").await.json();
     assert_eq!(doc["servers"][0]["url"], v6.base.as_str());
@@ -563,7 +558,7 @@ async fn openapi_server_url_is_the_request_base() {
 
 #[tokio::test]
 async fn api_catalog_is_an_rfc9727_linkset() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let f = get_ok(&server, "/.well-known/api-catalog").await;
     assert_eq!(f.content_type(), CATALOG_TYPE);
     let doc = f.json();
@@ -634,7 +629,7 @@ async fn api_catalog_is_an_rfc9727_linkset() {
 
 #[tokio::test]
 async fn head_api_catalog_and_every_page_send_the_link_header() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
 
     let url = format!("{}/.well-known/api-catalog", server.base);
     let head = request("HEAD", &url, &[]).await;
@@ -721,7 +716,7 @@ fn catalog_link(f: &Fetched) -> Option<String> {
 
 #[tokio::test]
 async fn mcp_server_card_members() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let f = get_ok(&server, "/.well-known/mcp/server-card.json").await;
     assert_eq!(
         f.essence(),
@@ -829,7 +824,7 @@ fn markdown_links(md: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn llms_txt_follows_the_proposal_and_its_links_resolve() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let f = get_ok(&server, "/llms.txt").await;
     assert_eq!(f.essence(), "text/markdown", "{}", f.content_type());
     let text = f.text();
@@ -906,7 +901,7 @@ async fn llms_txt_follows_the_proposal_and_its_links_resolve() {
 
 #[tokio::test]
 async fn agent_skills_index_links_and_digests() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let f = get_ok(&server, "/.well-known/agent-skills/index.json").await;
     assert_eq!(f.essence(), "application/json", "{}", f.content_type());
     let index = f.json();
@@ -1062,10 +1057,9 @@ async fn validate_openapi(server: &TestServer, dir: &Path) -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openapi_passes_openapi_spec_validator() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let dir = scratch_dir("validator");
     validate_openapi(&server, &dir).await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `schemathesis run <base>/api/v1/openapi.json --checks all`, every phase
@@ -1082,7 +1076,7 @@ async fn openapi_passes_openapi_spec_validator() {
 /// not in iplookup. One worker thread cannot race.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn openapi_schemathesis_all_checks_pass() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let dir = scratch_dir("schemathesis");
     validate_openapi(&server, &dir).await;
 
@@ -1152,7 +1146,6 @@ async fn openapi_schemathesis_all_checks_pass() {
         report.contains("failures=\"0\"") && report.contains("errors=\"0\""),
         "{report}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The `N` of schemathesis's `N generated, ...` summary line.
@@ -1171,7 +1164,7 @@ fn generated_cases(stdout: &str) -> Option<u64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_python_sdk_lists_and_calls_the_tools() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let dir = scratch_dir("mcp");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/mcp_client.py");
     let out = run_python(
@@ -1275,7 +1268,6 @@ async fn mcp_python_sdk_lists_and_calls_the_tools() {
     for mode in ["legacy", "auto", "2026-07-28"] {
         assert!(modes.contains(mode), "the SDK did not run mode {mode}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Both `local_time`s parse as RFC 3339, carry the same UTC offset and are

@@ -3,8 +3,9 @@
 //! Most requests go through `reqwest`; requests whose exact bytes matter (bad
 //! addresses, percent-encoding, HEAD bodies) go through a tiny raw HTTP/1.1
 //! client so that no URL parser rewrites the request target on the way.
+//! Routing cases (404, 405) need no socket and are asked of the app in-process.
 
-mod common;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -13,9 +14,9 @@ use std::time::Duration;
 use chrono::{DateTime, FixedOffset, Offset, Utc};
 use serde_json::Value;
 
-use common::TestServer;
-use common::wire::{self, Wire};
-use common::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS};
+use support::TestServer;
+use support::wire::{self, Wire};
+use support::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS, client};
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -26,34 +27,12 @@ async fn raw(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &st
     wire::send(addr, method, target, headers, b"").await
 }
 
-/// The harness's client. reqwest is built with `rustls-no-provider` (for the
-/// service's own HTTPS fetches), so a crypto provider must be installed before
-/// any client is built, even for plain HTTP.
-fn client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    common::client()
-}
-
 async fn get(server: &TestServer, path: &str) -> reqwest::Response {
-    let url = format!("{}{}", server.base, path);
+    let url = server.url(path);
     tokio::time::timeout(Duration::from_secs(10), client().get(&url).send())
         .await
         .expect("request timed out")
         .unwrap_or_else(|e| panic!("GET {url}: {e}"))
-}
-
-/// GET through reqwest, checks 200 + JSON content type, returns the body.
-async fn get_json(server: &TestServer, path: &str) -> Value {
-    let resp = get(server, path).await;
-    let status = resp.status().as_u16();
-    let ct = content_type(resp.headers());
-    let text = resp.text().await.unwrap();
-    assert_eq!(status, 200, "GET {path}: {text}");
-    assert!(
-        ct.starts_with("application/json"),
-        "GET {path}: content-type {ct:?}"
-    );
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("GET {path}: not JSON ({e}): {text}"))
 }
 
 async fn me_with(server: &TestServer, headers: &[(&str, &str)]) -> Value {
@@ -201,14 +180,14 @@ fn assert_all_location_null(v: &Value) {
 }
 
 async fn v4_server() -> TestServer {
-    common::start(common::config()).await
+    support::start(support::config()).await
 }
 
 async fn v6_server(trusted: &[&str]) -> TestServer {
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.listen = "[::1]:0".parse().unwrap();
     cfg.trusted_proxies = trusted.iter().map(|t| t.parse().unwrap()).collect();
-    common::start(cfg).await
+    support::start(cfg).await
 }
 
 // ---------------------------------------------------------------------------
@@ -218,7 +197,7 @@ async fn v6_server(trusted: &[&str]) -> TestServer {
 #[tokio::test]
 async fn google_dns_ipv4() {
     let srv = v4_server().await;
-    let v = get_json(&srv, "/api/v1/ip/8.8.8.8").await;
+    let v = srv.get_json("/api/v1/ip/8.8.8.8").await;
     assert_eq!(s(&v, "ip"), Some("8.8.8.8"));
     assert_eq!(s(&v, "version"), Some("IPv4"));
     assert_country(
@@ -242,7 +221,7 @@ async fn google_dns_ipv4() {
 #[tokio::test]
 async fn cloudflare_dns_ipv4() {
     let srv = v4_server().await;
-    let v = get_json(&srv, "/api/v1/ip/1.1.1.1").await;
+    let v = srv.get_json("/api/v1/ip/1.1.1.1").await;
     assert_eq!(s(&v, "ip"), Some("1.1.1.1"));
     assert_eq!(s(&v, "version"), Some("IPv4"));
     assert_country(
@@ -260,7 +239,7 @@ async fn cloudflare_dns_ipv4() {
 #[tokio::test]
 async fn google_dns_ipv6_is_in_canada_per_dbip_lite() {
     let srv = v4_server().await;
-    let v = get_json(&srv, "/api/v1/ip/2001:4860:4860::8888").await;
+    let v = srv.get_json("/api/v1/ip/2001:4860:4860::8888").await;
     assert_eq!(s(&v, "ip"), Some("2001:4860:4860::8888"));
     assert_eq!(s(&v, "version"), Some("IPv6"));
     assert_country(
@@ -279,7 +258,7 @@ async fn google_dns_ipv6_is_in_canada_per_dbip_lite() {
 async fn bangladesh_address_has_every_location_field() {
     // data/dbip-country-lite.csv.gz: 14.1.103.0,14.1.103.255,BD
     let srv = v4_server().await;
-    let v = get_json(&srv, "/api/v1/ip/14.1.103.5").await;
+    let v = srv.get_json("/api/v1/ip/14.1.103.5").await;
     assert_eq!(s(&v, "ip"), Some("14.1.103.5"));
     assert_country(&v, "BD", "Bangladesh", "Asia", "Asia/Dhaka", "BDT", "+880");
     assert_eq!(s(&v, "location.country_bn"), Some("বাংলাদেশ"));
@@ -306,8 +285,8 @@ async fn same_answers_over_an_ipv6_socket() {
         "/api/v1/ip/2001:4860:4860::8888",
         "/api/v1/ip/10.0.0.1",
     ] {
-        let mut a = get_json(&v4, path).await;
-        let mut b = get_json(&v6, path).await;
+        let mut a = v4.get_json(path).await;
+        let mut b = v6.get_json(path).await;
         // local_time may tick between the two requests.
         a["location"]["local_time"] = Value::Null;
         b["location"]["local_time"] = Value::Null;
@@ -322,17 +301,19 @@ async fn same_answers_over_an_ipv6_socket() {
 #[tokio::test]
 async fn ipv6_is_reported_compressed_and_lower_case() {
     let srv = v4_server().await;
-    let v = get_json(&srv, "/api/v1/ip/2001:DB8:0:0:0:0:0:1").await;
+    let v = srv.get_json("/api/v1/ip/2001:DB8:0:0:0:0:0:1").await;
     assert_shape(&v);
     assert_eq!(s(&v, "ip"), Some("2001:db8::1"));
     assert_eq!(s(&v, "version"), Some("IPv6"));
     assert_eq!(v["is_public"], Value::Bool(false));
 
-    let v = get_json(&srv, "/api/v1/ip/2001:4860:4860:0000:0000:0000:0000:8888").await;
+    let v = srv
+        .get_json("/api/v1/ip/2001:4860:4860:0000:0000:0000:0000:8888")
+        .await;
     assert_eq!(s(&v, "ip"), Some("2001:4860:4860::8888"));
     assert_eq!(s(&v, "location.country_code"), Some("CA"));
 
-    let v = get_json(&srv, "/api/v1/ip/2606:4700:4700:0:0:0:0:1111").await;
+    let v = srv.get_json("/api/v1/ip/2606:4700:4700:0:0:0:0:1111").await;
     assert_eq!(s(&v, "ip"), Some("2606:4700:4700::1111"));
     assert_eq!(s(&v, "version"), Some("IPv6"));
 }
@@ -340,13 +321,13 @@ async fn ipv6_is_reported_compressed_and_lower_case() {
 #[tokio::test]
 async fn ipv4_mapped_ipv6_is_reported_as_ipv4() {
     let srv = v4_server().await;
-    let direct = get_json(&srv, "/api/v1/ip/8.8.8.8").await;
+    let direct = srv.get_json("/api/v1/ip/8.8.8.8").await;
     for path in [
         "/api/v1/ip/::ffff:8.8.8.8",
         "/api/v1/ip/::FFFF:808:808",
         "/api/v1/ip/0:0:0:0:0:ffff:8.8.8.8",
     ] {
-        let mut v = get_json(&srv, path).await;
+        let mut v = srv.get_json(path).await;
         assert_shape(&v);
         assert_eq!(s(&v, "ip"), Some("8.8.8.8"), "{path}");
         assert_eq!(s(&v, "version"), Some("IPv4"), "{path}");
@@ -389,7 +370,7 @@ async fn special_purpose_addresses_are_not_public_and_name_their_block() {
         ("ff02::1", "ff00::/8", "IPv6"),
     ];
     for (ip, block, version) in cases {
-        let v = get_json(&srv, &format!("/api/v1/ip/{ip}")).await;
+        let v = srv.get_json(&format!("/api/v1/ip/{ip}")).await;
         assert_shape(&v);
         assert_eq!(s(&v, "ip"), Some(ip), "{v}");
         assert_eq!(s(&v, "version"), Some(version), "{ip}");
@@ -410,7 +391,7 @@ async fn public_neighbours_of_special_blocks_are_public() {
         "11.0.0.1",
         "2606:4700:4700::1111",
     ] {
-        let v = get_json(&srv, &format!("/api/v1/ip/{ip}")).await;
+        let v = srv.get_json(&format!("/api/v1/ip/{ip}")).await;
         assert_eq!(v["is_public"], Value::Bool(true), "{ip}: {v}");
     }
 }
@@ -419,7 +400,7 @@ async fn public_neighbours_of_special_blocks_are_public() {
 async fn public_addresses_without_data_answer_nulls() {
     let srv = v4_server().await;
     // 3000::/4 holds no row of either table.
-    let v = get_json(&srv, "/api/v1/ip/3000::1").await;
+    let v = srv.get_json("/api/v1/ip/3000::1").await;
     assert_shape(&v);
     assert_eq!(v["is_public"], Value::Bool(true));
     assert_all_location_null(&v);
@@ -428,7 +409,7 @@ async fn public_addresses_without_data_answer_nulls() {
     }
     // 192.88.99.0/24 is a gap of the country file but a row of the ASN file:
     // no location, a network whose range comes from the ASN row.
-    let v = get_json(&srv, "/api/v1/ip/192.88.99.1").await;
+    let v = srv.get_json("/api/v1/ip/192.88.99.1").await;
     assert_eq!(v["is_public"], Value::Bool(true));
     assert_all_location_null(&v);
     assert_network(&v, 6939, "Hurricane Electric LLC", "192.88.99.0/24");
@@ -437,7 +418,7 @@ async fn public_addresses_without_data_answer_nulls() {
 #[tokio::test]
 async fn mapped_special_purpose_addresses_are_not_public() {
     let srv = v4_server().await;
-    let v = get_json(&srv, "/api/v1/ip/::ffff:10.1.2.3").await;
+    let v = srv.get_json("/api/v1/ip/::ffff:10.1.2.3").await;
     assert_eq!(s(&v, "ip"), Some("10.1.2.3"));
     assert_eq!(s(&v, "version"), Some("IPv4"));
     assert_eq!(v["is_public"], Value::Bool(false));
@@ -659,9 +640,9 @@ async fn missing_address_is_400() {
 // 404, 405, HEAD
 // ---------------------------------------------------------------------------
 
+/// Routing alone: asked of the app in-process ([`support::inproc`]).
 #[tokio::test]
 async fn unknown_api_paths_are_404_with_an_error_body() {
-    let srv = v4_server().await;
     for path in [
         "/api/v1/nothing",
         "/api/v2/ip/8.8.8.8",
@@ -670,21 +651,19 @@ async fn unknown_api_paths_are_404_with_an_error_body() {
         "/api/v1/ip/8.8.8.8/extra",
         "/api/v1/me/extra",
     ] {
-        for addr in [srv.addr] {
-            let r = raw(addr, "GET", path, &[]).await;
-            assert_eq!(r.status, 404, "{path}: {r:?}");
-            let ct = r.header("content-type").unwrap_or_default();
-            assert!(ct.starts_with("application/json"), "{path}: {ct:?}");
-            let v = r.json();
-            assert_eq!(v["error"], Value::String("not_found".into()), "{path}: {v}");
-            assert!(v["message"].is_string(), "{path}: {v}");
-        }
+        let r = support::inproc::send("GET", path, &[]).await;
+        assert_eq!(r.status, 404, "{path}: {r:?}");
+        let ct = r.header("content-type").unwrap_or_default();
+        assert!(ct.starts_with("application/json"), "{path}: {ct:?}");
+        let v = r.json();
+        assert_eq!(v["error"], Value::String("not_found".into()), "{path}: {v}");
+        assert!(v["message"].is_string(), "{path}: {v}");
     }
 }
 
+/// Routing alone: asked of the app in-process ([`support::inproc`]).
 #[tokio::test]
 async fn wrong_methods_are_405_with_allow() {
-    let srv = v4_server().await;
     for path in [
         "/api/v1/ip/8.8.8.8",
         "/api/v1/me",
@@ -692,7 +671,7 @@ async fn wrong_methods_are_405_with_allow() {
         "/healthz",
     ] {
         for method in ["POST", "PUT", "DELETE", "PATCH"] {
-            let r = raw(srv.addr, method, path, &[("Content-Length", "0")]).await;
+            let r = support::inproc::send(method, path, &[("Content-Length", "0")]).await;
             assert_eq!(r.status, 405, "{method} {path}: {r:?}");
             let allow = r
                 .header("allow")
@@ -759,7 +738,7 @@ async fn head_gives_the_get_headers_and_no_body() {
 #[tokio::test]
 async fn healthz_reports_the_loaded_releases() {
     let srv = v4_server().await;
-    let v = get_json(&srv, "/healthz").await;
+    let v = srv.get_json("/healthz").await;
     assert_eq!(v["status"], "ok", "{v}");
     let db = iplookup::GeoDb::embedded().unwrap();
     let release = db.release();
@@ -821,15 +800,13 @@ async fn me_reports_the_ipv6_peer() {
 }
 
 #[tokio::test]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 async fn ipv4_peer_of_a_dual_stack_listener_is_reported_as_ipv4() {
-    if std::fs::read_to_string("/proc/sys/net/ipv6/bindv6only").is_ok_and(|v| v.trim() == "1") {
-        eprintln!("skipped: IPv6 sockets are IPv6-only on this host");
-        return;
-    }
-    let mut cfg = common::config();
-    cfg.listen = "[::]:0".parse().unwrap();
+    // A dual-stack listener even where the host makes IPv6 sockets IPv6-only.
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
-    let srv = common::start(cfg).await;
+    let db = iplookup::GeoDb::embedded().expect("embedded data loads");
+    let srv = support::start_on(support::net::dual_stack_listener(), cfg, db);
     let v4: SocketAddr = SocketAddr::from(([127, 0, 0, 1], srv.addr.port()));
     // The socket peer is ::ffff:127.0.0.1; the answer is the IPv4 address.
     let v = raw(v4, "GET", "/api/v1/me", &[]).await.json();
@@ -892,9 +869,9 @@ async fn spoofed_headers_from_an_untrusted_ipv6_peer_change_nothing() {
 
 #[tokio::test]
 async fn trusted_proxy_headers_are_read_right_to_left() {
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
-    let srv = common::start(cfg).await;
+    let srv = support::start(cfg).await;
     let ip = |v: &Value| s(v, "ip").unwrap().to_owned();
 
     // No header: the peer itself.

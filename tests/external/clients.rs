@@ -8,17 +8,18 @@
 //! `http` (HTTPie) binaries from Debian, run with no extra options, against
 //! IPv4 and IPv6 servers.
 
-mod common;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::TestServer;
-use common::wire::{self, Wire};
+use support::TestServer;
+use support::data::TempDir;
+use support::wire::{self, Wire};
 
 // ---------------------------------------------------------------------------
 // harness
@@ -26,24 +27,10 @@ use common::wire::{self, Wire};
 
 /// Starts a server with `listen` on its own runtime thread (it lives until the test process ends).
 fn spawn_server(listen: &str) -> (SocketAddr, String) {
-    let listen: SocketAddr = listen.parse().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let mut config = common::config();
-            config.listen = listen;
-            let TestServer { addr, base } = common::start(config).await;
-            tx.send((addr, base)).unwrap();
-            std::future::pending::<()>().await;
-        });
-    });
-    rx.recv_timeout(Duration::from_secs(120))
-        .expect("server started")
+    let mut config = support::config();
+    config.listen = listen.parse().unwrap();
+    let TestServer { addr, base } = support::background(config);
+    (addr, base)
 }
 
 fn v4() -> &'static (SocketAddr, String) {
@@ -238,9 +225,8 @@ fn command_line_clients_asking_for_other_formats_get_them() {
 
 /// A scratch HOME so no user configuration (`.curlrc`, `.wgetrc`, HTTPie's
 /// config) applies and nothing is written outside it.
-fn scratch_home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("iplookup-clients-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn scratch_home(name: &str) -> TempDir {
+    let dir = TempDir::new(&format!("clients-{name}"));
     std::fs::create_dir_all(dir.join("httpie")).unwrap();
     // HTTPie otherwise may try to fetch its "latest version" list from the network.
     std::fs::write(
@@ -302,7 +288,6 @@ fn real_curl_wget_and_httpie_print_the_bare_address() {
     // And without the trailing slash, as people type it.
     let out = run_tool("curl", &["-sS", base], &home);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "127.0.0.1\n");
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
@@ -320,7 +305,6 @@ fn real_tools_over_ipv6_print_the_bare_ipv6_address() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
@@ -346,7 +330,6 @@ fn real_curl_gets_full_pages_when_it_asks() {
     let out = run_tool("curl", &["-sS", &format!("{base}/api/v1/me")], &home);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ip"], "127.0.0.1");
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 /// The User-Agent and Accept the installed tools really send, captured by a
@@ -395,5 +378,4 @@ fn installed_tools_identify_themselves_as_expected() {
             "{program}'s real User-Agent {ua:?} is not recognised"
         );
     }
-    let _ = std::fs::remove_dir_all(&home);
 }

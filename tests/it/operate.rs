@@ -3,8 +3,7 @@
 //! drain time), header and URI size limits, the header read timeout against
 //! slowloris clients, the request timeout and the in-flight cap, JSON logs.
 
-mod common;
-mod fixtures;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
@@ -17,7 +16,8 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use fixtures::dns::{DnsServer, ptr, slow_ptr};
+use support::dns::{DnsServer, ptr, slow_ptr};
+use support::wire;
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
@@ -30,25 +30,14 @@ fn ip(s: &str) -> IpAddr {
 /// Sends `head` (a whole request head) and reads the response until the
 /// server closes; returns (status, headers, body).
 async fn raw(addr: SocketAddr, head: &[u8]) -> (u16, String, String) {
-    let fut = async {
-        let mut s = TcpStream::connect(addr).await.expect("connect");
-        s.write_all(head).await.expect("write");
-        let mut buf = Vec::new();
-        // The server may close while we still write; whatever was read counts.
-        let _ = s.read_to_end(&mut buf).await;
-        buf
-    };
-    let buf = tokio::time::timeout(Duration::from_secs(10), fut)
-        .await
-        .expect("response within 10 s");
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {text:?}"));
-    (status, head.to_owned(), body.to_owned())
+    let r = wire::exchange(addr, head, b"").await;
+    let head = r
+        .headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join("\r\n");
+    (r.status, head, r.body)
 }
 
 fn get_head(target: &str, extra: &str) -> Vec<u8> {
@@ -113,15 +102,15 @@ fn find<'a>(samples: &'a [Sample], name: &str, labels: &[(&str, &str)]) -> Optio
 #[tokio::test(flavor = "multi_thread")]
 async fn metrics_count_requests_time_them_and_report_the_data_age() {
     let dns = DnsServer::start(&[(ip("8.8.8.8"), ptr("dns.example.test"))]).await;
-    let server = common::start(ServeConfig {
+    let server = support::start(ServeConfig {
         rdns: Some(RdnsConfig {
             server: Some(dns.addr),
             ..RdnsConfig::default()
         }),
-        ..common::config()
+        ..support::config()
     })
     .await;
-    let client = fixtures::client();
+    let client = support::client();
     for _ in 0..3 {
         let r = client
             .get(format!("{}/api/v1/ip/8.8.8.8", server.base))
@@ -274,7 +263,7 @@ async fn sigterm_lets_the_request_in_flight_finish_then_exits_zero() {
         slow_ptr("slow.example.test", Duration::from_millis(1500)),
     )])
     .await;
-    let mut bin = fixtures::proc::serve(&[
+    let mut bin = support::proc::serve(&[
         "--dns-server",
         &dns.addr.to_string(),
         "--rdns-timeout-ms",
@@ -282,7 +271,7 @@ async fn sigterm_lets_the_request_in_flight_finish_then_exits_zero() {
         "--drain-seconds",
         "5",
     ]);
-    let client = fixtures::client();
+    let client = support::client();
     let url = format!("{}/api/v1/ip/9.9.9.9", bin.base);
     let in_flight = tokio::spawn({
         let client = client.clone();
@@ -306,7 +295,7 @@ async fn sigterm_lets_the_request_in_flight_finish_then_exits_zero() {
     let signalled = Instant::now();
     tokio::time::sleep(Duration::from_millis(300)).await;
     // No new connections once shutting down.
-    let late = fixtures::client()
+    let late = support::client()
         .get(format!("{}/healthz", bin.base))
         .timeout(Duration::from_secs(3))
         .send()
@@ -369,7 +358,7 @@ async fn shutdown_waits_no_longer_than_the_drain_time() {
         slow_ptr("slow.example.test", Duration::from_secs(20)),
     )])
     .await;
-    let mut bin = fixtures::proc::serve(&[
+    let mut bin = support::proc::serve(&[
         "--dns-server",
         &dns.addr.to_string(),
         "--rdns-timeout-ms",
@@ -380,7 +369,7 @@ async fn shutdown_waits_no_longer_than_the_drain_time() {
         "1",
     ]);
     let url = format!("{}/api/v1/ip/9.9.9.9", bin.base);
-    let stuck = tokio::spawn(async move { fixtures::client().get(url).send().await });
+    let stuck = tokio::spawn(async move { support::client().get(url).send().await });
     let started = Instant::now();
     while dns.count() == 0 {
         assert!(
@@ -411,7 +400,7 @@ async fn shutdown_waits_no_longer_than_the_drain_time() {
 
 #[test]
 fn sigint_shuts_down_an_idle_server_at_once() {
-    let mut bin = fixtures::proc::serve(&["--no-reverse-dns"]);
+    let mut bin = support::proc::serve(&["--no-reverse-dns"]);
     let started = Instant::now();
     bin.signal("INT");
     let exit = bin
@@ -431,7 +420,7 @@ fn sigint_shuts_down_an_idle_server_at_once() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_20_kb_header_gets_431_and_a_10_kb_one_is_served() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let big = "a".repeat(20 * 1024);
     let (status, _, _) = raw(
         server.addr,
@@ -458,7 +447,7 @@ async fn a_20_kb_header_gets_431_and_a_10_kb_one_is_served() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_5000_byte_path_gets_414_with_an_error_body() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let prefix = "/api/v1/ip/";
     let path = format!("{prefix}{}", "a".repeat(5000 - prefix.len()));
     assert_eq!(path.len(), 5000);
@@ -498,13 +487,13 @@ async fn a_5000_byte_path_gets_414_with_an_error_body() {
 // slow clients
 // ---------------------------------------------------------------------------
 
-async fn start_with_header_timeout(secs: u64) -> common::TestServer {
-    common::start(ServeConfig {
+async fn start_with_header_timeout(secs: u64) -> support::TestServer {
+    support::start(ServeConfig {
         limits: Limits {
             header_timeout: Duration::from_secs(secs),
             ..Limits::default()
         },
-        ..common::config()
+        ..support::config()
     })
     .await
 }
@@ -514,7 +503,7 @@ async fn normal_client_during<F: std::future::Future>(
     base: &str,
     done: F,
 ) -> (F::Output, usize, usize) {
-    let client = fixtures::client();
+    let client = support::client();
     let url = format!("{base}/api/v1/ip/8.8.8.8");
     let (mut ok, mut failed) = (0, 0);
     tokio::pin!(done);
@@ -636,7 +625,7 @@ async fn a_request_past_the_request_timeout_gets_503() {
         slow_ptr("slow.example.test", Duration::from_secs(3)),
     )])
     .await;
-    let server = common::start(ServeConfig {
+    let server = support::start(ServeConfig {
         rdns: Some(RdnsConfig {
             server: Some(dns.addr),
             deadline: Duration::from_secs(5),
@@ -647,11 +636,11 @@ async fn a_request_past_the_request_timeout_gets_503() {
             request_timeout: Duration::from_secs(1),
             ..Limits::default()
         },
-        ..common::config()
+        ..support::config()
     })
     .await;
     let started = Instant::now();
-    let r = fixtures::client()
+    let r = support::client()
         .get(format!("{}/api/v1/ip/9.9.9.9", server.base))
         .send()
         .await
@@ -684,19 +673,19 @@ async fn requests_beyond_max_in_flight_wait_their_turn() {
             queue_timeout: Duration::from_secs(5),
             ..Limits::default()
         },
-        ..common::config()
+        ..support::config()
     };
     for (max, waits) in [(1, true), (16, false)] {
-        let server = common::start(config(max)).await;
+        let server = support::start(config(max)).await;
         let slow_url = format!("{}/api/v1/ip/9.9.9.9", server.base);
         let before = dns.count();
-        let slow = tokio::spawn(async move { fixtures::client().get(slow_url).send().await });
+        let slow = tokio::spawn(async move { support::client().get(slow_url).send().await });
         while dns.count() == before {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         // /healthz never waits for a slot (issue 13), however many are busy.
         let started = Instant::now();
-        let r = fixtures::client()
+        let r = support::client()
             .get(format!("{}/healthz", server.base))
             .send()
             .await
@@ -709,7 +698,7 @@ async fn requests_beyond_max_in_flight_wait_their_turn() {
         );
         // A lookup waits its turn behind the slow one when the cap is 1.
         let started = Instant::now();
-        let r = fixtures::client()
+        let r = support::client()
             .get(format!("{}/api/v1/ip/8.8.8.8", server.base))
             .send()
             .await

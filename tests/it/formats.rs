@@ -1,4 +1,7 @@
-//! Every page in every format, over a real loopback socket (issue 3).
+//! Every page in every format (issue 3), asked of the app in-process
+//! ([`support::inproc`]: negotiation and headers are the app's alone), and
+//! once more over a real loopback socket to show the server adds nothing
+//! that changes them.
 //!
 //! Each page (`/`, two address pages, `/docs`, both API endpoints, `/healthz`)
 //! is fetched in all four formats, once through `?format=` and once through
@@ -7,19 +10,18 @@
 //! q-values and wildcards, 406, bad `?format=`, invalid addresses, `ETag` and
 //! `If-None-Match`, and the lookup form's redirect.
 //!
-//! Requests go through a tiny raw HTTP/1.1 client so that exactly the headers
-//! written here are sent (no default `Accept`, no default `User-Agent`).
+//! Requests carry exactly the headers written here (no default `Accept`, no
+//! default `User-Agent`); over the socket through the raw HTTP/1.1 client.
 
-mod common;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use serde_json::Value;
 
-use common::wire::{self, Wire};
-use common::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS};
+use support::wire::{self, Wire};
+use support::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS};
 
 // ---------------------------------------------------------------------------
 // harness
@@ -28,30 +30,21 @@ use common::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS};
 /// One server for the whole file, on its own runtime thread.
 fn server() -> SocketAddr {
     static ADDR: OnceLock<SocketAddr> = OnceLock::new();
-    *ADDR.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let s = common::start(common::config()).await;
-                tx.send(s.addr).unwrap();
-                std::future::pending::<()>().await;
-            });
-        });
-        rx.recv_timeout(Duration::from_secs(120))
-            .expect("server started")
-    })
+    *ADDR.get_or_init(|| support::background(support::config()).addr)
 }
 
 /// A response; `what` names the request in failure messages.
 type Resp = Wire;
 
-/// Sends `GET target` with exactly these extra headers (plus Host and Connection).
+/// `GET target` with exactly these extra headers (plus Host), answered by
+/// the app in-process: negotiation, headers and bodies are the app's alone.
 fn get(target: &str, headers: &[(&str, &str)]) -> Resp {
+    support::inproc::get_blocking(target, headers)
+}
+
+/// Sends `GET target` with exactly these extra headers (plus Host and
+/// Connection) over a real loopback socket.
+fn get_wire(target: &str, headers: &[(&str, &str)]) -> Resp {
     wire::get_blocking(server(), target, headers)
 }
 
@@ -479,6 +472,20 @@ fn every_page_in_every_format_by_query() {
                 let r = get(&format!("{path}?format={}", f.query()), headers);
                 assert_page(&r, kind, api, f);
             }
+        }
+    }
+}
+
+/// The same pages through the real server: what the connection layer adds
+/// (framing, `Date`) changes nothing the in-process tests check.
+#[test]
+fn every_page_in_every_format_over_a_real_socket() {
+    for &(path, kind, api) in PAGES {
+        for f in FORMATS {
+            let r = get_wire(&format!("{path}?format={}", f.query()), &[UA_CURL]);
+            assert_page(&r, kind, api, f);
+            let r = get_wire(path, &[UA_CHROME, ("Accept", f.media())]);
+            assert_page(&r, kind, api, f);
         }
     }
 }

@@ -6,8 +6,7 @@
 //! spaces, UTF-8, overlong labels and names) is null in every format, and
 //! lookups in flight are capped against a server that never answers.
 
-mod common;
-mod fixtures;
+use crate::support;
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
@@ -16,7 +15,8 @@ use iplookup::ServeConfig;
 use iplookup::rdns::RdnsConfig;
 use serde_json::Value;
 
-use fixtures::dns::{DnsServer, RawDns, ptr, raw_ptr, slow_ptr, wire_name};
+use support::dns::{DnsServer, RawDns, ptr, raw_ptr, slow_ptr, wire_name};
+use support::http;
 
 fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
@@ -30,20 +30,13 @@ fn config(dns: SocketAddr, deadline: Duration) -> ServeConfig {
             capacity: 1000,
             ..RdnsConfig::default()
         }),
-        ..common::config()
+        ..support::config()
     }
 }
 
 /// `GET /api/v1/ip/{ip}` → the whole JSON answer.
 async fn lookup(client: &reqwest::Client, base: &str, ip: &str) -> Value {
-    let r = client
-        .get(format!("{base}/api/v1/ip/{ip}"))
-        .send()
-        .await
-        .expect("request");
-    assert_eq!(r.status(), 200, "GET /api/v1/ip/{ip}");
-    let text = r.text().await.expect("body");
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+    http::get_json(client, &format!("{base}/api/v1/ip/{ip}")).await
 }
 
 async fn reverse_dns(client: &reqwest::Client, base: &str, ip: &str) -> Value {
@@ -53,8 +46,8 @@ async fn reverse_dns(client: &reqwest::Client, base: &str, ip: &str) -> Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn ptr_answer_is_returned_without_trailing_dot_and_cached() {
     let dns = DnsServer::start(&[(ip("8.8.8.8"), ptr("dns.example.test"))]).await;
-    let server = common::start(config(dns.addr, Duration::from_millis(250))).await;
-    let client = fixtures::client();
+    let server = support::start(config(dns.addr, Duration::from_millis(250))).await;
+    let client = support::client();
 
     let body = lookup(&client, &server.base, "8.8.8.8").await;
     assert_eq!(body["network"]["reverse_dns"], "dns.example.test", "{body}");
@@ -82,8 +75,8 @@ async fn ptr_answer_is_returned_without_trailing_dot_and_cached() {
 async fn ipv6_addresses_are_asked_under_ip6_arpa() {
     let v6 = ip("2001:4860:4860::8888");
     let dns = DnsServer::start(&[(v6, ptr("dns6.example.test"))]).await;
-    let server = common::start(config(dns.addr, Duration::from_millis(250))).await;
-    let client = fixtures::client();
+    let server = support::start(config(dns.addr, Duration::from_millis(250))).await;
+    let client = support::client();
 
     assert_eq!(
         reverse_dns(&client, &server.base, "2001:4860:4860::8888").await,
@@ -98,8 +91,8 @@ async fn ipv6_addresses_are_asked_under_ip6_arpa() {
 #[tokio::test(flavor = "multi_thread")]
 async fn nxdomain_gives_null_and_the_failure_is_cached() {
     let dns = DnsServer::start(&[(ip("8.8.8.8"), ptr("dns.example.test"))]).await;
-    let server = common::start(config(dns.addr, Duration::from_millis(250))).await;
-    let client = fixtures::client();
+    let server = support::start(config(dns.addr, Duration::from_millis(250))).await;
+    let client = support::client();
 
     let started = Instant::now();
     assert_eq!(
@@ -132,8 +125,8 @@ async fn a_slow_answer_misses_the_deadline_and_is_cached_when_it_lands() {
         slow_ptr("slow.example.test", Duration::from_secs(1)),
     )])
     .await;
-    let server = common::start(config(dns.addr, Duration::from_millis(250))).await;
-    let client = fixtures::client();
+    let server = support::start(config(dns.addr, Duration::from_millis(250))).await;
+    let client = support::client();
 
     let started = Instant::now();
     assert_eq!(
@@ -177,8 +170,8 @@ async fn fifty_concurrent_requests_for_one_address_make_one_query() {
     )])
     .await;
     // A deadline well past the answer's delay, so every request gets the name.
-    let server = common::start(config(dns.addr, Duration::from_secs(5))).await;
-    let client = fixtures::client();
+    let server = support::start(config(dns.addr, Duration::from_secs(5))).await;
+    let client = support::client();
 
     let tasks: Vec<_> = (0..50)
         .map(|_| {
@@ -206,8 +199,8 @@ async fn fifty_concurrent_requests_past_the_deadline_still_make_one_query() {
         slow_ptr("dns-b.example.test", Duration::from_millis(800)),
     )])
     .await;
-    let server = common::start(config(dns.addr, Duration::from_millis(250))).await;
-    let client = fixtures::client();
+    let server = support::start(config(dns.addr, Duration::from_millis(250))).await;
+    let client = support::client();
 
     let tasks: Vec<_> = (0..50)
         .map(|_| {
@@ -249,8 +242,8 @@ async fn special_purpose_addresses_are_not_asked() {
         .map(|s| (ip(s), ptr("private.example.test")))
         .collect();
     let dns = DnsServer::start(&zone).await;
-    let server = common::start(config(dns.addr, Duration::from_millis(250))).await;
-    let client = fixtures::client();
+    let server = support::start(config(dns.addr, Duration::from_millis(250))).await;
+    let client = support::client();
 
     for s in special {
         let body = lookup(&client, &server.base, s).await;
@@ -263,12 +256,12 @@ async fn special_purpose_addresses_are_not_asked() {
 #[tokio::test(flavor = "multi_thread")]
 async fn reverse_dns_off_asks_nothing() {
     let dns = DnsServer::start(&[(ip("8.8.8.8"), ptr("dns.example.test"))]).await;
-    let server = common::start(ServeConfig {
+    let server = support::start(ServeConfig {
         rdns: None,
-        ..common::config()
+        ..support::config()
     })
     .await;
-    let client = fixtures::client();
+    let client = support::client();
     assert_eq!(
         reverse_dns(&client, &server.base, "8.8.8.8").await,
         Value::Null
@@ -283,8 +276,8 @@ async fn an_unreachable_dns_server_gives_null_within_the_deadline() {
         .unwrap()
         .local_addr()
         .unwrap();
-    let server = common::start(config(dead, Duration::from_millis(250))).await;
-    let client = fixtures::client();
+    let server = support::start(config(dead, Duration::from_millis(250))).await;
+    let client = support::client();
     let started = Instant::now();
     assert_eq!(
         reverse_dns(&client, &server.base, "8.8.8.8").await,
@@ -305,10 +298,10 @@ async fn an_unreachable_dns_server_gives_null_within_the_deadline() {
 #[tokio::test(flavor = "multi_thread")]
 async fn binary_flags_dns_server_and_no_reverse_dns() {
     let dns = DnsServer::start(&[(ip("8.8.8.8"), ptr("dns.example.test"))]).await;
-    let client = fixtures::client();
+    let client = support::client();
     let dns_addr = dns.addr.to_string();
 
-    let on = fixtures::proc::serve(&["--dns-server", &dns_addr, "--rdns-timeout-ms", "2000"]);
+    let on = support::proc::serve(&["--dns-server", &dns_addr, "--rdns-timeout-ms", "2000"]);
     assert_eq!(
         reverse_dns(&client, &on.base, "8.8.8.8").await,
         "dns.example.test"
@@ -316,7 +309,7 @@ async fn binary_flags_dns_server_and_no_reverse_dns() {
     assert_eq!(dns.count(), 1, "{:?}", dns.queries());
     drop(on);
 
-    let off = fixtures::proc::serve(&["--dns-server", &dns_addr, "--no-reverse-dns"]);
+    let off = support::proc::serve(&["--dns-server", &dns_addr, "--no-reverse-dns"]);
     assert_eq!(
         reverse_dns(&client, &off.base, "1.1.1.1").await,
         Value::Null
@@ -330,13 +323,10 @@ async fn binary_flags_dns_server_and_no_reverse_dns() {
 
 /// The body of `GET /api/v1/ip/{ip}?format={format}`.
 async fn body(client: &reqwest::Client, base: &str, ip: &str, format: &str) -> String {
-    let r = client
-        .get(format!("{base}/api/v1/ip/{ip}?format={format}"))
-        .send()
-        .await
-        .expect("request");
-    assert_eq!(r.status(), 200, "{ip} as {format}");
-    r.text().await.expect("body")
+    let (status, _, body) =
+        http::get(client, &format!("{base}/api/v1/ip/{ip}?format={format}")).await;
+    assert_eq!(status, 200, "{ip} as {format}: {body}");
+    body
 }
 
 /// The value of the `reverse_dns` line of a text answer.
@@ -376,17 +366,8 @@ async fn reverse_dns_everywhere(client: &reqwest::Client, base: &str, ip: &str) 
 
 /// The value of a counter on `/metrics` with exactly these labels (0 when absent).
 async fn counter(client: &reqwest::Client, base: &str, series: &str) -> f64 {
-    let text = client
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("metrics body");
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
-        .unwrap_or(0.0)
+    let (_, _, text) = http::get(client, &format!("{base}/metrics")).await;
+    http::metric(&text, series)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -404,8 +385,8 @@ async fn ptr_targets_that_are_not_host_names_are_null_in_every_format() {
         .map(|(a, labels)| (ip(a), raw_ptr(&[labels])))
         .collect();
     let dns = DnsServer::start(&zone).await;
-    let server = common::start(config(dns.addr, Duration::from_secs(2))).await;
-    let client = fixtures::client();
+    let server = support::start(config(dns.addr, Duration::from_secs(2))).await;
+    let client = support::client();
     let invalid = r#"iplookup_rdns_skipped_total{reason="invalid_name"}"#;
     let before = counter(&client, &server.base, invalid).await;
 
@@ -446,8 +427,8 @@ async fn idna_names_stay_ascii_and_the_first_host_name_of_several_ptrs_is_taken(
         (ip("8.8.4.4"), ptr("_gw-1.Example.TEST")),
     ];
     let dns = DnsServer::start(&zone).await;
-    let server = common::start(config(dns.addr, Duration::from_secs(2))).await;
-    let client = fixtures::client();
+    let server = support::start(config(dns.addr, Duration::from_secs(2))).await;
+    let client = support::client();
 
     let longest_name = format!("{0}.{0}.{0}.{1}", "a".repeat(63), "b".repeat(61));
     assert_eq!(longest_name.len(), 253);
@@ -475,8 +456,8 @@ async fn overlong_labels_and_names_on_the_wire_are_null() {
         wire_name(&[&label63, &label63, &label63, &label63, &label63]),
     ] {
         let dns = RawDns::answering(rdata).await;
-        let server = common::start(config(dns.addr, Duration::from_millis(500))).await;
-        let client = fixtures::client();
+        let server = support::start(config(dns.addr, Duration::from_millis(500))).await;
+        let client = support::client();
         assert_eq!(
             reverse_dns_everywhere(&client, &server.base, "8.8.8.8").await,
             ["", "", ""]
@@ -504,12 +485,12 @@ async fn lookups_in_flight_are_capped_against_a_server_that_never_answers() {
         capacity: 1000,
         max_in_flight: cap,
     };
-    let server = common::start(ServeConfig {
+    let server = support::start(ServeConfig {
         rdns: Some(rdns.clone()),
-        ..common::config()
+        ..support::config()
     })
     .await;
-    let client = fixtures::client();
+    let client = support::client();
     let busy = r#"iplookup_rdns_skipped_total{reason="busy"}"#;
     let skipped_before = counter(&client, &server.base, busy).await;
 
@@ -598,7 +579,7 @@ async fn lookups_in_flight_are_capped_against_a_server_that_never_answers() {
 #[test]
 fn rdns_max_in_flight_is_range_checked_at_start() {
     for bad in ["0", "65537", "many"] {
-        let out = fixtures::proc::command()
+        let out = support::proc::command()
             .args([
                 "serve",
                 "--listen",

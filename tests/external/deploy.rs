@@ -5,17 +5,18 @@
 //! tests/requirements.txt, installed into .venv/ by scripts/test. The systemd
 //! units of `deploy/systemd/` pass `systemd-analyze verify` and its security score.
 
-mod common;
-mod fixtures;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fixtures::data::TempDir;
+use support::data::TempDir;
+use support::proc::free_port;
+use support::wire;
 
-/// A tool installed beside the test Python ([`common::test_python`]).
+/// A tool installed beside the test Python ([`support::test_python`]).
 fn venv_tool(name: &str) -> PathBuf {
-    let tool = common::test_python().with_file_name(name);
+    let tool = support::test_python().with_file_name(name);
     assert!(
         tool.exists(),
         "{} not found: run scripts/test (it installs tests/requirements.txt into .venv/)",
@@ -292,33 +293,6 @@ fn build_image() {
     ]);
 }
 
-/// A free loopback port.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// GET over plain HTTP/1.1; the status and body, or None while nothing listens.
-fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
-        .ok()?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut text = String::new();
-    s.read_to_string(&mut text).ok()?;
-    let status = text.split(' ').nth(1)?.parse().ok()?;
-    let body = text.split_once("\r\n\r\n")?.1.to_owned();
-    Some((status, body))
-}
-
 /// Removes the container when the test ends, however it ends.
 struct Container(String);
 
@@ -332,7 +306,7 @@ impl Drop for Container {
 }
 
 #[test]
-#[ignore = "builds the release image with podman on local base images (about 10 min on 2 cores, needs podman, runc, debootstrap); run with: cargo test --test deploy -- --ignored"]
+#[ignore = "builds the release image with podman on local base images (about 10 min on 2 cores, needs podman, runc, debootstrap); run with: cargo test --test external -- --ignored deploy::"]
 fn the_image_runs_read_only_as_nonroot_and_stops_cleanly_on_sigterm() {
     build_image();
     let size: u64 = podman(&["image", "inspect", "--format", "{{.Size}}", IMAGE])
@@ -343,7 +317,8 @@ fn the_image_runs_read_only_as_nonroot_and_stops_cleanly_on_sigterm() {
     // The embedded tables make most of it; far above this means a build tree leaked in.
     assert!(size < 150_000_000, "image is {size} bytes");
 
-    let port = free_port();
+    let addr = free_port();
+    let port = addr.port();
     let name = format!("iplookup-test-{}", std::process::id());
     let container = Container(name.clone());
     let publish = format!("127.0.0.1:{port}:8080");
@@ -359,8 +334,10 @@ fn the_image_runs_read_only_as_nonroot_and_stops_cleanly_on_sigterm() {
     ]);
     let started = std::time::Instant::now();
     let health = loop {
-        if let Some((200, body)) = http_get(port, "/healthz") {
-            break body;
+        if let Some(r) = wire::try_get_blocking(addr, "/healthz", &[])
+            && r.status == 200
+        {
+            break r.body;
         }
         assert!(
             started.elapsed() < std::time::Duration::from_secs(30),
@@ -370,9 +347,9 @@ fn the_image_runs_read_only_as_nonroot_and_stops_cleanly_on_sigterm() {
         std::thread::sleep(std::time::Duration::from_millis(200));
     };
     assert!(health.contains("country"), "{health}");
-    let (status, body) = http_get(port, "/api/v1/ip/8.8.8.8").expect("lookup answers");
-    assert_eq!(status, 200, "{body}");
-    let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let r = wire::get_blocking(addr, "/api/v1/ip/8.8.8.8", &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let answer = r.json();
     assert_eq!(answer["network"]["asn"], 15169);
 
     // The process runs as the distroless nonroot user.

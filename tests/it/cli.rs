@@ -3,43 +3,21 @@
 //! DB-IP files from `--data-dir` (plain, gzipped, and refused when bad).
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use iplookup::GeoDb;
 use serde_json::Value;
 
-const ENV_VARS: &[&str] = &[
-    "IPLOOKUP_LISTEN",
-    "IPLOOKUP_TRUSTED_PROXIES",
-    "IPLOOKUP_DATA_DIR",
-    "IPLOOKUP_SKIP_BAD_ROWS",
-    "IPLOOKUP_RELEASE_ROW_RATIO",
-    "IPLOOKUP_MAX_DATA_FILE_MIB",
-    "IPLOOKUP_DRAIN_SECONDS",
-    "IPLOOKUP_LOG_FORMAT",
-    "IPLOOKUP_LOG",
-    "IPLOOKUP_CLIENT_IP_HEADER",
-    "IPLOOKUP_RDNS_TIMEOUT_MS",
-    "IPLOOKUP_RDNS_CACHE_SIZE",
-    "IPLOOKUP_HEADER_TIMEOUT",
-    "IPLOOKUP_REQUEST_TIMEOUT",
-    "IPLOOKUP_RATE_LIMIT",
-    "IPLOOKUP_RATE_BURST",
-    "IPLOOKUP_MAX_CONNECTIONS",
-    "IPLOOKUP_MAX_IN_FLIGHT",
-];
+use crate::support;
+use crate::support::data::TempDir;
+use crate::support::proc::{Spawned, free_port};
 
-/// The binary, with none of its environment variables inherited.
+/// The binary, with none of its environment variables (`IPLOOKUP_*`) inherited.
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_iplookup"));
-    for v in ENV_VARS {
-        c.env_remove(v);
-    }
-    c
+    support::proc::clean_command()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -74,143 +52,11 @@ fn without_local_time(mut v: Value) -> Value {
     v
 }
 
-/// A temporary directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir = std::env::temp_dir().join(format!(
-            "iplookup-cli-{}-{nanos}-{name}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    fn str(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-    fn write_gz(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.0.join(name);
-        let mut enc = flate2::write::GzEncoder::new(
-            std::fs::File::create(&p).unwrap(),
-            flate2::Compression::default(),
-        );
-        enc.write_all(text.as_bytes()).unwrap();
-        enc.finish().unwrap();
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 const SMALL_COUNTRY: &str = "\
 1.0.0.0,1.0.0.255,AU
 8.8.8.0,8.8.8.255,FR
 2001:4860::,2001:4860:ffff:ffff:ffff:ffff:ffff:ffff,DE
 ";
-
-/// A free loopback port: bind port 0, read it, let it go.
-fn free_port() -> SocketAddr {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap()
-}
-
-/// A child process killed (and reaped) on drop.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Server {
-    fn spawn(mut cmd: Command, addr: SocketAddr) -> Server {
-        let child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn the server");
-        Server { child, addr }
-    }
-
-    /// Polls `/healthz` for up to 5 s; returns its body.
-    fn wait_ready(&mut self) -> Value {
-        let t0 = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                let mut err = String::new();
-                self.child
-                    .stderr
-                    .take()
-                    .unwrap()
-                    .read_to_string(&mut err)
-                    .unwrap();
-                panic!("server exited with {status} before answering: {err}");
-            }
-            if let Some((200, body)) = http_get(self.addr, "/healthz", &[]) {
-                eprintln!("ready after {:?}", t0.elapsed());
-                return serde_json::from_str(&body).unwrap();
-            }
-            assert!(
-                t0.elapsed() < Duration::from_secs(5),
-                "no 200 from /healthz within 5 s"
-            );
-            std::thread::sleep(Duration::from_millis(25));
-        }
-    }
-
-    fn get_json(&self, path: &str, headers: &[(&str, &str)]) -> Value {
-        let (status, body) = http_get(self.addr, path, headers).expect("server answers");
-        assert_eq!(status, 200, "{path}: {body}");
-        serde_json::from_str(&body).unwrap()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A minimal blocking HTTP/1.1 GET; `None` if nothing listens (yet).
-fn http_get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Option<(u16, String)> {
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let mut req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).ok()?;
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).ok()?;
-    let text = String::from_utf8(buf).ok()?;
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    let status = head.split(' ').nth(1)?.parse().ok()?;
-    assert!(
-        !head
-            .to_ascii_lowercase()
-            .contains("transfer-encoding: chunked"),
-        "this helper reads whole bodies only"
-    );
-    Some((status, body.to_owned()))
-}
 
 // ---------------------------------------------------------------------------
 // lookup
@@ -374,7 +220,7 @@ fn serve_listens_where_the_environment_says() {
     let addr = free_port();
     let mut cmd = bin();
     cmd.arg("serve").env("IPLOOKUP_LISTEN", addr.to_string());
-    let mut srv = Server::spawn(cmd, addr);
+    let mut srv = Spawned::spawn(cmd, addr);
     let health = srv.wait_ready();
     assert_eq!(health["status"], "ok", "{health}");
     assert_eq!(
@@ -405,7 +251,7 @@ fn serving_is_the_default_and_flags_configure_it() {
         "--trusted-proxy",
         "127.0.0.0/8",
     ]);
-    let mut srv = Server::spawn(cmd, addr);
+    let mut srv = Spawned::spawn(cmd, addr);
     srv.wait_ready();
     let me = srv.get_json(
         "/api/v1/me",
@@ -421,7 +267,7 @@ fn trusted_proxies_from_the_environment_are_comma_separated() {
     cmd.arg("serve")
         .env("IPLOOKUP_LISTEN", addr.to_string())
         .env("IPLOOKUP_TRUSTED_PROXIES", "10.0.0.0/8,127.0.0.0/8");
-    let mut srv = Server::spawn(cmd, addr);
+    let mut srv = Spawned::spawn(cmd, addr);
     srv.wait_ready();
     let me = srv.get_json("/api/v1/me", &[("X-Forwarded-For", "1.1.1.1, 10.2.3.4")]);
     assert_eq!(me["ip"], "1.1.1.1", "{me}");
@@ -442,7 +288,7 @@ fn the_client_ip_header_comes_from_the_flag_or_the_environment() {
     cmd.args(["serve", "--trusted-proxy", "127.0.0.1/32"])
         .args(["--client-ip-header", "Forwarded"])
         .env("IPLOOKUP_LISTEN", addr.to_string());
-    let mut srv = Server::spawn(cmd, addr);
+    let mut srv = Spawned::spawn(cmd, addr);
     srv.wait_ready();
     assert_eq!(srv.get_json("/api/v1/me", &forged)["ip"], "8.8.8.8");
     drop(srv);
@@ -453,7 +299,7 @@ fn the_client_ip_header_comes_from_the_flag_or_the_environment() {
         .env("IPLOOKUP_LISTEN", addr.to_string())
         .env("IPLOOKUP_TRUSTED_PROXIES", "127.0.0.1/32")
         .env("IPLOOKUP_CLIENT_IP_HEADER", "cf-connecting-ip");
-    let mut srv = Server::spawn(cmd, addr);
+    let mut srv = Spawned::spawn(cmd, addr);
     srv.wait_ready();
     assert_eq!(srv.get_json("/api/v1/me", &forged)["ip"], "1.1.1.1");
 }
@@ -591,7 +437,7 @@ fn the_bounds_themselves_are_accepted() {
         .args(["--rate-burst", "1", "--max-connections", "1000000"])
         .args(["--max-in-flight", "1"])
         .args(["--client-ip-header", "True-Client-IP"]);
-    let mut srv = Server::spawn(cmd, addr);
+    let mut srv = Spawned::spawn(cmd, addr);
     assert_eq!(srv.wait_ready()["status"], "ok");
     let v = srv.get_json("/api/v1/ip/8.8.8.8", &[]);
     assert_eq!(v["location"]["country_code"], "US");
@@ -659,7 +505,7 @@ fn serve_uses_the_data_directory_and_reports_its_release() {
         "--release-row-ratio",
         "any",
     ]);
-    let mut srv = Server::spawn(cmd, addr);
+    let mut srv = Spawned::spawn(cmd, addr);
     let health = srv.wait_ready();
     assert_eq!(
         health["data"]["country"]["release_date"], "2030-01",
@@ -721,7 +567,7 @@ fn gzipped_files_and_the_newest_release_are_used() {
     cmd.args(["serve", "--listen", &addr.to_string()])
         .env("IPLOOKUP_DATA_DIR", dir.path())
         .env("IPLOOKUP_RELEASE_ROW_RATIO", "any");
-    let mut srv = Server::spawn(cmd, addr);
+    let mut srv = Spawned::spawn(cmd, addr);
     let health = srv.wait_ready();
     assert_eq!(
         health["data"]["country"]["release_date"], "2030-02",
@@ -791,7 +637,7 @@ fn a_bad_file_is_refused_with_file_line_and_reason() {
         "--release-row-ratio",
         "any",
     ]);
-    let mut srv = Server::spawn(cmd, addr);
+    let mut srv = Spawned::spawn(cmd, addr);
     let health = srv.wait_ready();
     assert_eq!(
         health["data"]["country"]["release_date"], "2026-06-01",

@@ -12,11 +12,14 @@
 //! - the limiter's memory stays bounded after 200,000 distinct callers.
 //!
 //! The tests of this file run one at a time (they share the process's file
-//! descriptors and its resident memory, which one of them measures).
+//! descriptors and its resident memory, which one of them measures), and in a
+//! test binary of their own (`cargo test --test limits`): tests of other
+//! files running beside them would use descriptors and memory of the same
+//! process. The list of test binaries is in `tests/it/main.rs`.
 #![allow(clippy::await_holding_lock)] // see SERIAL
 
-mod common;
-mod fixtures;
+#[path = "../support/mod.rs"]
+mod support;
 
 use std::net::SocketAddr;
 use std::sync::Mutex;
@@ -77,7 +80,7 @@ async fn closed_within(s: &mut TcpStream, limit: Duration) -> Option<usize> {
 
 /// One GET with a fresh connection; (status, time taken), or the error.
 async fn timed_get(url: &str) -> Result<(u16, Duration), String> {
-    let client = common::client();
+    let client = support::client();
     let t = Instant::now();
     let r = client
         .get(url)
@@ -105,11 +108,11 @@ async fn two_thousand_idle_and_slow_connections_do_not_stop_a_normal_client() {
         eprintln!("open files limit {fd_limit}: opening {n} slow connections instead of {wanted}");
     }
     let header_timeout = Duration::from_secs(5);
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.limits.header_timeout = header_timeout;
     // All from 127.0.0.1: this test is about the global cap and timeouts.
     cfg.limits.max_connections_per_ip = cfg.limits.max_connections;
-    let server = common::start(cfg).await;
+    let server = support::start(cfg).await;
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
 
     // A third silent, a third with a stalled request line, a third dripping
@@ -211,10 +214,10 @@ async fn two_thousand_idle_and_slow_connections_do_not_stop_a_normal_client() {
 async fn connections_beyond_the_cap_are_closed_at_once_and_the_server_recovers() {
     let _serial = serial();
     let cap = 100;
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.limits.max_connections = cap;
     cfg.limits.header_timeout = Duration::from_secs(30);
-    let server = common::start(cfg).await;
+    let server = support::start(cfg).await;
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
     let health = format!("{}/healthz", server.base);
 
@@ -321,15 +324,15 @@ async fn get_as(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_rate_limit_holds_for_one_caller_while_others_are_served() {
     let _serial = serial();
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
     // One token every 2 s: the test's own pace cannot refill a bucket by accident.
     cfg.rate_limit = Some(RateLimit {
         per_second: 0.5,
         burst: 5,
     });
-    let server = common::start(cfg).await;
-    let client = common::client();
+    let server = support::start(cfg).await;
+    let client = support::client();
     let api = format!("{}/api/v1/ip/8.8.8.8", server.base);
     let page = format!("{}/8.8.8.8", server.base);
     let health = format!("{}/healthz", server.base);
@@ -569,15 +572,15 @@ async fn limiter_memory_stays_bounded_under_200k_distinct_callers() {
     const CALLERS: u32 = 200_000;
     const CONNECTIONS: u32 = 4;
     const BATCH: u32 = 200;
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
     cfg.rate_limit = Some(RateLimit {
         per_second: 0.001,
         burst: 1,
     });
-    let server = common::start(cfg).await;
+    let server = support::start(cfg).await;
     let api = format!("{}/api/v1/ip/8.8.8.8", server.base);
-    let client = common::client();
+    let client = support::client();
     // Warm up (allocator, runtime, first requests) before the baseline.
     for i in 0..200 {
         get_as(
@@ -761,13 +764,13 @@ async fn first_status(
 async fn slow_bodies_cannot_starve_probes_or_hold_slots_past_the_header_timeout() {
     let _serial = serial();
     let header_timeout = Duration::from_secs(3);
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.limits.max_in_flight = 2;
     cfg.limits.header_timeout = header_timeout;
     cfg.limits.queue_timeout = Duration::from_secs(1);
     // Longer than the test: a 408 can only come from the body deadline.
     cfg.limits.request_timeout = Duration::from_secs(60);
-    let server = common::start(cfg).await;
+    let server = support::start(cfg).await;
 
     // The attack of issue 13: four POSTs to /mcp that send their headers,
     // then a body of 1,000 bytes at one byte per second.
@@ -782,7 +785,7 @@ async fn slow_bodies_cannot_starve_probes_or_hold_slots_past_the_header_timeout(
     // Probes and scrapers are answered at once, slots or no slots.
     for path in ["/healthz", "/metrics"] {
         let t = Instant::now();
-        let r = common::wire::send(server.addr, "GET", path, &[], b"").await;
+        let r = support::wire::send(server.addr, "GET", path, &[], b"").await;
         let took = t.elapsed();
         eprintln!(
             "{path} with every slot held by a slow body: {} in {took:?}",
@@ -795,7 +798,7 @@ async fn slow_bodies_cannot_starve_probes_or_hold_slots_past_the_header_timeout(
     // A normal lookup waits the queue timeout (1 s), not the 10 s of the
     // issue, then gets 503 with Retry-After and an Error body.
     let t = Instant::now();
-    let r = common::wire::send(server.addr, "GET", "/api/v1/ip/8.8.8.8", &[], b"").await;
+    let r = support::wire::send(server.addr, "GET", "/api/v1/ip/8.8.8.8", &[], b"").await;
     let took = t.elapsed();
     eprintln!(
         "lookup with every slot held: {} in {took:?}, Retry-After {:?}, body {}",
@@ -813,7 +816,7 @@ async fn slow_bodies_cannot_starve_probes_or_hold_slots_past_the_header_timeout(
     assert!(r.json()["message"].is_string(), "{}", r.body);
     assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
     // In the route's error format: text for a command-line client's page.
-    let r = common::wire::send(
+    let r = support::wire::send(
         server.addr,
         "GET",
         "/8.8.8.8",
@@ -855,7 +858,7 @@ async fn slow_bodies_cannot_starve_probes_or_hold_slots_past_the_header_timeout(
 
     // The slots are free again.
     let t = Instant::now();
-    let r = common::wire::send(server.addr, "GET", "/api/v1/ip/8.8.8.8", &[], b"").await;
+    let r = support::wire::send(server.addr, "GET", "/api/v1/ip/8.8.8.8", &[], b"").await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(
         t.elapsed() < Duration::from_millis(500),
@@ -871,7 +874,7 @@ async fn slow_bodies_cannot_starve_probes_or_hold_slots_past_the_header_timeout(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rotating_slash_64s_of_one_slash_48_is_still_limited() {
     let _serial = serial();
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
     // Burst 2 per /64, so 32 for the /48; one token per 100 s per /64 (16
     // per 100 s for the /48): the test's pace cannot refill a bucket.
@@ -880,8 +883,8 @@ async fn rotating_slash_64s_of_one_slash_48_is_still_limited() {
         burst: 2,
     };
     cfg.rate_limit = Some(limit);
-    let server = common::start(cfg).await;
-    let client = common::client();
+    let server = support::start(cfg).await;
+    let client = support::client();
     let api = format!("{}/api/v1/ip/8.8.8.8", server.base);
     let wide = limit.prefix().burst as usize;
     assert_eq!(wide, 32);
@@ -962,9 +965,9 @@ fn h2_get(addr: SocketAddr, path: &str, accept: &str) -> axum::http::Request<()>
 async fn http2_responses_a_client_never_reads_are_reset_after_the_request_timeout() {
     let _serial = serial();
     let request_timeout = Duration::from_secs(2);
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.limits.request_timeout = request_timeout;
-    let server = common::start(cfg).await;
+    let server = support::start(cfg).await;
 
     // The attack: connections announcing a zero flow-control window, each
     // with as many streams as the server allows, asking for the HTML page.
@@ -1064,10 +1067,10 @@ async fn http2_responses_a_client_never_reads_are_reset_after_the_request_timeou
 async fn an_idle_http2_connection_is_closed_even_while_it_answers_pings() {
     let _serial = serial();
     let idle = Duration::from_secs(2);
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.limits.idle_timeout = idle;
     cfg.limits.header_timeout = Duration::from_secs(30);
-    let server = common::start(cfg).await;
+    let server = support::start(cfg).await;
 
     let (send, mut ping, conn) = h2c(server.addr, None).await;
     let mut send = send.ready().await.unwrap();
@@ -1117,10 +1120,10 @@ async fn an_idle_http2_connection_is_closed_even_while_it_answers_pings() {
 async fn an_idle_http1_keep_alive_connection_is_closed() {
     let _serial = serial();
     let idle = Duration::from_secs(2);
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.limits.idle_timeout = idle;
     cfg.limits.header_timeout = Duration::from_secs(30);
-    let server = common::start(cfg).await;
+    let server = support::start(cfg).await;
 
     let mut s = TcpStream::connect(server.addr).await.unwrap();
     // Two requests on the connection, the second one second later: the idle
@@ -1208,10 +1211,10 @@ async fn refused(server: SocketAddr, reason: &str) -> f64 {
 async fn one_address_at_its_connection_cap_does_not_keep_another_out() {
     let _serial = serial();
     let cap = 5;
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.limits.max_connections_per_ip = cap;
     cfg.limits.header_timeout = Duration::from_secs(30);
-    let server = common::start(cfg).await;
+    let server = support::start(cfg).await;
     let before = refused(server.addr, "max_connections_per_ip").await;
 
     // The cap's worth of connections from 127.0.0.1, each answered once (so
@@ -1258,9 +1261,9 @@ async fn one_address_at_its_connection_cap_does_not_keep_another_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_stops_accepting_and_lets_a_keep_alive_connection_go() {
     let _serial = serial();
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.drain = Duration::from_secs(5);
-    let stoppable = common::start_stoppable(cfg).await;
+    let stoppable = support::start_stoppable(cfg).await;
     let addr = stoppable.server.addr;
     let mut kept = TcpStream::connect(addr).await.unwrap();
     kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -1298,7 +1301,7 @@ fn rss_of(pid: u32) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_frees_what_zero_window_http2_clients_pin() {
     let _serial = serial();
-    let bin = fixtures::proc::serve(&["--no-reverse-dns", "--request-timeout", "3"]);
+    let bin = support::proc::serve(&["--no-reverse-dns", "--request-timeout", "3"]);
     let pid = bin.pid();
     // Warm up: the page once, so its first allocations are in the baseline.
     let (status, _) = timed_get(&format!("{}/8.8.8.8", bin.base)).await.unwrap();

@@ -9,16 +9,16 @@
 //! the headers it sends stand for what the proxy wrote (the header it names)
 //! and what a client sent through it untouched (every other one).
 
-mod common;
+use crate::support;
 
 use std::net::SocketAddr;
 
 use serde_json::Value;
 
-use common::TestServer;
-use common::wire::{self, Wire};
 use iplookup::web::client::ClientIpHeader;
 use iplookup::web::ratelimit::RateLimit;
+use support::TestServer;
+use support::wire::{self, Wire};
 
 /// What nginx (`$proxy_add_x_forwarded_for`) and the client together send:
 /// the client's own `Forwarded`, `X-Real-IP` and `CF-Connecting-IP` beside
@@ -31,12 +31,12 @@ const MIXED: &[(&str, &str)] = &[
 
 /// A server trusting 127.0.0.1/32 and reading `header` (`None`: the default).
 async fn behind_proxy(header: Option<&str>) -> TestServer {
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
     if let Some(h) = header {
         cfg.client_ip_header = h.parse().unwrap();
     }
-    common::start(cfg).await
+    support::start(cfg).await
 }
 
 async fn get(addr: SocketAddr, target: &str, headers: &[(&str, &str)]) -> Wire {
@@ -173,10 +173,10 @@ async fn the_walk_over_x_forwarded_for() {
 #[tokio::test]
 async fn a_client_outside_the_trusted_blocks_cannot_use_any_header() {
     // Only 127.0.0.2 is trusted: the test client (127.0.0.1) is a plain client.
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.2/32".parse().unwrap()];
     cfg.client_ip_header = ClientIpHeader::Forwarded;
-    let srv = common::start(cfg).await;
+    let srv = support::start(cfg).await;
     let mut all = MIXED.to_vec();
     all.push(("CF-Connecting-IP", "1.1.1.1"));
     every_use_says(&srv, &all, "127.0.0.1").await;
@@ -202,14 +202,14 @@ async fn forged_rotation(srv: &TestServer, header: &str, n: u32) -> Vec<u16> {
 
 #[tokio::test]
 async fn rotating_a_forged_header_does_not_dodge_the_rate_limit() {
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
     // One token per 1000 s: nothing refills during the test.
     cfg.rate_limit = Some(RateLimit {
         per_second: 0.001,
         burst: 3,
     });
-    let srv = common::start(cfg).await;
+    let srv = support::start(cfg).await;
     let statuses = forged_rotation(&srv, "Forwarded", 5).await;
     assert_eq!(statuses, [200, 200, 200, 429, 429]);
     // The other headers a client could rotate change nothing either: the
@@ -250,14 +250,14 @@ async fn rotating_a_forged_header_does_not_dodge_the_rate_limit() {
 
 #[tokio::test]
 async fn the_rate_limit_keys_on_the_named_header() {
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
     cfg.client_ip_header = "cf-connecting-ip".parse().unwrap();
     cfg.rate_limit = Some(RateLimit {
         per_second: 0.001,
         burst: 2,
     });
-    let srv = common::start(cfg).await;
+    let srv = support::start(cfg).await;
     let mut statuses = Vec::new();
     for i in 0..4 {
         let xff = format!("198.51.100.{i}");

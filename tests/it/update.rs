@@ -5,7 +5,7 @@
 //! fails with the reason on stderr and leaves the installed files byte for
 //! byte as they were.
 
-mod fixtures;
+use crate::support;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use serde_json::Value;
 
-use fixtures::data::{
+use support::data::{
     ANY_ROWS, TempDir, asn_csv, country_csv, gzip, reversed_country_csv, reversed_rows_refusal,
     snapshot,
 };
@@ -84,7 +84,7 @@ async fn mirror() -> (Arc<Mirror>, String) {
 /// Runs `iplookup ARGS…` off the async runtime.
 async fn iplookup(args: Vec<String>) -> Output {
     tokio::task::spawn_blocking(move || {
-        fixtures::proc::command()
+        support::proc::command()
             .args(&args)
             .output()
             .expect("run iplookup")

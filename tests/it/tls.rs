@@ -3,8 +3,7 @@
 //! response, clear errors naming a wrong certificate or key path (library and
 //! binary), and certificate reload when the files change.
 
-mod common;
-mod fixtures;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -19,7 +18,7 @@ use rcgen::{
 use reqwest::Version;
 use serde_json::Value;
 
-use fixtures::data::TempDir;
+use support::data::TempDir;
 
 /// A test certificate authority.
 struct Ca {
@@ -94,9 +93,9 @@ struct Https {
 }
 
 async fn start_https(files: TlsFiles) -> Https {
-    let server = common::start(ServeConfig {
+    let server = support::start(ServeConfig {
         tls: Some(files),
-        ..common::config()
+        ..support::config()
     })
     .await;
     Https {
@@ -107,7 +106,7 @@ async fn start_https(files: TlsFiles) -> Https {
 
 /// A client trusting only the test CA, reaching `localhost` at `addr`.
 fn client(ca: &Ca, addr: SocketAddr, http1_only: bool) -> reqwest::Client {
-    fixtures::crypto();
+    support::crypto();
     let mut b = reqwest::Client::builder()
         .tls_certs_only([reqwest::Certificate::from_pem(ca.pem().as_bytes()).unwrap()])
         .resolve("localhost", addr)
@@ -179,7 +178,7 @@ async fn http2_with_prior_knowledge_over_tls() {
     let tmp = TempDir::new("tls");
     let ca = Ca::new();
     let server = start_https(install(&ca.leaf("iplookup one", 1), tmp.path())).await;
-    fixtures::crypto();
+    support::crypto();
     let client = reqwest::Client::builder()
         .tls_certs_only([reqwest::Certificate::from_pem(ca.pem().as_bytes()).unwrap()])
         .resolve("localhost", server.addr)
@@ -204,8 +203,8 @@ async fn http2_with_prior_knowledge_over_tls() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plain_http_has_no_hsts() {
-    let server = common::start(common::config()).await;
-    let r = fixtures::client()
+    let server = support::start(support::config()).await;
+    let r = support::client()
         .get(format!("{}/api/v1/ip/8.8.8.8", server.base))
         .send()
         .await
@@ -273,7 +272,7 @@ async fn run_error(files: TlsFiles) -> String {
     let db = GeoDb::embedded().unwrap();
     let config = ServeConfig {
         tls: Some(files),
-        ..common::config()
+        ..support::config()
     };
     let result = tokio::time::timeout(
         Duration::from_secs(10),
@@ -341,7 +340,7 @@ impl TapMkdir for PathBuf {
 fn the_binary_names_a_wrong_certificate_path_and_exits_non_zero() {
     let tmp = TempDir::new("tls");
     let stderr_path = tmp.path().join("stderr");
-    let mut child = fixtures::proc::command()
+    let mut child = support::proc::command()
         .args([
             "--listen",
             "127.0.0.1:0",
@@ -375,7 +374,7 @@ fn the_binary_names_a_wrong_certificate_path_and_exits_non_zero() {
 
 #[test]
 fn tls_cert_without_tls_key_is_a_usage_error() {
-    let out = fixtures::proc::command()
+    let out = support::proc::command()
         .args(["--listen", "127.0.0.1:0", "--tls-cert", "/tmp/cert.pem"])
         .output()
         .unwrap();

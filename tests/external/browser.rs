@@ -19,7 +19,7 @@
 //! does not rewrite committed images (the local time on the page changes on
 //! every run).
 
-mod common;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -39,23 +39,10 @@ fn manifest_dir() -> PathBuf {
 fn server() -> &'static (SocketAddr, String) {
     static S: OnceLock<(SocketAddr, String)> = OnceLock::new();
     S.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let mut config = common::config();
-                config.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
-                let s = common::start(config).await;
-                tx.send((s.addr, s.base)).unwrap();
-                std::future::pending::<()>().await;
-            });
-        });
-        rx.recv_timeout(Duration::from_secs(120))
-            .expect("server started")
+        let mut config = support::config();
+        config.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+        let s = support::background(config);
+        (s.addr, s.base)
     })
 }
 
@@ -77,7 +64,7 @@ fn run_check(args: &[&str]) -> String {
     let script = manifest_dir().join("tests/py/browser_check.py");
     let home = std::env::temp_dir().join(format!("iplookup-browser-{}", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
-    let mut child = Command::new(common::test_python())
+    let mut child = Command::new(support::test_python())
         .arg(&script)
         .arg("--base")
         .arg(base)

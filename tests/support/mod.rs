@@ -1,6 +1,19 @@
-//! Test harness: the real server on a real loopback socket, started in-process.
+//! The one support module of the test binaries (`tests/it`, `tests/limits`,
+//! `tests/external`, each `#[path]`-includes it): the real server on a real
+//! loopback socket, started in-process ([`start`]); the raw HTTP/1.1 client
+//! ([`wire`]); one `reqwest` client ([`client`]), `GET` and [`http::eventually`]
+//! ([`http`]); sockets the tests bind themselves ([`net`]); the app
+//! driven in-process without a socket ([`inproc`]); a real DNS server on
+//! loopback ([`dns`]); the real binary as a child process ([`proc`]); and
+//! DB-IP-shaped data files and [`data::TempDir`] ([`data`]).
 #![allow(dead_code)]
 
+pub mod data;
+pub mod dns;
+pub mod http;
+pub mod inproc;
+pub mod net;
+pub mod proc;
 pub mod wire;
 
 use std::net::SocketAddr;
@@ -15,6 +28,18 @@ use tokio::net::TcpListener;
 pub struct TestServer {
     pub addr: SocketAddr,
     pub base: String,
+}
+
+impl TestServer {
+    /// The absolute URL of `path` on this server.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// [`http::get_json`] of `path` on this server.
+    pub async fn get_json(&self, path: &str) -> serde_json::Value {
+        http::get_json(&client(), &self.url(path)).await
+    }
 }
 
 /// The default test configuration: listening on 127.0.0.1, no trusted proxy.
@@ -35,6 +60,12 @@ pub async fn start(config: ServeConfig) -> TestServer {
 /// Starts a server with a given database; it runs as long as the test.
 pub async fn start_with(config: ServeConfig, db: GeoDb) -> TestServer {
     let listener = TcpListener::bind(config.listen).await.expect("bind");
+    start_on(listener, config, db)
+}
+
+/// Starts a server on a listener the test bound itself (`config.listen` is
+/// not used); it runs as long as the test.
+pub fn start_on(listener: TcpListener, config: ServeConfig, db: GeoDb) -> TestServer {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         run(listener, db, &config, std::future::pending())
@@ -45,6 +76,26 @@ pub async fn start_with(config: ServeConfig, db: GeoDb) -> TestServer {
         addr,
         base: base_url(addr),
     }
+}
+
+/// Starts a server with `config` on a runtime thread of its own, for blocking
+/// tests and for one server shared by a whole test module (keep it in a
+/// `OnceLock`): it lives until the test process ends.
+pub fn background(config: ServeConfig) -> TestServer {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            tx.send(start(config).await).unwrap();
+            std::future::pending::<()>().await;
+        });
+    });
+    rx.recv_timeout(Duration::from_secs(120))
+        .expect("server started")
 }
 
 /// A server the test shuts down: `stop` resolves `run`'s shutdown future.
@@ -95,9 +146,18 @@ fn base_url(addr: SocketAddr) -> String {
     }
 }
 
-/// An HTTP client that sends no default User-Agent.
-pub fn client() -> reqwest::Client {
+/// Installs the ring crypto provider for rustls (reqwest is built with
+/// `rustls-no-provider`, for the service's own HTTPS fetches, so one must be
+/// installed before any client is built, even for plain HTTP); harmless when
+/// already installed.
+pub fn crypto() {
     let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// The plain HTTP client of every test: no default User-Agent, the crypto
+/// provider installed first.
+pub fn client() -> reqwest::Client {
+    crypto();
     reqwest::Client::builder().build().unwrap()
 }
 

@@ -3,38 +3,33 @@
 //! release is refused and the old one keeps serving; SIGHUP on the real
 //! binary reloads too.
 
-mod common;
-mod fixtures;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use iplookup::ServeConfig;
 use iplookup::geo::load::load_database;
 use serde_json::Value;
 
-use fixtures::data::{
+use support::data::{
     ANY_ROWS, TempDir, asn_csv, country_csv, drop_in, gzip, reversed_country_csv,
     reversed_rows_refusal, small_release_policy,
 };
+use support::http::{eventually, get_json, metric};
 
 const C01: &str = "dbip-country-lite-2030-01.csv";
 const C02: &str = "dbip-country-lite-2030-02.csv";
 const C03: &str = "dbip-country-lite-2030-03.csv";
 
+/// `GET url`: status and body, or the failure (the load below counts them).
 async fn get(client: &reqwest::Client, url: &str) -> Result<(u16, String), String> {
     let r = client.get(url).send().await.map_err(|e| format!("{e:?}"))?;
     let status = r.status().as_u16();
     let body = r.text().await.map_err(|e| format!("{e:?}"))?;
     Ok((status, body))
-}
-
-async fn get_json(client: &reqwest::Client, url: &str) -> Value {
-    let (status, body) = get(client, url).await.expect("request");
-    assert_eq!(status, 200, "{url}: {body}");
-    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{url}: not JSON ({e}): {body}"))
 }
 
 async fn country_of_8888(client: &reqwest::Client, base: &str) -> String {
@@ -46,29 +41,6 @@ async fn country_of_8888(client: &reqwest::Client, base: &str) -> String {
 
 async fn health(client: &reqwest::Client, base: &str) -> Value {
     get_json(client, &format!("{base}/healthz")).await
-}
-
-/// Polls until `check` holds, or panics after `limit`.
-async fn eventually<F, Fut>(limit: Duration, what: &str, mut check: F) -> Duration
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let started = Instant::now();
-    loop {
-        if check().await {
-            return started.elapsed();
-        }
-        assert!(started.elapsed() < limit, "not within {limit:?}: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// The value of one Prometheus sample line (`name{labels} value`), 0 if absent.
-fn metric(text: &str, name_and_labels: &str) -> f64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(name_and_labels)?.trim().parse().ok())
-        .unwrap_or(0.0)
 }
 
 /// Clients sending requests for 8.8.8.8 until stopped, each noting every
@@ -85,7 +57,7 @@ impl Load {
         let stop = Arc::new(AtomicBool::new(false));
         let tasks = (0..loops)
             .map(|i| {
-                fixtures::crypto();
+                support::crypto();
                 let mut b = reqwest::Client::builder().timeout(Duration::from_secs(10));
                 if i % 2 == 1 {
                     b = b.pool_max_idle_per_host(0);
@@ -160,17 +132,17 @@ async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
     let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
-    let server = common::start_with(
+    let server = support::start_with(
         ServeConfig {
             data_dir: Some(dir.path().to_owned()),
             watch: true,
             policy: small_release_policy(),
-            ..common::config()
+            ..support::config()
         },
         db,
     )
     .await;
-    let client = fixtures::client();
+    let client = support::client();
     let h = health(&client, &server.base).await;
     assert_eq!(h["data"]["country"]["release_date"], "2030-01", "{h}");
     assert_eq!(h["data"]["country"]["rows"], 20, "{h}");
@@ -244,17 +216,17 @@ async fn a_gzipped_asn_release_is_picked_up_next_to_the_country_file() {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
     let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
-    let server = common::start_with(
+    let server = support::start_with(
         ServeConfig {
             data_dir: Some(dir.path().to_owned()),
             watch: true,
             policy: small_release_policy(),
-            ..common::config()
+            ..support::config()
         },
         db,
     )
     .await;
-    let client = fixtures::client();
+    let client = support::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
     // The ASN table comes from the embedded data until a file arrives.
     assert_eq!(get_json(&client, &url).await["network"]["asn"], 15169);
@@ -298,14 +270,14 @@ fn dir_arg(dir: &Path) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn sighup_reloads_the_binary_while_watching() {
     let dir = january_dir();
-    let mut bin = fixtures::proc::serve(&[
+    let mut bin = support::proc::serve(&[
         "--data-dir",
         &dir_arg(dir.path()),
         "--no-reverse-dns",
         ANY_ROWS[0],
         ANY_ROWS[1],
     ]);
-    let client = fixtures::client();
+    let client = support::client();
     assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
     let ok = r#"iplookup_reloads_total{result="ok"}"#;
     let metrics_url = format!("{}/metrics", bin.base);
@@ -328,7 +300,7 @@ async fn sighup_reloads_the_binary_while_watching() {
 #[tokio::test(flavor = "multi_thread")]
 async fn sighup_reloads_the_binary_without_watching() {
     let dir = january_dir();
-    let mut bin = fixtures::proc::serve(&[
+    let mut bin = support::proc::serve(&[
         "--data-dir",
         &dir_arg(dir.path()),
         "--no-watch",
@@ -336,7 +308,7 @@ async fn sighup_reloads_the_binary_without_watching() {
         ANY_ROWS[0],
         ANY_ROWS[1],
     ]);
-    let client = fixtures::client();
+    let client = support::client();
     assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
 
     // Not watching: a new release is not picked up by itself.
@@ -363,14 +335,14 @@ async fn sighup_reloads_the_binary_without_watching() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_binary_watching_picks_up_a_new_release() {
     let dir = january_dir();
-    let bin = fixtures::proc::serve(&[
+    let bin = support::proc::serve(&[
         "--data-dir",
         &dir_arg(dir.path()),
         "--no-reverse-dns",
         ANY_ROWS[0],
         ANY_ROWS[1],
     ]);
-    let client = fixtures::client();
+    let client = support::client();
     assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
     drop_in(dir.path(), C02, country_csv(30, "DE").as_bytes());
     eventually(Duration::from_secs(10), "release 2030-02", || async {
@@ -418,8 +390,8 @@ async fn a_one_row_asn_file_is_refused_on_reload_and_at_start() {
     // The default rule: a release is judged against the one serving (at
     // start, the embedded data: 515,158 ASN rows).
     let dir = TempDir::new("reload");
-    let bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
-    let client = fixtures::client();
+    let bin = support::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    let client = support::client();
     assert_eq!(asn_of_8888(&client, &bin.base).await, 15169);
     let refused = r#"iplookup_reloads_total{result="refused"}"#;
     let gauge = r#"iplookup_data_refused{table="asn"}"#;
@@ -464,7 +436,7 @@ async fn a_one_row_asn_file_is_refused_on_reload_and_at_start() {
     drop(bin);
 
     // A replica starting on the same volume starts, on the embedded data, and says why.
-    let bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    let bin = support::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
     assert_eq!(asn_of_8888(&client, &bin.base).await, 15169);
     let (h, m) = health_and_metrics(&client, &bin.base).await;
     assert_eq!(h["data"]["asn"]["release_date"], "2026-06-17", "{h}");
@@ -489,14 +461,14 @@ async fn too_many_bad_rows_are_refused_at_start_and_on_reload_in_the_same_words(
         gzip(reversed_country_csv(100).as_bytes()),
     )
     .unwrap();
-    let bin = fixtures::proc::serve(&[
+    let bin = support::proc::serve(&[
         "--data-dir",
         &dir_arg(dir.path()),
         "--no-reverse-dns",
         ANY_ROWS[0],
         ANY_ROWS[1],
     ]);
-    let client = fixtures::client();
+    let client = support::client();
     // It starts on the newest release that loads.
     let (h, m) = health_and_metrics(&client, &bin.base).await;
     assert_eq!(release(&h), "2030-01", "{h}");
@@ -556,8 +528,8 @@ async fn the_real_asn_release_reloads_with_its_overlap_counted() {
     // The real ASN table (one overlapping row) dropped in under a DB-IP
     // name: reloaded by the default rule, the repair counted on /healthz.
     let dir = TempDir::new("reload");
-    let bin = fixtures::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
-    let client = fixtures::client();
+    let bin = support::proc::serve(&["--data-dir", &dir_arg(dir.path()), "--no-reverse-dns"]);
+    let client = support::client();
     let real =
         std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/asn.csv.gz")).unwrap();
     drop_in(dir.path(), "dbip-asn-lite-2030-02.csv.gz", &real);
@@ -580,17 +552,17 @@ async fn the_real_asn_release_reloads_with_its_overlap_counted() {
 async fn a_half_written_gzip_is_not_loaded_until_it_is_complete() {
     let dir = january_dir();
     let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
-    let server = common::start_with(
+    let server = support::start_with(
         ServeConfig {
             data_dir: Some(dir.path().to_owned()),
             watch: true,
             policy: small_release_policy(),
-            ..common::config()
+            ..support::config()
         },
         db,
     )
     .await;
-    let client = fixtures::client();
+    let client = support::client();
     // Temporary and partial names are never read, whatever they hold.
     let good = gzip(country_csv(30, "DE").as_bytes());
     for name in [

@@ -11,20 +11,19 @@
 //!   link, emphasis, code, HTML or extra table cell comes out of a value, and
 //!   the service's own links (other forms, docs, DB-IP attribution) stay links.
 
-mod common;
-mod fixtures;
+use crate::support;
 
 use std::io::Write;
 use std::process::Stdio;
 
 use serde_json::Value;
 
-use fixtures::data::{ANY_ROWS, TempDir, asn_csv, country_csv};
+use support::data::{ANY_ROWS, TempDir, asn_csv, country_csv};
 
 /// The binary serving the small release in `dir` (no reverse DNS).
-fn serve_data_dir(dir: &TempDir) -> fixtures::proc::Running {
+fn serve_data_dir(dir: &TempDir) -> support::proc::Running {
     let dir_arg = dir.path().to_str().unwrap();
-    fixtures::proc::serve(&[
+    support::proc::serve(&[
         "--data-dir",
         dir_arg,
         "--no-reverse-dns",
@@ -67,7 +66,7 @@ fn visible(s: &str) -> String {
 }
 
 /// The binary serving a data directory whose ASN file names `ORG`.
-fn serve() -> (TempDir, fixtures::proc::Running) {
+fn serve() -> (TempDir, support::proc::Running) {
     let dir = TempDir::new("output");
     std::fs::write(
         dir.path().join("dbip-country-lite-2030-01.csv"),
@@ -108,7 +107,7 @@ fn assert_clean(what: &str, body: &str) {
 async fn organisation_names_reach_text_markdown_and_html_without_controls() {
     let (_dir, server) = serve();
     let base = &server.base;
-    let client = fixtures::client();
+    let client = support::client();
 
     // JSON: the name exactly, its controls escaped by JSON's rules.
     let (status, json) = get(&client, base, "/api/v1/ip/8.8.8.8", None).await;
@@ -168,7 +167,7 @@ async fn organisation_names_reach_text_markdown_and_html_without_controls() {
 /// Renders `markdown` with cmark-gfm (tests/py/markdown_render.py).
 fn render(markdown: &str) -> Value {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/py/markdown_render.py");
-    let mut child = std::process::Command::new(common::test_python())
+    let mut child = std::process::Command::new(support::test_python())
         .arg(script)
         .env("PYTHONIOENCODING", "utf-8")
         .stdin(Stdio::piped())
@@ -200,7 +199,7 @@ fn own_link(href: &str) -> bool {
 async fn markdown_values_render_as_plain_text_in_githubs_renderer() {
     let (_dir, server) = serve();
     let want = visible(ORG);
-    let client = fixtures::client();
+    let client = support::client();
 
     for target in ["/api/v1/ip/8.8.8.8?format=md", "/8.8.8.8?format=md"] {
         let (status, md) = get(&client, &server.base, target, None).await;
@@ -381,7 +380,7 @@ async fn hundreds_of_hostile_values_render_as_themselves_in_githubs_renderer() {
     }
     std::fs::write(dir.path().join("dbip-asn-lite-2030-01.csv"), asn).unwrap();
     let server = serve_data_dir(&dir);
-    let client = fixtures::client();
+    let client = support::client();
 
     // One table of every organization row, as the service writes them, and
     // the names the service holds (from JSON).

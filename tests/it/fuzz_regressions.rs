@@ -11,7 +11,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 #[allow(dead_code)]
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod checks;
 
 /// `(target, file)` pairs that still fail, each with an ignored test below.
@@ -142,7 +142,7 @@ fn bug_index_disagrees_with_sources() {
 }
 
 /// The snapshot seeds are made from the CSV seeds; `FUZZ_WRITE_SEEDS=1 cargo
-/// test --test fuzz_regressions snapshot_seeds` rewrites them after a format change.
+/// test --test it fuzz_regressions::snapshot_seeds` rewrites them after a format change.
 #[test]
 fn snapshot_seeds_are_current() {
     use iplookup::geo::csv;

@@ -1,0 +1,38 @@
+//! The main integration-test binary: every test of the service that runs on
+//! its own, in one crate that links once (before: one binary per file).
+//!
+//! The test binaries and why each exists:
+//!
+//! - `it` (this one): the service over a real loopback socket (wire, TLS,
+//!   client addresses, reload, reverse DNS, the binary as a child process)
+//!   and, where no socket is needed (headers, negotiation), in-process
+//!   through `tower::ServiceExt::oneshot` ([`support::inproc`]). Address a
+//!   test as `cargo test --test it MODULE::NAME`, e.g. `formats::q_values`.
+//! - `limits` (`tests/limits/main.rs`): the resource limits under attack.
+//!   Its tests measure this process's open files and resident memory and run
+//!   one at a time; other tests running beside them in the same process
+//!   would skew both, so they get a process of their own.
+//! - `external` (`tests/external/main.rs`): the slow black-box checks that
+//!   drive outside tools (chromium, schemathesis and the MCP SDK in Python,
+//!   curl/wget/httpie, systemd-analyze, dpkg, podman); `cargo test --test it`
+//!   runs everything else without them.
+//!
+//! All three share one support module, `tests/support/`.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod api;
+mod cli;
+mod client_ip;
+mod dataset;
+mod formats;
+mod fuzz_regressions;
+mod links_and_mcp;
+mod mmdb;
+mod operate;
+mod output;
+mod rdns;
+mod reload;
+mod tls;
+mod update;
