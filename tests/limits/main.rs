@@ -416,14 +416,14 @@ async fn the_rate_limit_holds_for_one_caller_while_others_are_served() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_429_comes_in_the_format_of_a_404_on_the_same_route() {
     let _serial = serial();
-    let mut cfg = common::config();
+    let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
     cfg.rate_limit = Some(RateLimit {
         per_second: 0.001,
         burst: 1,
     });
-    let server = common::start(cfg).await;
-    let client = common::client();
+    let server = support::start(cfg).await;
+    let client = support::client();
     let chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/142.0 Safari/537.36";
     let mut callers = (1..=250u8).map(|n| format!("198.51.100.{n}"));
     let mut fetch = async |path: &str, headers: &[(&str, &str)]| {
