@@ -1,5 +1,8 @@
-//! From an address to an [`IpInfo`]: the current database, the special-purpose
-//! registry and the clock (for `local_time`) put together.
+//! From a caller's text to an [`IpInfo`]: strict parsing, the current
+//! database, the special-purpose registry, reverse DNS and the clock (for
+//! `local_time`) put together. [`Lookup::lookup`] is the one call HTTP and MCP
+//! make, [`Lookup::lookup_data`] the same without reverse DNS for the CLI;
+//! both fail only with a [`LookupError`].
 //!
 //! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
 //! release while readers keep the one they started with, never locking.
@@ -15,8 +18,44 @@ use chrono_tz::Tz;
 
 use crate::address;
 use crate::geo::{self, Answer, GeoDb};
-use crate::model::{IpInfo, Location, Network};
+use crate::model::{self, ErrorCode, IpInfo, Location, Network};
 use crate::rdns::ReverseDns;
+
+/// An answer, and the tag of the data release that gave it (for `ETag`s).
+#[derive(Debug, Clone)]
+pub struct Answered {
+    pub info: IpInfo,
+    /// [`GeoDb::tag`] of the release that answered.
+    pub release: Arc<str>,
+}
+
+/// Why a caller's text got no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
+    /// Not an IPv4 or IPv6 address in the accepted forms.
+    #[error(transparent)]
+    InvalidIp(#[from] address::AddressError),
+}
+
+impl LookupError {
+    /// The error code callers see.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            LookupError::InvalidIp(_) => ErrorCode::InvalidIp,
+        }
+    }
+
+    /// The error as the wire's `Error` body.
+    pub fn body(&self) -> model::Error {
+        model::Error::new(self.code(), self.to_string())
+    }
+}
+
+/// The first step of every lookup, for a caller that needs only the address
+/// (the lookup form's redirect): strict parsing ([`address::parse`]).
+pub fn parse(text: &str) -> Result<IpAddr, LookupError> {
+    Ok(address::parse(text)?)
+}
 
 /// The lookup service: the current database and, if enabled, reverse DNS.
 #[derive(Debug)]
@@ -42,15 +81,32 @@ impl Lookup {
         }
     }
 
-    /// The full answer for `ip` now, reverse DNS included (for public
-    /// addresses only), and the database it came from.
-    pub async fn answer(&self, ip: IpAddr) -> (IpInfo, Arc<GeoDb>) {
+    /// The one call from a caller's text to an answer: the address parsed
+    /// strictly, then [`Lookup::answer`].
+    pub async fn lookup(&self, text: &str) -> Result<Answered, LookupError> {
+        let ip = parse(text)?;
+        Ok(self.answer(ip).await)
+    }
+
+    /// [`Lookup::lookup`] without reverse DNS and without waiting: what the
+    /// data alone says now (the CLI's answer).
+    pub fn lookup_data(&self, text: &str) -> Result<IpInfo, LookupError> {
+        let ip = parse(text)?;
+        Ok(describe(&self.db.load(), ip, Utc::now()))
+    }
+
+    /// The full answer for an address already known to be one (the caller's
+    /// own), reverse DNS included for public addresses.
+    pub async fn answer(&self, ip: IpAddr) -> Answered {
         let db = self.db();
         let mut info = describe(&db, ip, Utc::now());
         if let (Some(rdns), Some(true)) = (&self.rdns, info.is_public) {
             info.network.reverse_dns = rdns.lookup(address::canonical(ip)).await;
         }
-        (info, db)
+        Answered {
+            info,
+            release: db.tag(),
+        }
     }
 
     /// The database answering now.

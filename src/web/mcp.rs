@@ -59,7 +59,6 @@ use super::render::ErrorPage;
 use super::respond::{Wants, error};
 use super::routes;
 use super::state::AppState;
-use crate::address;
 use crate::model::{self, ErrorCode, IpInfo};
 
 /// The largest request body `/mcp` reads (64 KiB); a tool call is a few hundred bytes.
@@ -107,8 +106,10 @@ impl IpLookupMcp {
         &self,
         Parameters(params): Parameters<LookupParams>,
     ) -> Result<Json<IpInfo>, String> {
-        let ip = address::parse(&params.ip).map_err(|e| format!("invalid_ip: {e}"))?;
-        Ok(Json(self.state.lookup.answer(ip).await.0))
+        match self.state.lookup.lookup(&params.ip).await {
+            Ok(answered) => Ok(Json(answered.info)),
+            Err(e) => Err(format!("{}: {e}", e.code())),
+        }
     }
 
     /// Look up the caller.
@@ -123,7 +124,7 @@ impl IpLookupMcp {
             .map(|c| c.0)
             .ok_or_else(|| "the caller's address is unknown".to_owned())?;
         let ip = client_addr(peer, &parts.headers, &self.state.proxies);
-        Ok(Json(self.state.lookup.answer(ip).await.0))
+        Ok(Json(self.state.lookup.answer(ip).await.info))
     }
 }
 

@@ -17,9 +17,9 @@ use super::respond::{Reply, Wants, bad_request, error, error_on, respond};
 use super::routes::{self, Caching, Route};
 use super::schema::{FormatName, HealthJson, IpFormParam, IpParam};
 use super::state::AppState;
-use crate::address;
 use crate::geo::SourceInfo;
 use crate::geo::policy::Defect;
+use crate::lookup::{self, Answered, LookupError};
 use crate::model::{self, ErrorCode};
 
 /// `GET /`: the caller (bare address for command-line clients), or a redirect
@@ -45,13 +45,13 @@ pub async fn root(
         if let Some(refusal) = super::respond::negotiation_refusal(&wants, default) {
             return refusal;
         }
-        return match address::parse(ip) {
+        return match lookup::parse(ip) {
             Ok(ip) => Redirect::to(&format!("/{ip}")).into_response(),
-            Err(e) => error(invalid_ip(e), &wants, default),
+            Err(e) => error(invalid_ip(&e), &wants, default),
         };
     }
     let ip = client_addr(peer, &headers, &state.proxies);
-    let (info, _) = state.lookup.answer(ip).await;
+    let info = state.lookup.answer(ip).await.info;
     let page = Page::Lookup(Box::new(LookupPage {
         info,
         kind: LookupKind::Root,
@@ -112,7 +112,7 @@ pub async fn api_me(
     wants: Wants,
 ) -> Response {
     let ip = client_addr(peer, &headers, &state.proxies);
-    let (info, _) = state.lookup.answer(ip).await;
+    let info = state.lookup.answer(ip).await.info;
     let page = Page::Lookup(Box::new(LookupPage {
         info,
         kind: LookupKind::ApiMe,
@@ -181,27 +181,25 @@ async fn lookup_reply(
     wants: &Wants,
     default: Format,
 ) -> Response {
-    match address::parse(text) {
-        Ok(ip) => {
-            let (info, db) = state.lookup.answer(ip).await;
+    match state.lookup.lookup(text).await {
+        Ok(Answered { info, release }) => {
             let page = Page::Lookup(Box::new(LookupPage { info, kind }));
-            let etag = Some(db.tag());
             respond(
                 page,
                 wants,
                 &Reply {
                     default,
                     caching: Caching::Shared,
-                    etag,
+                    etag: Some(release),
                 },
             )
         }
-        Err(e) => error(invalid_ip(e), wants, default),
+        Err(e) => error(invalid_ip(&e), wants, default),
     }
 }
 
-fn invalid_ip(e: address::AddressError) -> ErrorPage {
-    bad_request(ErrorCode::InvalidIp, e.to_string())
+fn invalid_ip(e: &LookupError) -> ErrorPage {
+    bad_request(e.code(), e.to_string())
 }
 
 /// Whether a path segment is an attempt at an address (so a bad one is a 400,

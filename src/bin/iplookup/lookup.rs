@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use iplookup::fields::{Field, spreadsheet_safe};
-use iplookup::model::{Error, ErrorCode, IpInfo};
-use iplookup::{GeoDb, address, lookup};
+use iplookup::model::{Error, IpInfo};
+use iplookup::{GeoDb, Lookup};
 
 use crate::args::{LookupArgs, OutputFormat};
 
@@ -26,6 +26,7 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => iplookup::geo::load::load_dir(dir, &args.data.policy.policy(), &embedded)?,
         None => embedded,
     };
+    let lookup = Lookup::new(db);
     let out = io::BufWriter::with_capacity(OUT_BUFFER, io::stdout().lock());
     let mut sink: Box<dyn Sink> = match args.format {
         OutputFormat::Json => Box::new(JsonLines(out)),
@@ -33,11 +34,11 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
     };
     let mut failed = false;
     let mut answer = |text: &str| -> io::Result<()> {
-        match address::parse(text) {
-            Ok(ip) => sink.info(&lookup::describe(&db, ip, chrono::Utc::now())),
+        match lookup.lookup_data(text) {
+            Ok(info) => sink.info(&info),
             Err(e) => {
                 failed = true;
-                sink.error(text, &Error::new(ErrorCode::InvalidIp, e.to_string()))
+                sink.error(text, &e.body())
             }
         }
     };
