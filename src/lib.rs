@@ -13,9 +13,9 @@
 //! - [`web`]: routes (the hot lookup route past the router), the caller's address,
 //!   format negotiation, the four renderers, description documents, the MCP
 //!   endpoint and Prometheus metrics.
+//! - [`memory`]: handing freed memory back to the system after a reload (glibc).
 //! - [`reload`]: watching the data directory (and SIGHUP) and swapping in new releases.
 //! - [`connections`]: the cap on open connections.
-//! - [`memory`]: handing freed memory back to the system after a reload (glibc).
 //! - [`server`]: configuration, listening (HTTP or HTTPS), limits, graceful shutdown.
 //! - [`update`]: fetching, checking and installing a new DB-IP release (`iplookup update`).
 //!
