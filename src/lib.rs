@@ -4,8 +4,11 @@
 //!
 //! Data flows one way, down this list:
 //!
-//! - [`geo`]: the address data. Range tables for country and ASN, the country
-//!   metadata table and the IANA special-purpose registry. Pure and synchronous.
+//! - [`geo`]: the address data. Range tables for country and ASN (from the
+//!   `iplookup-data` crate, which also holds the CSV reader, the release policy
+//!   and the snapshot format), the country metadata table and the IANA
+//!   special-purpose registry; loading a data directory. Pure and synchronous
+//!   at lookup time.
 //! - [`address`]: strict parsing of addresses typed by callers, canonical form.
 //! - [`model`]: the wire contract (`IpInfo`, `Location`, `Network`, `Error`).
 //! - [`rdns`]: reverse DNS with a deadline, a TTL-honouring cache and one query per address.

@@ -58,6 +58,7 @@ impl Networks {
     }
 
     /// The (ASN, organisation) pair with this id; `None` for id 0 or an unknown id.
+    #[inline]
     pub fn get(&self, id: u32) -> Option<(u32, &str)> {
         let (asn, name) = self.records.get((id as usize).checked_sub(1)?)?;
         Some((*asn, name))

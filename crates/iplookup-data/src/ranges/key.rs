@@ -22,12 +22,15 @@ pub trait Key: Copy + Ord + Debug + Default + bytemuck::Pod + Send + Sync + 'sta
 impl Key for u32 {
     const BITS: u32 = 32;
     const MAX: Self = u32::MAX;
+    #[inline]
     fn succ(self) -> Option<Self> {
         self.checked_add(1)
     }
+    #[inline]
     fn pred(self) -> Self {
         self.saturating_sub(1)
     }
+    #[inline]
     fn bits(self, from: u32, count: u32) -> usize {
         (self.checked_shl(from).unwrap_or(0) >> (32 - count)) as usize
     }
@@ -39,12 +42,15 @@ impl Key for u32 {
 impl Key for u128 {
     const BITS: u32 = 128;
     const MAX: Self = u128::MAX;
+    #[inline]
     fn succ(self) -> Option<Self> {
         self.checked_add(1)
     }
+    #[inline]
     fn pred(self) -> Self {
         self.saturating_sub(1)
     }
+    #[inline]
     fn bits(self, from: u32, count: u32) -> usize {
         (self.checked_shl(from).unwrap_or(0) >> (128 - count)) as usize
     }
