@@ -1,33 +1,21 @@
 //! Build script: turns the committed DB-IP CSV files under `data/` into the
-//! binary snapshot that the library embeds (see `src/geo/snapshot.rs`), so the
-//! service starts without parsing 1.2 million CSV rows.
+//! binary snapshot that the library embeds (the format is
+//! `iplookup_data::snapshot`), so the service starts without parsing 1.2
+//! million CSV rows.
 //!
-//! It compiles the library's own CSV reader, so the embedded data passes through
-//! exactly the validation that files given with `--data-dir` do.
-
-#![allow(dead_code)]
+//! It reads them with the data crate's CSV reader and policy, so the embedded
+//! data passes exactly the validation that files given with `--data-dir` do.
 
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-#[path = "src/geo/csv.rs"]
-mod csv;
-#[path = "src/geo/directory.rs"]
-mod directory;
-#[path = "src/geo/index.rs"]
-mod index;
-#[path = "src/geo/networks.rs"]
-mod networks;
-#[path = "src/geo/policy.rs"]
-mod policy;
-#[path = "src/geo/ranges.rs"]
-mod ranges;
-#[path = "src/geo/rows.rs"]
-mod rows;
-#[path = "src/geo/snapshot.rs"]
-mod snapshot;
+use iplookup_data::csv;
+use iplookup_data::import::ImportStats;
+use iplookup_data::meta::{self, SourceMeta};
+use iplookup_data::policy::Policy;
+use iplookup_data::snapshot;
 
 /// The embedded sources: file, npm package, version, release date.
 const COUNTRY: (&str, &str, &str, &str) = (
@@ -46,7 +34,6 @@ const ASN: (&str, &str, &str, &str) = (
 fn main() {
     println!("cargo::rerun-if-changed={}", COUNTRY.0);
     println!("cargo::rerun-if-changed={}", ASN.0);
-    println!("cargo::rerun-if-changed=src/geo");
     // `iplookup --version` names the embedded data's releases.
     println!(
         "cargo::rustc-env=IPLOOKUP_EMBEDDED_DATA=country {} ({} {}), asn {} ({} {})",
@@ -58,9 +45,9 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    // The same rule as every release (src/geo/policy.rs): the ASN source's
-    // one overlapping pair (see data/README.md) is repaired and counted.
-    let policy = policy::Policy::default();
+    // The same rule as every release (iplookup_data::policy): the ASN
+    // source's one overlapping pair (see data/README.md) is repaired and counted.
+    let policy = Policy::default();
     let country = csv::read_country(open(COUNTRY.0)?, COUNTRY.0, &policy)?;
     let asn = csv::read_asn(open(ASN.0)?, ASN.0, &policy)?;
     let mut meta = String::new();
@@ -90,17 +77,13 @@ fn open(path: &str) -> std::io::Result<BufReader<flate2::read::GzDecoder<File>>>
     ))
 }
 
-fn describe(meta: &mut String, key: &str, source: (&str, &str, &str, &str), stats: &csv::CsvStats) {
+fn describe(out: &mut String, key: &str, source: (&str, &str, &str, &str), stats: &ImportStats) {
     let (file, package, version, date) = source;
-    meta.push_str(&format!(
-        "{key}.file={file}\n{key}.source=npm {package}@{version}\n{key}.date={date}\n{key}.rows={}\n{key}.trimmed={}\n{key}.skipped={}\n",
-        stats.rows, stats.trimmed, stats.skipped
-    ));
-    for kind in policy::Defect::ALL {
-        let count = stats.defects.get(kind);
-        meta.push_str(&format!("{key}.defect.{}={count}\n", kind.name()));
-    }
-    for note in &stats.notes {
-        meta.push_str(&format!("{key}.note={note}\n"));
-    }
+    let source = SourceMeta {
+        file: file.to_owned(),
+        source: format!("npm {package}@{version}"),
+        date: date.to_owned(),
+        stats: stats.clone(),
+    };
+    meta::write(out, key, &source);
 }

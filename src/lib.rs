@@ -4,18 +4,22 @@
 //!
 //! Data flows one way, down this list:
 //!
-//! - [`geo`]: the address data. Range tables for country and ASN, the country
-//!   metadata table and the IANA special-purpose registry. Pure and synchronous.
+//! - [`geo`]: the address data. Range tables for country and ASN (from the
+//!   `iplookup-data` crate, which also holds the CSV reader, the release policy
+//!   and the snapshot format), the country metadata table and the IANA
+//!   special-purpose registry; loading a data directory. Pure and synchronous
+//!   at lookup time.
 //! - [`address`]: strict parsing of addresses typed by callers, canonical form.
 //! - [`model`]: the wire contract (`IpInfo`, `Location`, `Network`, `Error`).
+//! - [`fields`]: the fields of an `IpInfo` by name, flat (CSV columns, single values).
 //! - [`rdns`]: reverse DNS with a deadline, a TTL-honouring cache and one query per address.
 //! - [`lookup`]: the current database, reverse DNS and the clock, turning an address into an `IpInfo`.
 //! - [`web`]: routes (the hot lookup route past the router), the caller's address,
 //!   format negotiation, the four renderers, description documents, the MCP
 //!   endpoint and Prometheus metrics.
+//! - [`memory`]: handing freed memory back to the system after a reload (glibc).
 //! - [`reload`]: watching the data directory (and SIGHUP) and swapping in new releases.
 //! - [`connections`]: the cap on open connections.
-//! - [`memory`]: handing freed memory back to the system after a reload (glibc).
 //! - [`config`]: every setting of a running service, as one plain value.
 //! - [`server`]: listening (HTTP or HTTPS), limits, graceful shutdown when the
 //!   caller's shutdown future resolves.

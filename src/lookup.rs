@@ -142,7 +142,7 @@ pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
     }
     let answer = db.lookup(ip);
     info.location = location(&answer, now);
-    info.network = network(ip, &answer);
+    info.network = network(&answer);
     info
 }
 
@@ -224,19 +224,16 @@ thread_local! {
     static LOCAL_TIMES: RefCell<Vec<LocalTime>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The network part: ASN and organisation, and the range of the ASN row
-/// (or of the country row when the ASN table has no data for the address).
-fn network(ip: IpAddr, answer: &Answer<'_>) -> Network {
-    let source = answer.range;
+/// The network part: ASN and organisation, and the block geo cut from the
+/// ASN row (or from the country row when the ASN table has no data for the address).
+fn network(answer: &Answer<'_>) -> Network {
     Network {
         asn: answer.network.map(|(asn, _)| asn),
         organization: answer
             .network
             .map(|(_, org)| org.to_owned())
             .filter(|o| !o.is_empty()),
-        range: source
-            .and_then(|(start, end)| geo::largest_block(ip, start, end))
-            .map(|net| address::net_text(&net)),
+        range: answer.range.map(|net| address::net_text(&net)),
         reverse_dns: None,
     }
 }

@@ -14,140 +14,21 @@
 //! an operator may refresh only one table.
 
 use std::borrow::Cow;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::path::Path;
 
-pub use super::policy::Policy;
-use super::ranges::RangeTable;
-use super::{AsnTables, CityTables, CountryTables, GeoDb, GeoError, Release, SourceInfo};
-use super::{csv, mmdb};
+use iplookup_data::csv;
+use iplookup_data::ranges::{Key, RangeTable, Value};
+use iplookup_data::tables::{AsnTables, CountryTables};
+use iplookup_data::{DataError, ImportStats};
 
-/// The kinds of table a release holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Table {
-    Country,
-    Asn,
-    City,
-}
+pub use super::files::Table;
+pub use iplookup_data::policy::Policy;
 
-impl Table {
-    /// The name used in `/healthz`, `/metrics` and the logs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Table::Country => "country",
-            Table::Asn => "asn",
-            Table::City => "city",
-        }
-    }
-
-    fn prefixes(self) -> &'static [&'static str] {
-        match self {
-            Table::Country => &["dbip-country", "GeoLite2-Country"],
-            Table::Asn => &["dbip-asn", "asn", "GeoLite2-ASN"],
-            Table::City => &["dbip-city", "GeoLite2-City"],
-        }
-    }
-}
-
-/// A release file that was not loaded, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
-    /// `country`, `asn` or `city`.
-    pub table: &'static str,
-    /// The file's name (never its path).
-    pub file: String,
-    pub reason: String,
-    /// The file looked unfinished (still being written): it is tried again
-    /// on the next change.
-    pub incomplete: bool,
-}
-
-/// What identifies one version of a file: its length and modification time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStamp {
-    pub len: u64,
-    pub modified: Option<SystemTime>,
-}
-
-fn stamp(path: &Path) -> Option<FileStamp> {
-    let meta = std::fs::metadata(path).ok()?;
-    Some(FileStamp {
-        len: meta.len(),
-        modified: meta.modified().ok(),
-    })
-}
-
-/// The release files found in a data directory.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DataFiles {
-    pub country: Option<PathBuf>,
-    pub asn: Option<PathBuf>,
-    pub city: Option<PathBuf>,
-}
-
-/// Whether a name is a temporary or partial file that must never be loaded.
-pub fn is_temporary(name: &str) -> bool {
-    name.starts_with('.')
-        || name.ends_with('~')
-        || [
-            ".tmp",
-            ".part",
-            ".partial",
-            ".download",
-            ".crdownload",
-            ".swp",
-        ]
-        .iter()
-        .any(|t| name.contains(t))
-}
-
-/// The release files of `table` in `dir`, newest first: DB-IP CSV
-/// (`dbip-country*.csv[.gz]`, `dbip-asn*.csv[.gz]`, `asn*.csv[.gz]`) or MMDB
-/// (`dbip-*-lite-*.mmdb[.gz]`, `GeoLite2-{Country,ASN,City}*.mmdb[.gz]`; city:
-/// MMDB only). Newest means greatest name, which for DB-IP's
-/// `...-YYYY-MM...` names is the latest month.
-pub fn candidates(dir: &Path, table: Table) -> Result<Vec<String>, GeoError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| GeoError::File {
-        path: dir.display().to_string(),
-        reason: format!("cannot read directory: {e}"),
-    })?;
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| !is_temporary(n))
-        .filter(|n| {
-            let exts: &[&str] = if table == Table::City {
-                &[".mmdb", ".mmdb.gz"]
-            } else {
-                &[".csv", ".csv.gz", ".mmdb", ".mmdb.gz"]
-            };
-            exts.iter().any(|ext| n.ends_with(ext))
-        })
-        .filter(|n| table.prefixes().iter().any(|p| n.starts_with(p)))
-        .collect();
-    names.sort();
-    names.reverse();
-    Ok(names)
-}
-
-/// The newest country, ASN and city files in `dir`.
-pub fn find(dir: &Path) -> Result<DataFiles, GeoError> {
-    let newest = |t| -> Result<Option<PathBuf>, GeoError> {
-        Ok(candidates(dir, t)?.first().map(|n| dir.join(n)))
-    };
-    Ok(DataFiles {
-        country: newest(Table::Country)?,
-        asn: newest(Table::Asn)?,
-        city: newest(Table::City)?,
-    })
-}
-
-fn is_mmdb(name: &str) -> bool {
-    name.ends_with(".mmdb") || name.ends_with(".mmdb.gz")
-}
+use super::db::GeoDb;
+use super::error::{GeoError, file_error};
+use super::files::{candidates, is_mmdb, modified_date, open, read_all, release_date, stamp};
+use super::mmdb::{self, CityTables};
+use super::release::{FileStamp, Refusal, Release, SourceInfo};
 
 /// Loads the database to start with: the data directory's newest releases
 /// that pass the policy (checked against the embedded data), else the
@@ -220,7 +101,7 @@ fn choose<T: Clone>(
             }
             Err(e) if strict => return Err(e),
             Err(e) => {
-                let incomplete = is_incomplete(&e) && recently_modified(&path);
+                let incomplete = e.is_incomplete() && recently_modified(&path);
                 if incomplete {
                     tracing::info!(table = table.name(), file = %name, reason = %e, "release file not complete yet; not loaded");
                 } else {
@@ -247,7 +128,7 @@ fn check_rows(policy: &Policy, new: &SourceInfo, current: &SourceInfo) -> Result
     policy
         .check_rows(new.rows, current.rows)
         .map_err(|violation| {
-            GeoError::Csv(csv::CsvError::Policy {
+            GeoError::Data(DataError::Policy {
                 file: new.file.clone(),
                 violation,
             })
@@ -264,10 +145,6 @@ fn recently_modified(path: &Path) -> bool {
         .ok()
         .and_then(|t| t.elapsed().ok())
         .is_some_and(|age| age < WRITE_GRACE)
-}
-
-fn is_incomplete(e: &GeoError) -> bool {
-    matches!(e, GeoError::Csv(c) if c.is_incomplete())
 }
 
 fn load_release(
@@ -423,85 +300,18 @@ fn on_big_stack<T: Send>(work: impl FnOnce() -> Result<T, GeoError> + Send) -> R
             .name("mmdb-load".into())
             .stack_size(64 << 20)
             .spawn_scoped(scope, work)
-            .map_err(|e| GeoError::File {
-                path: "mmdb".into(),
-                reason: format!("cannot start a loader thread: {e}"),
-            })?
+            .map_err(|e| file_error("mmdb", format!("cannot start a loader thread: {e}")))?
             .join()
-            .unwrap_or_else(|_| {
-                Err(GeoError::File {
-                    path: "mmdb".into(),
-                    reason: "the MMDB loader panicked".into(),
-                })
-            })
+            .unwrap_or_else(|_| Err(file_error("mmdb", "the MMDB loader panicked")))
     })
 }
 
-/// The marker that opens an MMDB's metadata section, near the end of the file.
-const MMDB_MARKER: &[u8] = b"\xab\xcd\xefMaxMind.com";
-/// How far from the end the metadata marker may be.
-const MMDB_METADATA_MAX: usize = 128 << 10;
-
-/// The whole MMDB file, decompressed if gzipped, at most the policy's cap;
-/// refused as incomplete without its metadata marker.
-fn read_all(path: &Path, name: &str, policy: &Policy) -> Result<Vec<u8>, GeoError> {
-    let too_large = || {
-        GeoError::Csv(csv::CsvError::TooLarge {
-            file: name.to_owned(),
-            limit: policy.max_unpacked_bytes,
-        })
-    };
-    if std::fs::metadata(path).is_ok_and(|m| m.len() > policy.max_unpacked_bytes) {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    open(path, name)?
-        .take(policy.max_unpacked_bytes + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| csv::read_error(name, e))?;
-    if bytes.len() as u64 > policy.max_unpacked_bytes {
-        return Err(too_large());
-    }
-    let tail = &bytes[bytes.len().saturating_sub(MMDB_METADATA_MAX)..];
-    if !tail.windows(MMDB_MARKER.len()).any(|w| w == MMDB_MARKER) {
-        return Err(GeoError::Csv(csv::CsvError::Incomplete {
-            file: name.to_owned(),
-            reason: "no MaxMind metadata marker at the end: not a MaxMind database, or cut short"
-                .into(),
-        }));
-    }
-    Ok(bytes)
-}
-
-fn table<K: super::ranges::Key, V: super::ranges::Value>(
+fn table<K: Key, V: Value>(
     label: &str,
     (starts, values): (Vec<K>, Vec<V>),
 ) -> Result<RangeTable<K, V>, GeoError> {
-    RangeTable::new(Cow::Owned(starts), Cow::Owned(values)).map_err(|e| GeoError::File {
-        path: label.to_owned(),
-        reason: format!("inconsistent table: {e:?}"),
-    })
-}
-
-/// Opens a file for reading lines, decompressing it if it starts with the
-/// gzip magic (every member's CRC and length are checked at its end).
-/// Errors name the file by `name`, never by its path.
-pub fn open(path: &Path, name: &str) -> Result<Box<dyn BufRead + Send>, GeoError> {
-    let mut file = File::open(path).map_err(|e| file_error(name, &format!("cannot open: {e}")))?;
-    let mut magic = [0u8; 2];
-    let n = file
-        .read(&mut magic)
-        .map_err(|e| file_error(name, &format!("cannot read: {e}")))?;
-    let head = std::io::Cursor::new(magic[..n].to_vec());
-    let reader = head.chain(file);
-    Ok(if magic == [0x1f, 0x8b] {
-        Box::new(BufReader::with_capacity(
-            1 << 16,
-            flate2::read::MultiGzDecoder::new(reader),
-        ))
-    } else {
-        Box::new(BufReader::with_capacity(1 << 16, reader))
-    })
+    RangeTable::new(Cow::Owned(starts), Cow::Owned(values))
+        .map_err(|e| file_error(label, format!("inconsistent table: {e:?}")))
 }
 
 /// Where a table came from; refused as incomplete if the file changed while it was read.
@@ -509,104 +319,32 @@ fn source_info(
     path: &Path,
     name: &str,
     before: Option<FileStamp>,
-    stats: csv::CsvStats,
+    stats: ImportStats,
 ) -> Result<SourceInfo, GeoError> {
     let after = stamp(path);
     if before != after {
-        return Err(GeoError::Csv(csv::CsvError::Incomplete {
+        return Err(GeoError::Data(DataError::Incomplete {
             file: name.to_owned(),
             reason: "the file changed while it was read".into(),
         }));
     }
+    let source = if is_mmdb(name) {
+        "MMDB file"
+    } else {
+        "DB-IP CSV file"
+    };
+    let date = release_date(name)
+        .or_else(|| modified_date(path))
+        .unwrap_or_default();
     Ok(SourceInfo {
-        file: name.to_owned(),
-        source: if is_mmdb(name) {
-            "MMDB file".into()
-        } else {
-            "DB-IP CSV file".into()
-        },
-        date: release_date(name)
-            .or_else(|| modified_date(path))
-            .unwrap_or_default(),
-        rows: stats.rows,
-        trimmed: stats.trimmed,
-        skipped: stats.skipped,
-        defects: stats.defects,
-        notes: stats.notes,
         stamp: after,
+        ..SourceInfo::new(name.to_owned(), source.into(), date, stats)
     })
-}
-
-/// The `YYYY-MM` (or `YYYY-MM-DD`) in a DB-IP file name.
-pub fn release_date(name: &str) -> Option<String> {
-    let b = name.as_bytes();
-    (0..b.len()).find_map(|i| {
-        let digits =
-            |r: std::ops::Range<usize>| b.get(r).is_some_and(|s| s.iter().all(u8::is_ascii_digit));
-        if digits(i..i + 4) && b.get(i + 4) == Some(&b'-') && digits(i + 5..i + 7) {
-            let day = b.get(i + 7) == Some(&b'-') && digits(i + 8..i + 10);
-            let end = if day { i + 10 } else { i + 7 };
-            Some(name[i..end].to_owned())
-        } else {
-            None
-        }
-    })
-}
-
-fn modified_date(path: &Path) -> Option<String> {
-    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
-    let date: chrono::DateTime<chrono::Utc> = modified.into();
-    Some(date.format("%Y-%m-%d").to_string())
-}
-
-fn file_error(name: &str, reason: &str) -> GeoError {
-    GeoError::File {
-        path: name.to_owned(),
-        reason: reason.to_owned(),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn finds_release_dates_in_names() {
-        assert_eq!(
-            release_date("dbip-country-lite-2026-11.csv.gz").as_deref(),
-            Some("2026-11")
-        );
-        assert_eq!(
-            release_date("asn-2026-06-17.csv").as_deref(),
-            Some("2026-06-17")
-        );
-        assert_eq!(release_date("asn.csv"), None);
-    }
-
-    #[test]
-    fn temporary_names_are_never_candidates() {
-        let dir = std::env::temp_dir().join(format!("iplookup-cand-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        for name in [
-            "dbip-asn-lite-2030-01.csv.gz",
-            "dbip-asn-lite-2030-02.csv",
-            ".dbip-asn-lite-2030-03.csv.gz.77.1.tmp",
-            "dbip-asn-lite-2030-04.csv.gz.part",
-            "dbip-asn-lite-2030-05.partial.csv",
-            "dbip-asn-lite-2030-06.csv~",
-            "dbip-country-lite-2030-01.csv",
-            "dbip-city-lite-2030-01.csv",
-        ] {
-            std::fs::write(dir.join(name), b"").unwrap();
-        }
-        assert_eq!(
-            candidates(&dir, Table::Asn).unwrap(),
-            ["dbip-asn-lite-2030-02.csv", "dbip-asn-lite-2030-01.csv.gz"]
-        );
-        // A city database is an MMDB.
-        assert!(candidates(&dir, Table::City).unwrap().is_empty());
-        let _ = std::fs::remove_dir_all(&dir);
-    }
 
     #[test]
     fn row_counts_are_compared_within_one_format() {

@@ -2,6 +2,11 @@
 //! Country/City/ASN, and the flat ip-location-db builds) with the `maxminddb`
 //! crate, converting every network into the same range tables the CSV
 //! loader builds. Runs at load time only; lookups never touch the MMDB.
+//!
+//! It lives in the service, not in `iplookup-data`: the build script never
+//! reads an MMDB, and `maxminddb` and `serde` as build dependencies would be
+//! compiled a second time for it. It hands over the data crate's neutral
+//! arrays and [`ImportStats`], so the policy judges both formats alike.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -9,11 +14,12 @@ use std::net::IpAddr;
 use maxminddb::{Reader, WithinOptions};
 use serde::Deserialize;
 
-use super::csv::{AsnArrays, CountryArrays, CsvError, CsvStats};
-use super::networks::NetworksBuilder;
-use super::policy::{Defect, Policy};
-use super::ranges::{Pushed, TableBuilder, Value};
-use super::rows::{self, RowError};
+use iplookup_data::DataError;
+use iplookup_data::import::{AsnArrays, CountryArrays, ImportStats};
+use iplookup_data::networks::NetworksBuilder;
+use iplookup_data::policy::{Defect, Policy};
+use iplookup_data::ranges::{Pushed, RangeTable, TableBuilder, Value};
+use iplookup_data::rows::{self, RowError};
 
 /// One city: name and coordinates.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,13 +29,21 @@ pub struct City {
     pub longitude: Option<f64>,
 }
 
+/// City tables of both families and the cities they point to (ids 1-based).
+#[derive(Debug, Clone)]
+pub struct CityTables {
+    pub v4: RangeTable<u32, u32>,
+    pub v6: RangeTable<u128, u32>,
+    pub cities: Vec<City>,
+}
+
 /// City tables of both families (ids point into `cities`, 1-based).
 #[derive(Debug, Default)]
 pub struct CityArrays {
     pub v4: (Vec<u32>, Vec<u32>),
     pub v6: (Vec<u128>, Vec<u32>),
     pub cities: Vec<City>,
-    pub stats: CsvStats,
+    pub stats: ImportStats,
 }
 
 /// The fields we read, in both the MaxMind schema and the flat one.
@@ -145,7 +159,7 @@ pub fn read_country(
     bytes: Vec<u8>,
     file: &str,
     policy: &Policy,
-) -> Result<CountryArrays, CsvError> {
+) -> Result<CountryArrays, DataError> {
     let mut v4 = TableBuilder::<u32, u16>::default();
     let mut v6 = TableBuilder::<u128, u16>::default();
     let (stats, _) = walk(bytes, file, policy, |start, end, record| {
@@ -163,7 +177,7 @@ pub fn read_country(
 }
 
 /// Reads an ASN MMDB into ASN tables.
-pub fn read_asn(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<AsnArrays, CsvError> {
+pub fn read_asn(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<AsnArrays, DataError> {
     let mut v4 = TableBuilder::<u32, u32>::default();
     let mut v6 = TableBuilder::<u128, u32>::default();
     let mut networks = NetworksBuilder::default();
@@ -189,7 +203,7 @@ pub fn read_asn(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<AsnArrays
 }
 
 /// Reads a city MMDB into city tables, checked as [`check_city`] says.
-pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArrays, CsvError> {
+pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArrays, DataError> {
     let mut v4 = TableBuilder::<u32, u32>::default();
     let mut v6 = TableBuilder::<u128, u32>::default();
     let mut cities: Vec<City> = Vec::new();
@@ -251,7 +265,7 @@ type MmdbReader = Reader<Vec<u8>>;
 /// cap): its database type names a city database and its record size is one
 /// MaxMind defines (here), and the first networks looked up again through the
 /// reader resolve to the cities the conversion gave them ([`check_city`]).
-fn check_city_type(reader: &MmdbReader, file: &str) -> Result<(), CsvError> {
+fn check_city_type(reader: &MmdbReader, file: &str) -> Result<(), DataError> {
     let fail = |reason: String| io_fail(file, reason);
     let meta = reader.metadata();
     if !meta.database_type.to_ascii_lowercase().contains("city") {
@@ -275,7 +289,7 @@ fn check_city(
     file: &str,
     samples: &[(IpAddr, u32)],
     cities: &[City],
-) -> Result<(), CsvError> {
+) -> Result<(), DataError> {
     let fail = |reason: String| io_fail(file, reason);
     for (ip, id) in samples {
         let found: Option<Record> = reader
@@ -293,8 +307,8 @@ fn check_city(
     Ok(())
 }
 
-fn io_fail(file: &str, reason: String) -> CsvError {
-    CsvError::Io {
+fn io_fail(file: &str, reason: String) -> DataError {
+    DataError::Io {
         file: file.to_owned(),
         source: std::io::Error::other(reason),
     }
@@ -308,12 +322,12 @@ fn walk(
     file: &str,
     policy: &Policy,
     visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
-) -> Result<(CsvStats, MmdbReader), CsvError> {
+) -> Result<(ImportStats, MmdbReader), DataError> {
     walk_reader(open_reader(bytes, file)?, file, policy, visit)
 }
 
 /// Reads an MMDB's metadata.
-fn open_reader(bytes: Vec<u8>, file: &str) -> Result<MmdbReader, CsvError> {
+fn open_reader(bytes: Vec<u8>, file: &str) -> Result<MmdbReader, DataError> {
     Reader::from_source(bytes).map_err(|e| io_fail(file, format!("not a MaxMind database: {e}")))
 }
 
@@ -323,9 +337,9 @@ fn walk_reader(
     file: &str,
     policy: &Policy,
     mut visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
-) -> Result<(CsvStats, MmdbReader), CsvError> {
+) -> Result<(ImportStats, MmdbReader), DataError> {
     let fail = |reason: String| io_fail(file, reason);
-    let mut stats = CsvStats::default();
+    let mut stats = ImportStats::default();
     {
         let networks = reader
             .networks(WithinOptions::default())

@@ -3,8 +3,6 @@
 //! `iplookup update`: which defects are repaired and counted, how many a
 //! release may hold before it is refused, how far its row count may move from
 //! the release it would replace, and how large its files may be.
-//!
-//! Depends on `std` alone: `build.rs` compiles it through `#[path]`.
 
 use std::fmt;
 
@@ -134,6 +132,8 @@ pub enum Violation {
         max: u64,
     },
 }
+
+impl std::error::Error for Violation {}
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

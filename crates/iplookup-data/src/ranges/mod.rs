@@ -10,70 +10,17 @@
 //! tables loaded from files own their vectors.
 
 use std::borrow::Cow;
-use std::fmt::Debug;
 use std::sync::OnceLock;
 
-use super::directory::Directory;
-use super::rows::RowError;
+mod directory;
+mod key;
 
-/// An address of one family as an unsigned integer (`u32` for IPv4, `u128` for IPv6).
-pub trait Key: Copy + Ord + Debug + Default + bytemuck::Pod + Send + Sync + 'static {
-    /// Bits in the address.
-    const BITS: u32;
-    /// The last address of the family.
-    const MAX: Self;
-    /// The address plus one, `None` past the end.
-    fn succ(self) -> Option<Self>;
-    /// The address minus one (callers never ask below zero).
-    fn pred(self) -> Self;
-    /// The `count` bits that follow the top `from` bits.
-    fn bits(self, from: u32, count: u32) -> usize;
-    /// `prefix` with the `count` bits after its top `from` bits set to `value`.
-    fn with_bits(prefix: Self, from: u32, count: u32, value: usize) -> Self;
-}
+pub use key::{Key, Value};
 
-impl Key for u32 {
-    const BITS: u32 = 32;
-    const MAX: Self = u32::MAX;
-    fn succ(self) -> Option<Self> {
-        self.checked_add(1)
-    }
-    fn pred(self) -> Self {
-        self.saturating_sub(1)
-    }
-    fn bits(self, from: u32, count: u32) -> usize {
-        (self.checked_shl(from).unwrap_or(0) >> (32 - count)) as usize
-    }
-    fn with_bits(prefix: Self, from: u32, count: u32, value: usize) -> Self {
-        prefix | ((value as u32) << (32 - from - count))
-    }
-}
+use crate::rows::RowError;
+use directory::Directory;
 
-impl Key for u128 {
-    const BITS: u32 = 128;
-    const MAX: Self = u128::MAX;
-    fn succ(self) -> Option<Self> {
-        self.checked_add(1)
-    }
-    fn pred(self) -> Self {
-        self.saturating_sub(1)
-    }
-    fn bits(self, from: u32, count: u32) -> usize {
-        (self.checked_shl(from).unwrap_or(0) >> (128 - count)) as usize
-    }
-    fn with_bits(prefix: Self, from: u32, count: u32, value: usize) -> Self {
-        prefix | ((value as u128) << (128 - from - count))
-    }
-}
-
-/// A payload id: zero means "no data".
-pub trait Value:
-    Copy + Default + PartialEq + Debug + bytemuck::Pod + Send + Sync + 'static
-{
-}
-impl Value for u16 {}
-impl Value for u32 {}
-/// Index slots (see [`super::index::Slot`]).
+/// Index slots (see [`crate::index::Slot`]).
 impl Value for [u32; 2] {}
 
 /// The entry of a table that holds an address.

@@ -6,125 +6,23 @@
 //! dropped); the file is refused when it holds more defects than the policy
 //! allows, naming file, count and the first defect's line. A file that does
 //! not end in a newline, or whose gzip stream stops early, is taken as still
-//! being written ([`CsvError::Incomplete`]).
+//! being written ([`DataError::Incomplete`]).
 
 use std::io::{BufRead, Read};
 
-use super::networks::{Networks, NetworksBuilder};
-use super::policy::{Defect, Defects, MAX_LINE_BYTES, Policy, Violation};
-use super::ranges::{Pushed, TableBuilder};
-use super::rows::{self, RowError, Span};
-
-/// Why a data file was refused.
-#[derive(Debug, thiserror::Error)]
-pub enum CsvError {
-    #[error("{file}:{line}: {reason}")]
-    Row {
-        file: String,
-        line: usize,
-        reason: RowError,
-    },
-    #[error("{file}: cannot read: {source}")]
-    Io {
-        file: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{file}: no data rows")]
-    Empty { file: String },
-    #[error("{file}: {violation}")]
-    Policy { file: String, violation: Violation },
-    #[error("{file}: holds more than {limit} bytes once decompressed; refusing")]
-    TooLarge { file: String, limit: u64 },
-    #[error("{file}:{line}: line longer than {MAX_LINE_BYTES} bytes; refusing")]
-    LongLine { file: String, line: usize },
-    #[error("{file}: incomplete ({reason}); still being written?")]
-    Incomplete { file: String, reason: String },
-}
-
-impl CsvError {
-    /// Whether the file looks unfinished rather than bad.
-    pub fn is_incomplete(&self) -> bool {
-        matches!(self, CsvError::Incomplete { .. })
-    }
-}
-
-impl std::error::Error for RowError {}
-impl std::error::Error for Violation {}
-
-/// What reading a file found besides the rows it kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CsvStats {
-    /// Rows kept (trimmed ones included).
-    pub rows: u64,
-    /// Rows whose start was moved past an overlapping earlier row.
-    pub trimmed: u64,
-    /// Rows dropped (defects), and in MMDB files networks without the data sought.
-    pub skipped: u64,
-    /// Defects, by kind.
-    pub defects: Defects,
-    /// The first few problems, as `line N: reason`, for the operator.
-    pub notes: Vec<String>,
-}
-
-impl CsvStats {
-    /// Counts one defect at `line`.
-    pub fn defect(&mut self, kind: Defect, line: usize, what: &str) {
-        self.defects.add(kind);
-        if kind == Defect::Overlap {
-            self.trimmed += 1;
-            self.rows += 1;
-        } else {
-            self.skipped += 1;
-        }
-        if self.notes.len() < 20 {
-            self.notes.push(format!("line {line}: {what}"));
-        }
-    }
-
-    /// Applies the defect limit of `policy`.
-    pub fn check(&self, file: &str, policy: &Policy) -> Result<(), CsvError> {
-        if self.rows == 0 {
-            return Err(CsvError::Empty {
-                file: file.to_owned(),
-            });
-        }
-        policy
-            .check_defects(
-                &self.defects,
-                self.rows,
-                self.notes.first().map(String::as_str),
-            )
-            .map_err(|violation| CsvError::Policy {
-                file: file.to_owned(),
-                violation,
-            })
-    }
-}
-
-/// Country tables of both families: range starts and packed country codes.
-#[derive(Debug, Default)]
-pub struct CountryArrays {
-    pub v4: (Vec<u32>, Vec<u16>),
-    pub v6: (Vec<u128>, Vec<u16>),
-    pub stats: CsvStats,
-}
-
-/// ASN tables of both families: range starts and network ids, and the networks.
-#[derive(Debug)]
-pub struct AsnArrays {
-    pub v4: (Vec<u32>, Vec<u32>),
-    pub v6: (Vec<u128>, Vec<u32>),
-    pub networks: Networks,
-    pub stats: CsvStats,
-}
+use crate::error::DataError;
+use crate::import::{AsnArrays, CountryArrays, ImportStats};
+use crate::networks::NetworksBuilder;
+use crate::policy::{Defect, MAX_LINE_BYTES, Policy};
+use crate::ranges::{Pushed, TableBuilder, Value};
+use crate::rows::{self, RowError, Span};
 
 /// Reads a country file (`start,end,CC`).
 pub fn read_country(
     input: impl BufRead,
     file: &str,
     policy: &Policy,
-) -> Result<CountryArrays, CsvError> {
+) -> Result<CountryArrays, DataError> {
     let mut v4 = TableBuilder::<u32, u16>::default();
     let mut v6 = TableBuilder::<u128, u16>::default();
     let stats = read_rows(input, file, policy, |line| {
@@ -139,7 +37,7 @@ pub fn read_country(
 }
 
 /// Reads an ASN file (`start,end,asn,organisation`).
-pub fn read_asn(input: impl BufRead, file: &str, policy: &Policy) -> Result<AsnArrays, CsvError> {
+pub fn read_asn(input: impl BufRead, file: &str, policy: &Policy) -> Result<AsnArrays, DataError> {
     let mut v4 = TableBuilder::<u32, u32>::default();
     let mut v6 = TableBuilder::<u128, u32>::default();
     let mut networks = NetworksBuilder::default();
@@ -156,7 +54,7 @@ pub fn read_asn(input: impl BufRead, file: &str, policy: &Policy) -> Result<AsnA
     })
 }
 
-fn push_span<V: super::ranges::Value>(
+fn push_span<V: Value>(
     v4: &mut TableBuilder<u32, V>,
     v6: &mut TableBuilder<u128, V>,
     span: Span,
@@ -175,8 +73,8 @@ fn read_rows(
     file: &str,
     policy: &Policy,
     mut row: impl FnMut(&str) -> Result<Pushed, RowError>,
-) -> Result<CsvStats, CsvError> {
-    let mut stats = CsvStats::default();
+) -> Result<ImportStats, DataError> {
+    let mut stats = ImportStats::default();
     let mut buf = Vec::with_capacity(256);
     let (mut number, mut total) = (0usize, 0u64);
     loop {
@@ -185,25 +83,25 @@ fn read_rows(
         let n = (&mut input)
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut buf)
-            .map_err(|e| read_error(file, e))?;
+            .map_err(|e| DataError::read(file, e))?;
         if n == 0 {
             break;
         }
         total += n as u64;
         if total > policy.max_unpacked_bytes {
-            return Err(CsvError::TooLarge {
+            return Err(DataError::TooLarge {
                 file: file.to_owned(),
                 limit: policy.max_unpacked_bytes,
             });
         }
         if buf.last() != Some(&b'\n') {
             if n > MAX_LINE_BYTES {
-                return Err(CsvError::LongLine {
+                return Err(DataError::LongLine {
                     file: file.to_owned(),
                     line: number,
                 });
             }
-            return Err(CsvError::Incomplete {
+            return Err(DataError::Incomplete {
                 file: file.to_owned(),
                 reason: "the last line does not end in a newline".into(),
             });
@@ -236,21 +134,6 @@ fn read_rows(
     }
     stats.check(file, policy)?;
     Ok(stats)
-}
-
-/// A read error; a stream that stops early (a gzip file still being written) is incomplete.
-pub fn read_error(file: &str, e: std::io::Error) -> CsvError {
-    if e.kind() == std::io::ErrorKind::UnexpectedEof {
-        CsvError::Incomplete {
-            file: file.to_owned(),
-            reason: "the gzip stream ends early".into(),
-        }
-    } else {
-        CsvError::Io {
-            file: file.to_owned(),
-            source: e,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -326,7 +209,10 @@ mod tests {
             ..Policy::default()
         };
         let err = read_country(COUNTRY.as_bytes(), "c.csv", &small).unwrap_err();
-        assert!(matches!(err, CsvError::TooLarge { limit: 30, .. }), "{err}");
+        assert!(
+            matches!(err, DataError::TooLarge { limit: 30, .. }),
+            "{err}"
+        );
         let long = format!("1.0.0.0,1.0.0.255,AU\n{}\n", "x".repeat(MAX_LINE_BYTES + 5));
         let err = read_country(long.as_bytes(), "c.csv", &p).unwrap_err();
         assert_eq!(

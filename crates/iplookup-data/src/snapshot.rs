@@ -9,7 +9,8 @@
 
 use std::borrow::Cow;
 
-use super::index::{self, IndexError, Slot};
+use crate::error::DataError;
+use crate::index::{self, IndexError, Slot};
 
 const MAGIC: &[u8; 8] = b"IPLKSNP2";
 const SECTIONS: usize = 17;
@@ -58,11 +59,6 @@ impl Parts<'_> {
     }
 }
 
-/// Why snapshot bytes could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("corrupt data snapshot: {0}")]
-pub struct SnapshotError(pub &'static str);
-
 /// Serialises the parts.
 pub fn encode(parts: &Parts<'_>) -> Vec<u8> {
     let mut out = Vec::new();
@@ -110,13 +106,13 @@ fn pad(out: &mut Vec<u8>) {
 
 /// Reads the parts back, borrowing from `bytes` where alignment and
 /// endianness allow (always, for the embedded snapshot on little-endian machines).
-pub fn decode(bytes: &'static [u8]) -> Result<Parts<'static>, SnapshotError> {
+pub fn decode(bytes: &'static [u8]) -> Result<Parts<'static>, DataError> {
     let mut r = Reader { bytes, pos: 0 };
     if r.take(8)? != MAGIC {
-        return Err(SnapshotError("bad magic"));
+        return Err(DataError::Snapshot("bad magic"));
     }
     if r.u64()? != SECTIONS as u64 {
-        return Err(SnapshotError("unexpected section count"));
+        return Err(DataError::Snapshot("unexpected section count"));
     }
     Ok(Parts {
         country_v4: (r.array()?, r.array()?),
@@ -129,10 +125,10 @@ pub fn decode(bytes: &'static [u8]) -> Result<Parts<'static>, SnapshotError> {
         codes: r.array()?,
         meta: match r.array::<u8>()? {
             Cow::Borrowed(b) => Cow::Borrowed(
-                std::str::from_utf8(b).map_err(|_| SnapshotError("metadata is not UTF-8"))?,
+                std::str::from_utf8(b).map_err(|_| DataError::Snapshot("metadata is not UTF-8"))?,
             ),
             Cow::Owned(b) => Cow::Owned(
-                String::from_utf8(b).map_err(|_| SnapshotError("metadata is not UTF-8"))?,
+                String::from_utf8(b).map_err(|_| DataError::Snapshot("metadata is not UTF-8"))?,
             ),
         },
     })
@@ -144,31 +140,32 @@ struct Reader {
 }
 
 impl Reader {
-    fn take(&mut self, n: usize) -> Result<&'static [u8], SnapshotError> {
+    fn take(&mut self, n: usize) -> Result<&'static [u8], DataError> {
         let end = self
             .pos
             .checked_add(n)
-            .ok_or(SnapshotError("length overflow"))?;
+            .ok_or(DataError::Snapshot("length overflow"))?;
         let slice = self
             .bytes
             .get(self.pos..end)
-            .ok_or(SnapshotError("truncated"))?;
+            .ok_or(DataError::Snapshot("truncated"))?;
         self.pos = end;
         Ok(slice)
     }
 
-    fn u64(&mut self) -> Result<u64, SnapshotError> {
+    fn u64(&mut self) -> Result<u64, DataError> {
         let b = self.take(8)?;
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
         Ok(u64::from_le_bytes(a))
     }
 
-    fn array<T: bytemuck::Pod>(&mut self) -> Result<Cow<'static, [T]>, SnapshotError> {
-        let len = usize::try_from(self.u64()?).map_err(|_| SnapshotError("length overflow"))?;
+    fn array<T: bytemuck::Pod>(&mut self) -> Result<Cow<'static, [T]>, DataError> {
+        let len =
+            usize::try_from(self.u64()?).map_err(|_| DataError::Snapshot("length overflow"))?;
         let size = self.u64()?;
         if size != std::mem::size_of::<T>() as u64 || len % std::mem::size_of::<T>() != 0 {
-            return Err(SnapshotError("element size mismatch"));
+            return Err(DataError::Snapshot("element size mismatch"));
         }
         let raw = self.take(len)?;
         self.pos = self.pos.next_multiple_of(ALIGN);
@@ -227,10 +224,10 @@ mod tests {
     fn refuses_truncated_or_foreign_bytes() {
         let bytes = encode(&sample());
         let cut: &'static [u8] = bytes[..bytes.len() - 40].to_vec().leak();
-        assert_eq!(decode(cut).unwrap_err(), SnapshotError("truncated"));
-        assert_eq!(
-            decode(b"NOTASNAPSHOT0000").unwrap_err(),
-            SnapshotError("bad magic")
-        );
+        assert!(matches!(decode(cut), Err(DataError::Snapshot("truncated"))));
+        assert!(matches!(
+            decode(b"NOTASNAPSHOT0000"),
+            Err(DataError::Snapshot("bad magic"))
+        ));
     }
 }

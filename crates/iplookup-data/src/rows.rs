@@ -1,8 +1,7 @@
 //! Rows of the DB-IP CSV files: `start,end,country` and `start,end,asn,"organisation"`.
 //!
 //! This module only splits and parses one line at a time; it knows nothing of
-//! tables or files. It depends on `std` alone because the build script compiles
-//! it too, to turn the embedded CSV into a snapshot at build time.
+//! tables or files.
 
 use std::fmt;
 use std::net::IpAddr;
@@ -29,6 +28,8 @@ pub enum RowError {
     /// The row starts before the previous row started.
     Unsorted,
 }
+
+impl std::error::Error for RowError {}
 
 impl fmt::Display for RowError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

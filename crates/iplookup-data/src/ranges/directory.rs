@@ -12,7 +12,7 @@
 //! only add levels (measured: country lookups of IPv6 addresses in data
 //! about 1.5x slower with adaptive IPv6 children).
 
-use super::ranges::Key;
+use super::key::Key;
 
 const ROOT_BITS: u32 = 16;
 /// The widest child table, in bits.

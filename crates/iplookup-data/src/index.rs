@@ -21,7 +21,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::ranges::{Key, RangeTable};
+use crate::ranges::{Key, RangeTable};
 
 /// One index entry's payload (see the module documentation).
 pub type Slot = [u32; 2];
@@ -53,7 +53,7 @@ pub enum IndexError {
     Mismatch,
 }
 
-/// The packed country code (see [`super::rows::pack_country`]) of each code
+/// The packed country code (see [`crate::rows::pack_country`]) of each code
 /// index; index 0 is "no country".
 #[derive(Debug, Clone)]
 pub struct CodeBook {

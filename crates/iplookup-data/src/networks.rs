@@ -5,6 +5,8 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use crate::error::DataError;
+
 /// The interned (ASN, organisation) pairs.
 #[derive(Debug, Clone)]
 pub struct Networks {
@@ -20,10 +22,6 @@ pub struct Networks {
     records: Box<[(u32, Box<str>)]>,
 }
 
-/// Why stored network arrays are inconsistent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NetworksError(pub &'static str);
-
 impl Networks {
     /// Checks the arrays: one offset pair per ASN, the arena valid UTF-8, every
     /// name a slice of it on character boundaries.
@@ -31,22 +29,22 @@ impl Networks {
         asns: Cow<'static, [u32]>,
         offsets: Cow<'static, [u32]>,
         arena: Cow<'static, [u8]>,
-    ) -> Result<Self, NetworksError> {
+    ) -> Result<Self, DataError> {
         if offsets.len() != asns.len() * 2 {
-            return Err(NetworksError("offset count does not match AS count"));
+            return Err(DataError::Networks("offset count does not match AS count"));
         }
-        let not_utf8 = |_| NetworksError("organisation names are not UTF-8");
+        let not_utf8 = |_| DataError::Networks("organisation names are not UTF-8");
         let arena: Cow<'static, str> = match arena {
             Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).map_err(not_utf8)?),
             Cow::Owned(v) => Cow::Owned(
                 String::from_utf8(v)
-                    .map_err(|_| NetworksError("organisation names are not UTF-8"))?,
+                    .map_err(|_| DataError::Networks("organisation names are not UTF-8"))?,
             ),
         };
         for pair in offsets.chunks_exact(2) {
             arena
                 .get(pair[0] as usize..pair[1] as usize)
-                .ok_or(NetworksError(
+                .ok_or(DataError::Networks(
                     "organisation outside the arena or not on a character boundary",
                 ))?;
         }
@@ -60,6 +58,7 @@ impl Networks {
     }
 
     /// The (ASN, organisation) pair with this id; `None` for id 0 or an unknown id.
+    #[inline]
     pub fn get(&self, id: u32) -> Option<(u32, &str)> {
         let (asn, name) = self.records.get((id as usize).checked_sub(1)?)?;
         Some((*asn, name))
