@@ -121,6 +121,8 @@ pub enum ErrorCode {
     InvalidIp,
     /// No such page or asset (404).
     NotFound,
+    /// No such field of `IpInfo` in a single-field path (404).
+    UnknownField,
     /// The path does not take this method (405).
     MethodNotAllowed,
     /// The query string could not be read (400).
@@ -147,9 +149,10 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the order above.
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::InvalidIp,
         ErrorCode::NotFound,
+        ErrorCode::UnknownField,
         ErrorCode::MethodNotAllowed,
         ErrorCode::BadQuery,
         ErrorCode::BadFormat,
@@ -168,6 +171,7 @@ impl ErrorCode {
         match self {
             ErrorCode::InvalidIp => "invalid_ip",
             ErrorCode::NotFound => "not_found",
+            ErrorCode::UnknownField => "unknown_field",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
             ErrorCode::BadQuery => "bad_query",
             ErrorCode::BadFormat => "bad_format",

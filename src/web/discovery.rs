@@ -28,7 +28,10 @@ pub fn llms(d: &DocsPage) -> String {
         .iter()
         .filter(|o| o.path.starts_with("/api/v1/") && !o.path.ends_with(".json"))
     {
-        let example = op.path.replace("{ip}", "8.8.8.8");
+        let example = op
+            .path
+            .replace("{ip}", "8.8.8.8")
+            .replace("{field}", "country_code");
         api.push_str(&format!(
             "- [GET {}]({b}{example}): {}\n",
             op.path, op.summary

@@ -10,7 +10,7 @@
 //!   page model and the world map); [`respond`]: a page into a response;
 //! - [`refusal`]: the answers of the limits (414, 429, 408, 503);
 //!   [`metrics`]; [`base`]: the base URL of the description documents;
-//! - the handlers: [`pages`], [`assets`], [`mcp`], [`discovery`];
+//! - the handlers: [`pages`], [`field`], [`assets`], [`mcp`], [`discovery`];
 //!   [`schema`], the types only the OpenAPI document names;
 //! - [`openapi`]: the OpenAPI document, built once from the handlers, and
 //!   `/docs` and `/llms.txt` built from it;
@@ -22,6 +22,7 @@ pub mod base;
 pub mod client;
 pub mod common;
 pub mod discovery;
+pub mod field;
 pub mod hot;
 pub mod mcp;
 pub mod metrics;

@@ -198,7 +198,7 @@ async fn lookup_reply(
     }
 }
 
-fn invalid_ip(e: &LookupError) -> ErrorPage {
+pub fn invalid_ip(e: &LookupError) -> ErrorPage {
     bad_request(e.code(), e.to_string())
 }
 

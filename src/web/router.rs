@@ -8,7 +8,7 @@ use axum::routing::get;
 use super::common::CommonLayer;
 use super::routes;
 use super::state::{AppState, Limits};
-use super::{assets, discovery, hot, mcp, metrics, openapi, pages};
+use super::{assets, discovery, field, hot, mcp, metrics, openapi, pages};
 
 /// The whole service: every route, each behind the common layer.
 pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
@@ -27,6 +27,8 @@ fn router(state: AppState, common: CommonLayer) -> Router {
         (&routes::API_ME, get(pages::api_me)),
         (&routes::API_IP_MISSING, get(pages::api_ip_missing)),
         (&routes::API_IP, get(pages::api_ip)),
+        (&routes::API_ME_FIELD, get(field::api_me_field)),
+        (&routes::API_IP_FIELD, get(field::api_ip_field)),
         (&routes::DOCS, get(openapi::docs_page)),
         (&routes::OPENAPI, get(openapi::openapi_json)),
         (&routes::LLMS_TXT, get(openapi::llms_txt)),

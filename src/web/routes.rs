@@ -151,6 +151,18 @@ pub const DOCS: Route = page("/docs", Caching::Document);
 pub const API_ME: Route = api("/api/v1/me", Caching::PerCaller);
 /// `/api/v1/ip/{ip}`: one address (the hot route).
 pub const API_IP: Route = api("/api/v1/ip/{ip}", Caching::Shared);
+/// `/api/v1/ip/{ip}/{field}`: one field of an address's answer, as plain text.
+pub const API_IP_FIELD: Route = Route {
+    answer: Answer::Fixed(FIELD_TEXT),
+    ..api("/api/v1/ip/{ip}/{field}", Caching::Shared)
+};
+/// `/api/v1/me/{field}`: one field of the caller's answer, as plain text.
+pub const API_ME_FIELD: Route = Route {
+    answer: Answer::Fixed(FIELD_TEXT),
+    ..api("/api/v1/me/{field}", Caching::PerCaller)
+};
+/// The media type of a single field.
+pub const FIELD_TEXT: &str = "text/plain; charset=utf-8";
 /// `/api/v1/ip/`: the address is missing (400).
 pub const API_IP_MISSING: Route = Route {
     documented: false,
@@ -236,12 +248,14 @@ pub const PAGE_UNKNOWN: Route = Route {
 };
 
 /// Every route the router serves, literal paths before templates.
-pub const ALL: [&Route; 18] = [
+pub const ALL: [&Route; 20] = [
     &ROOT,
     &HEALTHZ,
     &API_ME,
     &API_IP_MISSING,
     &API_IP,
+    &API_ME_FIELD,
+    &API_IP_FIELD,
     &DOCS,
     &OPENAPI,
     &LLMS_TXT,
@@ -332,7 +346,9 @@ mod tests {
             ("/favicon.ico", "/{ip}"),
             ("/api/v1/ip/8.8.8.8", "/api/v1/ip/{ip}"),
             ("/api/v1/ip/", "/api/v1/ip/"),
-            ("/api/v1/ip/a/b", "/api/{*rest}"),
+            ("/api/v1/ip/a/b", "/api/v1/ip/{ip}/{field}"),
+            ("/api/v1/ip/a/b/c", "/api/{*rest}"),
+            ("/api/v1/me/asn", "/api/v1/me/{field}"),
             ("/api", "/{ip}"),
             ("/api/v2", "/api/{*rest}"),
             ("/assets/world.abc.svg", "/assets/{file}"),

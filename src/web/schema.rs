@@ -29,6 +29,20 @@ impl utoipa::PartialSchema for IpParam {
 
 impl utoipa::ToSchema for IpParam {}
 
+/// A field of `IpInfo` (a path parameter): one of its leaves' names.
+pub struct FieldParam;
+
+impl utoipa::PartialSchema for FieldParam {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(crate::fields::Field::ALL.map(|f| f.name())))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for FieldParam {}
+
 /// The lookup form's `ip` query value: an address, or empty (no lookup).
 pub struct IpFormParam;
 

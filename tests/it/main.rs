@@ -26,6 +26,7 @@ mod api;
 mod cli;
 mod client_ip;
 mod dataset;
+mod fields;
 mod formats;
 mod fuzz_regressions;
 mod links_and_mcp;

@@ -150,6 +150,12 @@ async fn organisation_names_reach_text_markdown_and_html_without_controls() {
         }
     }
 
+    // The single field, plain text for a terminal: the name as a reader sees it.
+    let (status, body) = get(&client, base, "/api/v1/ip/8.8.8.8/organization", None).await;
+    assert_eq!(status, 200);
+    assert_clean("/api/v1/ip/8.8.8.8/organization", &body);
+    assert_eq!(body, format!("{want}\n"));
+
     // Error messages repeat request bytes: controls from the request are
     // dropped too (percent-encoded ESC, BEL, C1 and RLO in the path).
     for format in ["text", "md", "html"] {

@@ -15,6 +15,7 @@ pub use self::page::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, ErrorPage, Health, HealthData, HealthRefusal, HealthSource,
     LookupKind, LookupPage, Page, info_rows, links,
 };
+pub use self::sanitize::one_line;
 use super::negotiate::Format;
 
 impl Page {

@@ -1,0 +1,160 @@
+//! One field of an answer as plain text: `GET /api/v1/ip/{ip}/{field}` and
+//! `GET /api/v1/me/{field}` answer the field's bare value and a newline (an
+//! empty line for null), so `curl host/api/v1/me/country_code` prints `BD`.
+//! The field names are `IpInfo`'s leaves ([`crate::fields::Field`]). The
+//! value is sanitised for a terminal like every text answer
+//! ([`super::render::one_line`]); errors are JSON, as on the rest of the API.
+
+use std::net::SocketAddr;
+
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{ConnectInfo, OriginalUri, Path, State};
+use axum::http::StatusCode;
+use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::response::Response;
+use percent_encoding::percent_decode_str;
+
+use super::client::client_addr;
+use super::pages::invalid_ip;
+use super::render::{ErrorPage, one_line};
+use super::respond::{Wants, bad_request, error_on};
+use super::routes::{self, Caching, Route};
+use super::schema::{FieldParam, IpParam};
+use super::state::AppState;
+use crate::fields::Field;
+use crate::model::{self, ErrorCode, IpInfo};
+
+/// `GET /api/v1/ip/{ip}/{field}`.
+#[utoipa::path(get, path = "/api/v1/ip/{ip}/{field}", tag = "lookup",
+    summary = "One field of an address's answer, as plain text",
+    description = "The field's value and a newline (an empty line when it is null), always `text/plain`: `curl host/api/v1/ip/8.8.8.8/asn` prints `15169`. Fields are the members of IpInfo, flat (`country_code`, not `location.country_code`). Control and bidi characters are removed. The answer carries a weak ETag tied to the data release.",
+    params(("ip" = IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address", example = "8.8.8.8"), ("field" = FieldParam, Path, description = "A field of IpInfo", example = "country_code")),
+    responses(
+        (status = 200, description = "The value and a newline", content_type = "text/plain; charset=utf-8", body = String),
+        (status = 304, description = "Not modified (If-None-Match matched the data release)"),
+        (status = 400, description = "`ip` is not a valid IPv4 or IPv6 address (error `invalid_ip`)", body = model::Error),
+        (status = 404, description = "No such field (error `unknown_field`)", body = model::Error),
+    ))]
+pub async fn api_ip_field(
+    State(state): State<AppState>,
+    OriginalUri(uri): OriginalUri,
+    raw: Result<Path<(String, String)>, PathRejection>,
+    wants: Wants,
+) -> Response {
+    let route = &routes::API_IP_FIELD;
+    let Ok(Path((ip, name))) = raw else {
+        return not_utf8(uri.path(), &wants, route);
+    };
+    let field = match name.parse::<Field>() {
+        Ok(field) => field,
+        Err(e) => return unknown_field(e.to_string(), &wants, route),
+    };
+    match state.lookup.lookup(&ip).await {
+        Ok(answered) => value(
+            field,
+            &answered.info,
+            Some(&answered.release),
+            &wants,
+            route,
+        ),
+        Err(e) => error_on(invalid_ip(&e), &wants, route),
+    }
+}
+
+/// `GET /api/v1/me/{field}`.
+#[utoipa::path(get, path = "/api/v1/me/{field}", tag = "lookup",
+    summary = "One field of the caller's answer, as plain text",
+    description = "As `/api/v1/ip/{ip}/{field}` for the caller's own address (the socket peer, or the address the trusted proxy names): `curl host/api/v1/me/country_code`. Never cached.",
+    params(("field" = FieldParam, Path, description = "A field of IpInfo", example = "country_code")),
+    responses(
+        (status = 200, description = "The value and a newline", content_type = "text/plain; charset=utf-8", body = String),
+        (status = 404, description = "No such field (error `unknown_field`)", body = model::Error),
+    ))]
+pub async fn api_me_field(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    raw: Result<Path<String>, PathRejection>,
+    wants: Wants,
+) -> Response {
+    let route = &routes::API_ME_FIELD;
+    let Ok(Path(name)) = raw else {
+        return not_utf8(uri.path(), &wants, route);
+    };
+    let field = match name.parse::<Field>() {
+        Ok(field) => field,
+        Err(e) => return unknown_field(e.to_string(), &wants, route),
+    };
+    let ip = client_addr(peer, &headers, &state.proxies);
+    let answered = state.lookup.answer(ip).await;
+    value(field, &answered.info, None, &wants, route)
+}
+
+/// The 200 (or 304) answer: the value, sanitised, and a newline.
+fn value(
+    field: Field,
+    info: &IpInfo,
+    release: Option<&str>,
+    wants: &Wants,
+    route: &Route,
+) -> Response {
+    let text = field.value(info).unwrap_or_default();
+    let mut body = one_line(&text).into_owned();
+    body.push('\n');
+    let mut response = Response::new(Body::empty());
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(routes::FIELD_TEXT),
+    );
+    // `local_time` changes every second: never kept, never revalidated.
+    let clock = field == Field::LocalTime;
+    let caching = if clock {
+        Caching::PerCaller
+    } else {
+        route.caching
+    };
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(caching.header()),
+    );
+    if let Some(etag) = release.filter(|_| !clock).and_then(|tag| etag(tag, field)) {
+        let matched = wants.if_none_match.as_deref().is_some_and(|inm| {
+            inm.split(',')
+                .any(|t| t.trim() == etag.to_str().unwrap_or(""))
+        });
+        headers.insert(header::ETAG, etag);
+        if matched {
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            return response;
+        }
+    }
+    *response.body_mut() = Body::from(body);
+    response
+}
+
+/// `W/"{release}-{field}"`; `None` if the release tag is no header value.
+fn etag(release: &str, field: Field) -> Option<HeaderValue> {
+    HeaderValue::from_str(&format!("W/\"{release}-{}\"", field.name())).ok()
+}
+
+fn unknown_field(message: String, wants: &Wants, route: &Route) -> Response {
+    let page = ErrorPage {
+        status: StatusCode::NOT_FOUND,
+        body: model::Error::new(ErrorCode::UnknownField, message),
+    };
+    error_on(page, wants, route)
+}
+
+/// A path segment that is not UTF-8 once percent-decoded: the field (the
+/// last segment) is no field (404); else the address is no address (400).
+fn not_utf8(path: &str, wants: &Wants, route: &Route) -> Response {
+    let last = path.rsplit('/').next().unwrap_or_default();
+    if percent_decode_str(last).decode_utf8().is_err() {
+        return unknown_field("the field is not valid UTF-8".into(), wants, route);
+    }
+    let message = "the address is not valid UTF-8".into();
+    error_on(bad_request(ErrorCode::InvalidIp, message), wants, route)
+}
