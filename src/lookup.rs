@@ -271,8 +271,14 @@ mod tests {
     fn special_is_the_non_public_block_of_the_canonical_address() {
         let block = |s: &str| special(s.parse().unwrap());
         assert_eq!(block("10.1.2.3").map(|b| b.name), Some("Private-Use"));
-        assert_eq!(block("::ffff:10.1.2.3").map(|b| b.name), Some("Private-Use"));
-        assert_eq!(block("fd00::1").map(|b| b.rfcs), Some(&["RFC 4193", "RFC 8190"][..]));
+        assert_eq!(
+            block("::ffff:10.1.2.3").map(|b| b.name),
+            Some("Private-Use")
+        );
+        assert_eq!(
+            block("fd00::1").map(|b| b.rfcs),
+            Some(&["RFC 4193", "RFC 8190"][..])
+        );
         // Public, and a registry block the registry marks globally reachable.
         assert_eq!(block("8.8.8.8"), None);
         assert_eq!(block("192.0.0.9"), None);

@@ -12,7 +12,8 @@ use std::fmt::Write;
 
 use super::map;
 use super::page::{
-    ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, LookupPage, Page, SPECIAL_ROW, links, lookup_rows,
+    ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, LookupPage, Page, SPECIAL_ROW, links,
+    lookup_rows,
 };
 use super::sanitize::is_unsafe;
 use crate::model::IpInfo;

@@ -194,7 +194,10 @@ mod tests {
     #[test]
     fn labels_join_the_registry_name_and_its_rfcs() {
         let label = |name, rfcs| SpecialUse { name, rfcs }.label();
-        assert_eq!(label("Private-Use", &["RFC 1918"]), "Private-Use (RFC 1918)");
+        assert_eq!(
+            label("Private-Use", &["RFC 1918"]),
+            "Private-Use (RFC 1918)"
+        );
         assert_eq!(
             label("Documentation (TEST-NET-1)", &["RFC 5737"]),
             "Documentation (TEST-NET-1, RFC 5737)"
