@@ -17,6 +17,7 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 
 use crate::address;
+use crate::geo::special::SpecialBlock;
 use crate::geo::{self, Answer, GeoDb};
 use crate::model::{self, ErrorCode, IpInfo, Location, Network};
 use crate::rdns::ReverseDns;
@@ -27,6 +28,9 @@ pub struct Answered {
     pub info: IpInfo,
     /// [`GeoDb::tag`] of the release that answered.
     pub release: Arc<str>,
+    /// The IANA special-purpose block of a non-public address ([`special`]):
+    /// what the pages name beside its range. Not part of `IpInfo`.
+    pub special: Option<SpecialBlock>,
 }
 
 /// Why a caller's text got no answer.
@@ -106,6 +110,7 @@ impl Lookup {
         Answered {
             info,
             release: db.tag(),
+            special: special(ip),
         }
     }
 
@@ -125,6 +130,13 @@ impl Lookup {
     }
 }
 
+/// The IANA special-purpose block that makes `ip` not public (the most
+/// specific registry entry holding it, for an IPv4-mapped address the IPv4
+/// one), or `None` for a public address.
+pub fn special(ip: IpAddr) -> Option<SpecialBlock> {
+    geo::special::block(address::canonical(ip)).filter(|b| !b.global)
+}
+
 /// Builds the answer for `ip` from one database.
 pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
     let ip = address::canonical(ip);
@@ -135,7 +147,7 @@ pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
         location: Location::default(),
         network: Network::default(),
     };
-    if let Some(block) = geo::special::block(ip).filter(|b| !b.global) {
+    if let Some(block) = special(ip) {
         info.is_public = Some(false);
         info.network.range = Some(address::net_text(&block.net));
         return info;
@@ -253,6 +265,23 @@ mod tests {
         assert_eq!(i.is_public, Some(false));
         assert_eq!(i.network.range.as_deref(), Some("10.0.0.0/8"));
         assert_eq!(i.location, Location::default());
+    }
+
+    #[test]
+    fn special_is_the_non_public_block_of_the_canonical_address() {
+        let block = |s: &str| special(s.parse().unwrap());
+        assert_eq!(block("10.1.2.3").map(|b| b.name), Some("Private-Use"));
+        assert_eq!(
+            block("::ffff:10.1.2.3").map(|b| b.name),
+            Some("Private-Use")
+        );
+        assert_eq!(
+            block("fd00::1").map(|b| b.rfcs),
+            Some(&["RFC 4193", "RFC 8190"][..])
+        );
+        // Public, and a registry block the registry marks globally reachable.
+        assert_eq!(block("8.8.8.8"), None);
+        assert_eq!(block("192.0.0.9"), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! IANA special-purpose address blocks: which addresses are not globally
-//! reachable, and the registry block that holds them.
+//! reachable, and the registry block that holds them, with its name and the
+//! RFCs of the registry's "RFC" column.
 //!
 //! Sources: the IANA IPv4 and IPv6 Special-Purpose Address Registries
 //! (RFC 6890 and its updates, as published in 2026), plus the multicast
@@ -18,97 +19,230 @@ pub struct SpecialBlock {
     pub net: IpNet,
     /// The registry's name for the block.
     pub name: &'static str,
+    /// The registry's RFC column: the RFCs that define the block, in the
+    /// registry's order (`["RFC 1918"]`, `["RFC 4193", "RFC 8190"]`).
+    pub rfcs: Rfcs,
     /// Whether the registry marks it globally reachable.
     pub global: bool,
 }
 
-const V4: &[(u32, u8, &str, bool)] = &[
-    (0x0000_0000, 8, "This network", false),
-    (0x0a00_0000, 8, "Private-Use", false),
-    (0x6440_0000, 10, "Shared Address Space", false),
-    (0x7f00_0000, 8, "Loopback", false),
-    (0xa9fe_0000, 16, "Link Local", false),
-    (0xac10_0000, 12, "Private-Use", false),
-    (0xc000_0000, 24, "IETF Protocol Assignments", false),
-    (0xc000_0000, 29, "IPv4 Service Continuity Prefix", false),
-    (0xc000_0008, 32, "IPv4 dummy address", false),
-    (0xc000_0009, 32, "Port Control Protocol Anycast", true),
+/// RFC references, as the registries list them (`"RFC 1918"`).
+pub type Rfcs = &'static [&'static str];
+
+const V4: &[(u32, u8, &str, Rfcs, bool)] = &[
+    (0x0000_0000, 8, "This network", &["RFC 791"], false),
+    (0x0a00_0000, 8, "Private-Use", &["RFC 1918"], false),
+    (
+        0x6440_0000,
+        10,
+        "Shared Address Space",
+        &["RFC 6598"],
+        false,
+    ),
+    (0x7f00_0000, 8, "Loopback", &["RFC 1122"], false),
+    (0xa9fe_0000, 16, "Link Local", &["RFC 3927"], false),
+    (0xac10_0000, 12, "Private-Use", &["RFC 1918"], false),
+    (
+        0xc000_0000,
+        24,
+        "IETF Protocol Assignments",
+        &["RFC 6890"],
+        false,
+    ),
+    (
+        0xc000_0000,
+        29,
+        "IPv4 Service Continuity Prefix",
+        &["RFC 7335"],
+        false,
+    ),
+    (0xc000_0008, 32, "IPv4 dummy address", &["RFC 7600"], false),
+    (
+        0xc000_0009,
+        32,
+        "Port Control Protocol Anycast",
+        &["RFC 7723"],
+        true,
+    ),
     (
         0xc000_000a,
         32,
         "Traversal Using Relays around NAT Anycast",
+        &["RFC 8155"],
         true,
     ),
-    (0xc000_00aa, 32, "NAT64/DNS64 Discovery", false),
-    (0xc000_00ab, 32, "NAT64/DNS64 Discovery", false),
-    (0xc000_0200, 24, "Documentation (TEST-NET-1)", false),
-    (0xc01f_c400, 24, "AS112-v4", true),
-    (0xc034_c100, 24, "AMT", true),
-    (0xc0a8_0000, 16, "Private-Use", false),
-    (0xc0af_3000, 24, "Direct Delegation AS112 Service", true),
-    (0xc612_0000, 15, "Benchmarking", false),
-    (0xc633_6400, 24, "Documentation (TEST-NET-2)", false),
-    (0xcb00_7100, 24, "Documentation (TEST-NET-3)", false),
-    (0xe000_0000, 4, "Multicast", false),
-    (0xf000_0000, 4, "Reserved", false),
-    (0xffff_ffff, 32, "Limited Broadcast", false),
+    (
+        0xc000_00aa,
+        32,
+        "NAT64/DNS64 Discovery",
+        &["RFC 8880", "RFC 7050"],
+        false,
+    ),
+    (
+        0xc000_00ab,
+        32,
+        "NAT64/DNS64 Discovery",
+        &["RFC 8880", "RFC 7050"],
+        false,
+    ),
+    (
+        0xc000_0200,
+        24,
+        "Documentation (TEST-NET-1)",
+        &["RFC 5737"],
+        false,
+    ),
+    (0xc01f_c400, 24, "AS112-v4", &["RFC 7535"], true),
+    (0xc034_c100, 24, "AMT", &["RFC 7450"], true),
+    (0xc0a8_0000, 16, "Private-Use", &["RFC 1918"], false),
+    (
+        0xc0af_3000,
+        24,
+        "Direct Delegation AS112 Service",
+        &["RFC 7534"],
+        true,
+    ),
+    (0xc612_0000, 15, "Benchmarking", &["RFC 2544"], false),
+    (
+        0xc633_6400,
+        24,
+        "Documentation (TEST-NET-2)",
+        &["RFC 5737"],
+        false,
+    ),
+    (
+        0xcb00_7100,
+        24,
+        "Documentation (TEST-NET-3)",
+        &["RFC 5737"],
+        false,
+    ),
+    (0xe000_0000, 4, "Multicast", &["RFC 5771"], false),
+    (0xf000_0000, 4, "Reserved", &["RFC 1112"], false),
+    (
+        0xffff_ffff,
+        32,
+        "Limited Broadcast",
+        &["RFC 8190", "RFC 919"],
+        false,
+    ),
 ];
 
-const V6: &[(u128, u8, &str, bool)] = &[
-    (0, 128, "Unspecified Address", false),
-    (1, 128, "Loopback Address", false),
-    (0xffff_0000_0000, 96, "IPv4-mapped Address", false),
-    (0x0064_ff9b << 96, 96, "IPv4-IPv6 Translation", true),
+const V6: &[(u128, u8, &str, Rfcs, bool)] = &[
+    (0, 128, "Unspecified Address", &["RFC 4291"], false),
+    (1, 128, "Loopback Address", &["RFC 4291"], false),
+    (
+        0xffff_0000_0000,
+        96,
+        "IPv4-mapped Address",
+        &["RFC 4291"],
+        false,
+    ),
+    (
+        0x0064_ff9b << 96,
+        96,
+        "IPv4-IPv6 Translation",
+        &["RFC 6052"],
+        true,
+    ),
     (
         0x0064_ff9b_0001 << 80,
         48,
         "Local-Use IPv4/IPv6 Translation",
+        &["RFC 8215"],
         false,
     ),
-    (0x0100 << 112, 64, "Discard-Only Address Block", false),
-    (0x0100_0000_0000_0001 << 64, 64, "Dummy IPv6 Prefix", false),
-    (0x2001 << 112, 23, "IETF Protocol Assignments", false),
+    (
+        0x0100 << 112,
+        64,
+        "Discard-Only Address Block",
+        &["RFC 6666"],
+        false,
+    ),
+    (
+        0x0100_0000_0000_0001 << 64,
+        64,
+        "Dummy IPv6 Prefix",
+        &["RFC 9780"],
+        false,
+    ),
+    (
+        0x2001 << 112,
+        23,
+        "IETF Protocol Assignments",
+        &["RFC 2928"],
+        false,
+    ),
     (
         0x2001_0001_0000_0000_0000_0000_0000_0001,
         128,
         "Port Control Protocol Anycast",
+        &["RFC 7723"],
         true,
     ),
     (
         0x2001_0001_0000_0000_0000_0000_0000_0002,
         128,
         "Traversal Using Relays around NAT Anycast",
+        &["RFC 8155"],
         true,
     ),
     (
         0x2001_0001_0000_0000_0000_0000_0000_0003,
         128,
         "DNS-SD Service Registration Protocol Anycast",
+        &["RFC 9665"],
         true,
     ),
-    (0x2001_0002 << 96, 48, "Benchmarking", false),
-    (0x2001_0003 << 96, 32, "AMT", true),
-    (0x2001_0004_0112 << 80, 48, "AS112-v6", true),
-    (0x2001_0020 << 96, 28, "ORCHIDv2", true),
+    (0x2001_0002 << 96, 48, "Benchmarking", &["RFC 5180"], false),
+    (0x2001_0003 << 96, 32, "AMT", &["RFC 7450"], true),
+    (0x2001_0004_0112 << 80, 48, "AS112-v6", &["RFC 7535"], true),
+    (0x2001_0020 << 96, 28, "ORCHIDv2", &["RFC 7343"], true),
     (
         0x2001_0030 << 96,
         28,
         "Drone Remote ID Protocol Entity Tags",
+        &["RFC 9374"],
         true,
     ),
-    (0x2001_0db8 << 96, 32, "Documentation", false),
+    (0x2001_0db8 << 96, 32, "Documentation", &["RFC 3849"], false),
     (
         0x2620_004f_8000 << 80,
         48,
         "Direct Delegation AS112 Service",
+        &["RFC 7534"],
         true,
     ),
-    (0x3fff << 112, 20, "Documentation", false),
-    (0x5f00 << 112, 16, "Segment Routing (SRv6) SIDs", false),
-    (0xfc00 << 112, 7, "Unique-Local", false),
-    (0xfe80 << 112, 10, "Link-Local Unicast", false),
-    (0xfec0 << 112, 10, "Site-Local (deprecated)", false),
-    (0xff00 << 112, 8, "Multicast", false),
+    (0x3fff << 112, 20, "Documentation", &["RFC 9637"], false),
+    (
+        0x5f00 << 112,
+        16,
+        "Segment Routing (SRv6) SIDs",
+        &["RFC 9602"],
+        false,
+    ),
+    (
+        0xfc00 << 112,
+        7,
+        "Unique-Local",
+        &["RFC 4193", "RFC 8190"],
+        false,
+    ),
+    (
+        0xfe80 << 112,
+        10,
+        "Link-Local Unicast",
+        &["RFC 4291"],
+        false,
+    ),
+    (
+        0xfec0 << 112,
+        10,
+        "Site-Local (deprecated)",
+        &["RFC 3879"],
+        false,
+    ),
+    (0xff00 << 112, 8, "Multicast", &["RFC 4291"], false),
 ];
 
 /// The most specific special-purpose block holding `ip`, if any.
@@ -174,13 +308,14 @@ const fn first_bytes(spans: &[(u8, u8)]) -> [bool; 256] {
 fn v4_block(addr: Ipv4Addr) -> Option<SpecialBlock> {
     let a = u32::from(addr);
     V4.iter()
-        .filter(|(base, len, _, _)| a & mask32(*len) == *base)
-        .max_by_key(|(_, len, _, _)| *len)
-        .and_then(|&(base, len, name, global)| {
+        .filter(|(base, len, ..)| a & mask32(*len) == *base)
+        .max_by_key(|(_, len, ..)| *len)
+        .and_then(|&(base, len, name, rfcs, global)| {
             let net = Ipv4Net::new(Ipv4Addr::from(base), len).ok()?;
             Some(SpecialBlock {
                 net: net.into(),
                 name,
+                rfcs,
                 global,
             })
         })
@@ -189,13 +324,14 @@ fn v4_block(addr: Ipv4Addr) -> Option<SpecialBlock> {
 fn v6_block(addr: Ipv6Addr) -> Option<SpecialBlock> {
     let a = u128::from(addr);
     V6.iter()
-        .filter(|(base, len, _, _)| a & mask128(*len) == *base)
-        .max_by_key(|(_, len, _, _)| *len)
-        .and_then(|&(base, len, name, global)| {
+        .filter(|(base, len, ..)| a & mask128(*len) == *base)
+        .max_by_key(|(_, len, ..)| *len)
+        .and_then(|&(base, len, name, rfcs, global)| {
             let net = Ipv6Net::new(Ipv6Addr::from(base), len).ok()?;
             Some(SpecialBlock {
                 net: net.into(),
                 name,
+                rfcs,
                 global,
             })
         })
@@ -247,14 +383,14 @@ mod tests {
                 }
             }
         }
-        for &(base, len, _, _) in V4 {
+        for &(base, len, ..) in V4 {
             let last = base | !mask32(len);
             for a in [base, last, base.wrapping_sub(1), last.wrapping_add(1)] {
                 let ip = IpAddr::from(Ipv4Addr::from(a));
                 assert_eq!(block(ip), block_by_scan(ip), "{ip}");
             }
         }
-        for &(base, len, _, _) in V6 {
+        for &(base, len, ..) in V6 {
             let last = base | !mask128(len);
             for a in [base, last, base.wrapping_sub(1), last.wrapping_add(1)] {
                 let ip = IpAddr::from(Ipv6Addr::from(a));
@@ -265,10 +401,10 @@ mod tests {
 
     #[test]
     fn every_listed_base_is_aligned() {
-        for (base, len, name, _) in V4 {
+        for (base, len, name, ..) in V4 {
             assert_eq!(base & mask32(*len), *base, "{name}");
         }
-        for (base, len, name, _) in V6 {
+        for (base, len, name, ..) in V6 {
             assert_eq!(base & mask128(*len), *base, "{name}");
         }
     }
@@ -330,6 +466,52 @@ mod tests {
             "2001:20::1",
         ] {
             assert!(is_public(ip(s)), "{s}");
+        }
+    }
+
+    #[test]
+    fn every_block_names_its_rfcs() {
+        let rfcs = V4
+            .iter()
+            .map(|e| (e.2, e.3))
+            .chain(V6.iter().map(|e| (e.2, e.3)));
+        for (name, rfcs) in rfcs {
+            assert!(!rfcs.is_empty(), "{name}");
+            for rfc in rfcs {
+                let number = rfc.strip_prefix("RFC ").unwrap_or_default();
+                assert!(
+                    !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()),
+                    "{name}: {rfc}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_carry_the_registry_name_and_rfcs() {
+        for (s, name, rfcs) in [
+            ("10.1.2.3", "Private-Use", &["RFC 1918"][..]),
+            ("172.20.0.1", "Private-Use", &["RFC 1918"]),
+            ("192.168.0.1", "Private-Use", &["RFC 1918"]),
+            ("127.0.0.1", "Loopback", &["RFC 1122"]),
+            ("100.64.0.1", "Shared Address Space", &["RFC 6598"]),
+            ("192.0.2.1", "Documentation (TEST-NET-1)", &["RFC 5737"]),
+            ("198.51.100.1", "Documentation (TEST-NET-2)", &["RFC 5737"]),
+            ("203.0.113.1", "Documentation (TEST-NET-3)", &["RFC 5737"]),
+            ("169.254.0.1", "Link Local", &["RFC 3927"]),
+            (
+                "255.255.255.255",
+                "Limited Broadcast",
+                &["RFC 8190", "RFC 919"],
+            ),
+            ("::1", "Loopback Address", &["RFC 4291"]),
+            ("fd00::1", "Unique-Local", &["RFC 4193", "RFC 8190"]),
+            ("fe80::1", "Link-Local Unicast", &["RFC 4291"]),
+            ("2001:db8::1", "Documentation", &["RFC 3849"]),
+            ("3fff::1", "Documentation", &["RFC 9637"]),
+        ] {
+            let b = block(ip(s)).unwrap();
+            assert_eq!((b.name, b.rfcs), (name, rfcs), "{s}");
         }
     }
 

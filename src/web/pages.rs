@@ -19,7 +19,7 @@ use super::schema::{FormatName, HealthJson, IpFormParam, IpParam};
 use super::state::AppState;
 use crate::geo::SourceInfo;
 use crate::geo::policy::Defect;
-use crate::lookup::{self, Answered, LookupError};
+use crate::lookup::{self, LookupError};
 use crate::model::{self, ErrorCode};
 
 /// `GET /`: the caller (bare address for command-line clients), or a redirect
@@ -51,11 +51,8 @@ pub async fn root(
         };
     }
     let ip = client_addr(peer, &headers, &state.proxies);
-    let info = state.lookup.answer(ip).await.info;
-    let page = Page::Lookup(Box::new(LookupPage {
-        info,
-        kind: LookupKind::Root,
-    }));
+    let answered = state.lookup.answer(ip).await;
+    let page = Page::Lookup(Box::new(LookupPage::new(answered, LookupKind::Root)));
     let reply = Reply {
         default: routes::ROOT.answer_default(wants.kind()),
         caching: routes::ROOT.caching,
@@ -112,11 +109,8 @@ pub async fn api_me(
     wants: Wants,
 ) -> Response {
     let ip = client_addr(peer, &headers, &state.proxies);
-    let info = state.lookup.answer(ip).await.info;
-    let page = Page::Lookup(Box::new(LookupPage {
-        info,
-        kind: LookupKind::ApiMe,
-    }));
+    let answered = state.lookup.answer(ip).await;
+    let page = Page::Lookup(Box::new(LookupPage::new(answered, LookupKind::ApiMe)));
     respond(
         page,
         &wants,
@@ -182,8 +176,9 @@ async fn lookup_reply(
     default: Format,
 ) -> Response {
     match state.lookup.lookup(text).await {
-        Ok(Answered { info, release }) => {
-            let page = Page::Lookup(Box::new(LookupPage { info, kind }));
+        Ok(answered) => {
+            let release = answered.release.clone();
+            let page = Page::Lookup(Box::new(LookupPage::new(answered, kind)));
             respond(
                 page,
                 wants,

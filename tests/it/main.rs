@@ -35,5 +35,6 @@ mod operate;
 mod output;
 mod rdns;
 mod reload;
+mod special;
 mod tls;
 mod update;

@@ -11,7 +11,10 @@
 use std::fmt::Write;
 
 use super::map;
-use super::page::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
+use super::page::{
+    ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, LookupPage, Page, SPECIAL_ROW, links,
+    lookup_rows,
+};
 use super::sanitize::is_unsafe;
 use crate::model::IpInfo;
 
@@ -36,7 +39,7 @@ footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3re
 
 pub fn page(page: &Page) -> String {
     match page {
-        Page::Lookup(p) => lookup(&p.info, p.kind),
+        Page::Lookup(p) => lookup(p),
         Page::Health(h) => {
             let mut body = format!("<h1>Health: {}</h1><dl>", esc(h.status));
             for (name, t) in h.tables() {
@@ -107,7 +110,8 @@ pub fn page(page: &Page) -> String {
     }
 }
 
-fn lookup(info: &IpInfo, kind: LookupKind) -> String {
+fn lookup(p: &LookupPage) -> String {
+    let (info, kind) = (&p.info, p.kind);
     let l = &info.location;
     let (page_path, api_path) = links(info);
     let self_path = if kind == LookupKind::Root {
@@ -134,9 +138,13 @@ fn lookup(info: &IpInfo, kind: LookupKind) -> String {
             esc(bn)
         ),
         (Some(name), None) => format!("<span id=\"country\">{}</span>", esc(name)),
-        _ if info.is_public == Some(false) => {
-            "Private or special-purpose address: no location".to_owned()
-        }
+        _ if info.is_public == Some(false) => match &p.special {
+            Some(s) => format!(
+                "<span id=\"special\">{}</span>: a special-purpose address, no location",
+                esc(&s.label())
+            ),
+            None => "Private or special-purpose address: no location".to_owned(),
+        },
         _ => "No location data for this address".to_owned(),
     };
     let _ = write!(body, "<p class=\"lead\">{place}</p>");
@@ -147,7 +155,7 @@ fn lookup(info: &IpInfo, kind: LookupKind) -> String {
     }));
     body.push_str(&map(info));
     body.push_str("<dl>");
-    for (key, value) in info_rows(info) {
+    for (key, value) in lookup_rows(p) {
         if key == "ip" || key == "flag" || value.is_empty() {
             continue;
         }
@@ -219,6 +227,7 @@ fn label(key: &str) -> String {
         "country_bn" => "Country (Bangla)".to_owned(),
         "is_public" => "Public".to_owned(),
         "reverse_dns" => "Reverse DNS".to_owned(),
+        SPECIAL_ROW => "IANA special-purpose block".to_owned(),
         other => {
             let s = other.replace('_', " ");
             let mut c = s.chars();

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::page::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, info_rows, links};
+use super::page::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, links, lookup_rows};
 use super::sanitize::one_line;
 
 pub fn page(page: &Page) -> String {
@@ -17,7 +17,7 @@ pub fn page(page: &Page) -> String {
                 _ => format!("IP address {}", escape(&p.info.ip)),
             };
             let mut out = format!("# {title}\n\n");
-            table(&mut out, &info_rows(&p.info));
+            table(&mut out, &lookup_rows(p));
             let _ = writeln!(
                 out,
                 "\nOther forms: [JSON]({api_path}) · [text]({page_path}?format=text) · [HTML]({page_path}?format=html) · [Markdown]({page_path}?format=md)\n"

@@ -13,7 +13,7 @@ mod text;
 pub use self::docs::{DocsPage, Operation, Parameter, ResponseDoc};
 pub use self::page::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, ErrorPage, Health, HealthData, HealthRefusal, HealthSource,
-    LookupKind, LookupPage, Page, info_rows, links,
+    LookupKind, LookupPage, Page, SPECIAL_ROW, SpecialUse, info_rows, links, lookup_rows,
 };
 pub use self::sanitize::one_line;
 use super::negotiate::Format;

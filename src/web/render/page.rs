@@ -7,6 +7,8 @@ use serde::Serialize;
 
 use super::docs::DocsPage;
 use crate::fields::Field;
+use crate::geo::special::SpecialBlock;
+use crate::lookup::Answered;
 use crate::model::{self, IpInfo};
 
 /// The DB-IP attribution its licence asks for, as a link.
@@ -28,7 +30,55 @@ pub enum Page {
 pub struct LookupPage {
     pub info: IpInfo,
     pub kind: LookupKind,
+    /// For a non-public address, the registry entry its range is: shown
+    /// beside the range on the text, Markdown and HTML pages, never in JSON.
+    pub special: Option<SpecialUse>,
 }
+
+impl LookupPage {
+    /// The page of an answer, asked by `kind`.
+    pub fn new(answered: Answered, kind: LookupKind) -> Self {
+        LookupPage {
+            info: answered.info,
+            kind,
+            special: answered.special.map(SpecialUse::from),
+        }
+    }
+}
+
+/// An entry of the IANA special-purpose address registries: its name and
+/// the RFCs of its "RFC" column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpecialUse {
+    pub name: &'static str,
+    pub rfcs: &'static [&'static str],
+}
+
+impl From<SpecialBlock> for SpecialUse {
+    fn from(block: SpecialBlock) -> Self {
+        SpecialUse {
+            name: block.name,
+            rfcs: block.rfcs,
+        }
+    }
+}
+
+impl SpecialUse {
+    /// The entry as the pages name it: `Private-Use (RFC 1918)`, and a
+    /// qualifier the registry's name already carries joins the RFCs:
+    /// `Documentation (TEST-NET-1, RFC 5737)`.
+    pub fn label(&self) -> String {
+        let rfcs = self.rfcs.join(", ");
+        match self.name.strip_suffix(')') {
+            Some(open) if open.contains('(') => format!("{open}, {rfcs})"),
+            _ if rfcs.is_empty() => self.name.to_owned(),
+            _ => format!("{} ({rfcs})", self.name),
+        }
+    }
+}
+
+/// The name of the row that carries [`SpecialUse::label`], right after `range`.
+pub const SPECIAL_ROW: &str = "special_purpose";
 
 /// Which route asked, which decides the text form and the links.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +168,47 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
         .collect()
 }
 
+/// The rows of a lookup page: [`info_rows`], and for a non-public address
+/// its registry entry ([`SPECIAL_ROW`]) right after the range it names.
+pub fn lookup_rows(page: &LookupPage) -> Vec<(&'static str, String)> {
+    let mut rows = info_rows(&page.info);
+    if let Some(special) = &page.special {
+        let at = rows
+            .iter()
+            .position(|(key, _)| *key == "range")
+            .map_or(rows.len(), |i| i + 1);
+        rows.insert(at, (SPECIAL_ROW, special.label()));
+    }
+    rows
+}
+
 /// The path of the address page and the API answer for an address.
 pub fn links(info: &IpInfo) -> (String, String) {
     (format!("/{}", info.ip), format!("/api/v1/ip/{}", info.ip))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SpecialUse;
+
+    #[test]
+    fn labels_join_the_registry_name_and_its_rfcs() {
+        let label = |name, rfcs| SpecialUse { name, rfcs }.label();
+        assert_eq!(
+            label("Private-Use", &["RFC 1918"]),
+            "Private-Use (RFC 1918)"
+        );
+        assert_eq!(
+            label("Documentation (TEST-NET-1)", &["RFC 5737"]),
+            "Documentation (TEST-NET-1, RFC 5737)"
+        );
+        assert_eq!(
+            label("Unique-Local", &["RFC 4193", "RFC 8190"]),
+            "Unique-Local (RFC 4193, RFC 8190)"
+        );
+        assert_eq!(
+            label("Segment Routing (SRv6) SIDs", &["RFC 9602"]),
+            "Segment Routing (SRv6) SIDs (RFC 9602)"
+        );
+    }
 }

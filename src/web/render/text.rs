@@ -2,13 +2,13 @@
 
 use std::fmt::Write;
 
-use super::page::{LookupKind, Page, info_rows};
+use super::page::{LookupKind, Page, lookup_rows};
 use super::sanitize::one_line;
 
 pub fn page(page: &Page) -> String {
     match page {
         Page::Lookup(p) if p.kind == LookupKind::Root => format!("{}\n", p.info.ip),
-        Page::Lookup(p) => aligned(&info_rows(&p.info)),
+        Page::Lookup(p) => aligned(&lookup_rows(p)),
         Page::Health(h) => {
             let mut rows = vec![("status".to_owned(), h.status.to_owned())];
             for (name, t) in h.tables() {
