@@ -12,7 +12,7 @@ use crate::geo::load::Policy;
 use crate::rdns::RdnsConfig;
 use crate::web::Limits;
 use crate::web::client::ClientIpHeader;
-use crate::web::origin::{PublicUrl, WebOrigin};
+use crate::web::origin::{FamilyOrigins, PublicUrl, WebOrigin};
 use crate::web::ratelimit::RateLimit;
 
 /// How to run the service.
@@ -41,6 +41,9 @@ pub struct ServeConfig {
     pub public_url: Option<PublicUrl>,
     /// Browser origins `/mcp` accepts besides the public URL's.
     pub mcp_allowed_origins: Vec<WebOrigin>,
+    /// Origins of this service over IPv4 only and IPv6 only, for the root
+    /// page's "both of your addresses".
+    pub families: FamilyOrigins,
 }
 
 impl Default for ServeConfig {
@@ -59,6 +62,7 @@ impl Default for ServeConfig {
             rate_limit: None,
             public_url: None,
             mcp_allowed_origins: Vec::new(),
+            families: FamilyOrigins::default(),
         }
     }
 }

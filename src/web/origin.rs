@@ -129,6 +129,30 @@ fn is_host(host: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
+/// `--ipv4-url` and `--ipv6-url`: origins of this same service reachable
+/// over one address family only. The root page in a browser asks each for
+/// the visitor's address in that family (and links to them without
+/// JavaScript); the page's CSP `connect-src` names exactly these origins.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FamilyOrigins {
+    pub v4: Option<WebOrigin>,
+    pub v6: Option<WebOrigin>,
+}
+
+impl FamilyOrigins {
+    /// Whether neither is set.
+    pub fn is_empty(&self) -> bool {
+        self.v4.is_none() && self.v6.is_none()
+    }
+
+    /// The origins set, with the family each reaches (`IPv4`, `IPv6`).
+    pub fn each(&self) -> impl Iterator<Item = (&'static str, &WebOrigin)> {
+        [("IPv4", self.v4.as_ref()), ("IPv6", self.v6.as_ref())]
+            .into_iter()
+            .filter_map(|(family, origin)| Some((family, origin?)))
+    }
+}
+
 /// The `--public-url`: the base of every absolute link.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PublicUrl(WebOrigin);

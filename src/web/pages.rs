@@ -52,7 +52,8 @@ pub async fn root(
     }
     let ip = client_addr(peer, &headers, &state.proxies);
     let answered = state.lookup.answer(ip).await;
-    let page = Page::Lookup(Box::new(LookupPage::new(answered, LookupKind::Root)));
+    let page = LookupPage::new(answered, LookupKind::Root).with_families(&state.families);
+    let page = Page::Lookup(Box::new(page));
     let reply = Reply {
         default: routes::ROOT.answer_default(wants.kind()),
         caching: routes::ROOT.caching,

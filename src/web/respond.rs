@@ -126,7 +126,7 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
         insert(
             &mut headers,
             header::CONTENT_SECURITY_POLICY,
-            super::render::csp(),
+            &super::render::csp_for(&page),
         );
     }
     if let Some(tag) = reply.etag.as_deref().filter(|_| status == StatusCode::OK) {

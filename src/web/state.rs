@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::client::TrustedProxies;
-use super::origin::{PublicUrl, WebOrigin};
+use super::origin::{FamilyOrigins, PublicUrl, WebOrigin};
 use super::ratelimit::RateLimiter;
 use crate::lookup::Lookup;
 
@@ -26,6 +26,9 @@ pub struct AppState {
     /// `--mcp-allowed-origin`: browser origins `/mcp` accepts besides the
     /// public URL's (see [`super::mcp`]).
     pub mcp_origins: Arc<[WebOrigin]>,
+    /// `--ipv4-url`, `--ipv6-url`: the root page shows both of a visitor's
+    /// addresses (see [`super::origin::FamilyOrigins`]).
+    pub families: Arc<FamilyOrigins>,
 }
 
 /// Limits that protect the service from slow or oversized requests.

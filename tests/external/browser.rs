@@ -21,6 +21,8 @@
 
 use crate::support;
 
+use iplookup::web::origin::{FamilyOrigins, WebOrigin};
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -58,9 +60,14 @@ fn chromium() -> PathBuf {
     exe
 }
 
-/// Runs browser_check.py with `args`; panics with its output unless it succeeds.
+/// Runs browser_check.py against [`server`] with `args`; panics with its
+/// output unless it succeeds.
 fn run_check(args: &[&str]) -> String {
-    let (_, base) = server();
+    run_check_on(&server().1, args)
+}
+
+/// Runs browser_check.py against `base` with `args`.
+fn run_check_on(base: &str, args: &[&str]) -> String {
     let script = manifest_dir().join("tests/py/browser_check.py");
     let home = std::env::temp_dir().join(format!("iplookup-browser-{}", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
@@ -179,6 +186,50 @@ fn html_pages_in_headless_chromium() {
 #[test]
 fn text_contrast_meets_wcag_aa_in_both_schemes() {
     run_check(&["--only", "contrast"]);
+}
+
+/// A server on a dual-stack listener (`[::]`, IPv4 too) whose root page asks
+/// `http://v4.test:PORT` and `http://v6.test:PORT` (`--ipv4-url`,
+/// `--ipv6-url`); its port.
+fn dual_stack_server() -> u16 {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = support::net::dual_stack_listener();
+            let port = listener.local_addr().unwrap().port();
+            let origin = |name: &str| WebOrigin::parse(&format!("http://{name}:{port}")).unwrap();
+            let mut config = support::config();
+            config.families = FamilyOrigins {
+                v4: Some(origin("v4.test")),
+                v6: Some(origin("v6.test")),
+            };
+            let db = iplookup::GeoDb::embedded().expect("embedded data loads");
+            support::start_on(listener, config, db);
+            tx.send(port).unwrap();
+            std::future::pending::<()>().await;
+        });
+    });
+    rx.recv_timeout(Duration::from_secs(120))
+        .expect("server started")
+}
+
+/// Both of a visitor's addresses on one page (issue 14 §5), in Chromium
+/// resolving `v4.test` to 127.0.0.1 and `v6.test` to `[::1]`: the page at
+/// `http://dual.test:PORT/` shows 127.0.0.1 and ::1 side by side, fetched
+/// from the two origins under the page's CSP; without JavaScript it links
+/// to them.
+#[test]
+fn the_root_page_shows_both_address_families_in_chromium() {
+    let port = dual_stack_server();
+    let rules = "MAP dual.test 127.0.0.1, MAP v4.test 127.0.0.1, MAP v6.test [::1]";
+    let base = format!("http://dual.test:{port}");
+    let out = run_check_on(&base, &["--only", "dual", "--resolver-rules", rules]);
+    assert!(out.contains("dual: IPv4 127.0.0.1, IPv6 ::1"), "{out}");
 }
 
 /// Bangladesh (/103.4.145.1) is about 12x15 px on a desktop map; the pin (r=6

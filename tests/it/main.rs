@@ -26,6 +26,7 @@ mod api;
 mod cli;
 mod client_ip;
 mod dataset;
+mod families;
 mod fields;
 mod formats;
 mod fuzz_regressions;

@@ -417,11 +417,51 @@ def run_small_country(browser, base):
         context.close()
 
 
-def run_extra(mode, base):
+def run_dual(browser, base):
+    """The root page of a service with --ipv4-url http://v4.test:PORT and
+    --ipv6-url http://v6.test:PORT, opened at http://dual.test:PORT/, Chromium
+    resolving v4.test to 127.0.0.1 and v6.test to [::1] (--resolver-rules):
+    with JavaScript, both addresses side by side (127.0.0.1 and ::1) and no
+    CSP violation or failed request; without, links to both origins."""
+    port = base.rsplit(":", 1)[1]
+    v4, v6 = f"http://v4.test:{port}", f"http://v6.test:{port}"
+    context = browser.new_context(viewport=DESKTOP)
+    console, failed = [], []
+    page = context.new_page()
+    page.on("console", lambda m: console.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    page.on("requestfailed", lambda r: failed.append(f"{r.url}: {r.failure}"))
+    page.goto(base + "/")
+    check(page.locator("h1#ip").inner_text() == "127.0.0.1", "dual/js: the page's own address")
+    # Poll through locators (Playwright's own isolated world): a string
+    # evaluated in the page would itself be refused by the page's CSP.
+    for _ in range(150):
+        if (page.locator("#ipv4").inner_text(), page.locator("#ipv6").inner_text()) == ("127.0.0.1", "::1"):
+            break
+        page.wait_for_timeout(100)
+    got4 = page.locator("#ipv4").inner_text()
+    got6 = page.locator("#ipv6").inner_text()
+    check(got4 == "127.0.0.1", f"dual/js: IPv4 address shown as {got4!r}, not 127.0.0.1")
+    check(got6 == "::1", f"dual/js: IPv6 address shown as {got6!r}, not ::1")
+    check(not console, f"dual/js: console errors (CSP?): {console}")
+    check(not failed, f"dual/js: failed requests: {failed}")
+    context.close()
+    context = browser.new_context(viewport=DESKTOP, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(base + "/")
+    for id_, origin in [("ipv4", v4), ("ipv6", v6)]:
+        link = page.locator(f"a#{id_}")
+        check(link.get_attribute("href") == origin + "/", f"dual/nojs: #{id_} links to {origin}/")
+        check(origin in link.inner_text(), f"dual/nojs: #{id_} names {origin}")
+    context.close()
+    print(f"dual: IPv4 {got4}, IPv6 {got6}")
+
+
+def run_extra(mode, base, extra_args):
     exe = os.environ.get("IPLOOKUP_CHROMIUM", "/usr/bin/chromium")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
-        {"contrast": run_contrast, "small-country": run_small_country}[mode](browser, base)
+        browser = p.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS + extra_args)
+        {"contrast": run_contrast, "small-country": run_small_country, "dual": run_dual}[mode](browser, base)
         browser.close()
     if failures:
         print(f"{len(failures)} of {checks} checks failed:")
@@ -468,7 +508,11 @@ def run(base, out, root_ip):
                 resp = page.goto(base + "/")
                 check(resp.status == 200, f"{label} /: status {resp.status}")
                 check(page.locator("#ip").text_content().strip() == "127.0.0.1", f"{label} /: #ip")
-                check("Private" in page.locator("p.lead").text_content(), f"{label} /: private address note")
+                lead = page.locator("p.lead").text_content()
+                check(
+                    "Loopback (RFC 1122)" in lead and "special-purpose address" in lead,
+                    f"{label} /: the registry entry of 127.0.0.1 in the lead: {lead!r}",
+                )
                 check(page.locator('a[href="https://db-ip.com"]').count() == 1, f"{label} /: attribution")
                 check_no_horizontal_scroll(page, f"{label} /")
 
@@ -529,13 +573,15 @@ def main():
     ap.add_argument("--out", help="directory for the screenshots (main checks)")
     ap.add_argument(
         "--only",
-        choices=["contrast", "small-country"],
+        choices=["contrast", "small-country", "dual"],
         help="run only this extra check instead of the main ones",
     )
     ap.add_argument("--root-ip", default="", help="X-Forwarded-For for the root screenshot (server must trust 127.0.0.1)")
+    ap.add_argument("--resolver-rules", help="Chromium --host-resolver-rules (the dual check)")
     a = ap.parse_args()
     if a.only:
-        sys.exit(run_extra(a.only, a.base.rstrip("/")))
+        extra = [f"--host-resolver-rules={a.resolver_rules}"] if a.resolver_rules else []
+        sys.exit(run_extra(a.only, a.base.rstrip("/"), extra))
     if not a.out:
         ap.error("--out is required")
     sys.exit(run(a.base.rstrip("/"), a.out, a.root_ip))

@@ -39,6 +39,7 @@ fn app() -> web::hot::Routes {
             limiter: None,
             public_url: None,
             mcp_origins: Arc::from([]),
+            families: Arc::default(),
         };
         web::app(state, &Limits::default())
     })

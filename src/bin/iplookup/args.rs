@@ -349,6 +349,15 @@ pub struct ServeArgs {
         value_name = "ORIGIN"
     )]
     pub mcp_allowed_origins: Vec<String>,
+    /// An origin (scheme://host[:port]) of this same service reachable over
+    /// IPv4 only (e.g. a name with only an A record): the root page in a
+    /// browser shows the visitor's IPv4 address from it, beside the IPv6 one.
+    #[arg(long, env = "IPLOOKUP_IPV4_URL", value_name = "URL")]
+    pub ipv4_url: Option<String>,
+    /// An origin (scheme://host[:port]) of this same service reachable over
+    /// IPv6 only (a name with only an AAAA record): see --ipv4-url.
+    #[arg(long, env = "IPLOOKUP_IPV6_URL", value_name = "URL")]
+    pub ipv6_url: Option<String>,
     #[command(flatten)]
     pub data: DataArgs,
 }

@@ -12,7 +12,7 @@ use iplookup::rdns::RdnsConfig;
 use iplookup::server;
 use iplookup::web::Limits;
 use iplookup::web::client::ClientIpHeader;
-use iplookup::web::origin::{PublicUrl, WebOrigin};
+use iplookup::web::origin::{FamilyOrigins, PublicUrl, WebOrigin};
 use iplookup::web::ratelimit::RateLimit;
 
 use crate::args::ServeArgs;
@@ -45,6 +45,17 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         .map(|o| WebOrigin::parse(o.trim()))
         .collect::<Result<Vec<_>, _>>()
         .context("--mcp-allowed-origin (IPLOOKUP_MCP_ALLOWED_ORIGINS)")?;
+    let family = |url: &Option<String>, flag: &str| {
+        url.as_deref()
+            .filter(|u| !u.trim().is_empty())
+            .map(|u| WebOrigin::parse(u.trim()))
+            .transpose()
+            .with_context(|| flag.to_owned())
+    };
+    let families = FamilyOrigins {
+        v4: family(&args.ipv4_url, "--ipv4-url (IPLOOKUP_IPV4_URL)")?,
+        v6: family(&args.ipv6_url, "--ipv6-url (IPLOOKUP_IPV6_URL)")?,
+    };
     let config = ServeConfig {
         listen: args.listen,
         trusted_proxies: args.trusted_proxies,
@@ -71,6 +82,7 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         }),
         public_url,
         mcp_allowed_origins,
+        families,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -17,6 +17,7 @@ use super::page::{
 };
 use super::sanitize::is_unsafe;
 use crate::model::IpInfo;
+use crate::web::origin::FamilyOrigins;
 
 pub(super) const STYLE: &str = r#"
 :root{color-scheme:light dark;--bg:#f6f7f9;--fg:#15181d;--muted:#5b6470;--card:#fff;--line:#dfe3e8;--accent:#0b63ce;--land:#cfd6de;--hit:#e4572e}
@@ -148,6 +149,9 @@ fn lookup(p: &LookupPage) -> String {
         _ => "No location data for this address".to_owned(),
     };
     let _ = write!(body, "<p class=\"lead\">{place}</p>");
+    if let Some(families) = p.families.as_deref().filter(|_| kind == LookupKind::Root) {
+        body.push_str(&family_addresses(families));
+    }
     body.push_str(&lookup_form(if kind == LookupKind::Address {
         &info.ip
     } else {
@@ -170,6 +174,31 @@ fn lookup(p: &LookupPage) -> String {
         p = esc(&self_path),
     );
     document(&info.ip, &body, &self_path)
+}
+
+/// The script of the root page's per-family addresses: each `a[data-me]`
+/// asks its origin's `/api/v1/me` and shows the address it answers as its
+/// text (`textContent`: never markup). Allowed by its hash in the page's
+/// CSP ([`super::csp_for`]), with `connect-src` naming exactly the origins.
+pub(super) const FAMILY_SCRIPT: &str = r#"for(const a of document.querySelectorAll("a[data-me]")){fetch(a.dataset.me+"/api/v1/me",{headers:{Accept:"application/json"}}).then(r=>r.ok?r.json():Promise.reject(r.status)).then(j=>{a.textContent=j.ip}).catch(()=>{a.textContent="not reachable"})}"#;
+
+/// "Your IPv4 address: ... · Your IPv6 address: ...": links to the
+/// single-family origins (what works without JavaScript), which the script
+/// fills in with the addresses they see.
+fn family_addresses(families: &FamilyOrigins) -> String {
+    let mut out = String::from("<p class=\"families\">");
+    for (i, (family, origin)) in families.each().enumerate() {
+        let origin = origin.to_string();
+        let id = family.to_ascii_lowercase();
+        let _ = write!(
+            out,
+            "{sep}Your {family} address: <a id=\"{id}\" data-me=\"{o}\" href=\"{o}/\">ask {o}</a>",
+            sep = if i == 0 { "" } else { " · " },
+            o = esc(&origin),
+        );
+    }
+    let _ = write!(out, "</p><script>{FAMILY_SCRIPT}</script>");
+    out
 }
 
 fn lookup_form(value: &str) -> String {

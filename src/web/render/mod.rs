@@ -53,6 +53,33 @@ impl Page {
     }
 }
 
+/// The `Content-Security-Policy` of `page` in HTML: [`csp`], and for a root
+/// page that asks the per-family origins for the visitor's addresses, its
+/// one script by hash and `connect-src` with exactly those origins.
+pub fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
+    use base64::Engine;
+    use sha2::Digest;
+    let families = match page {
+        Page::Lookup(p) if p.kind == LookupKind::Root => p.families.as_deref(),
+        _ => None,
+    };
+    let Some(families) = families else {
+        return csp().into();
+    };
+    static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let script = SCRIPT.get_or_init(|| {
+        let digest = sha2::Sha256::digest(html::FAMILY_SCRIPT.as_bytes());
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    });
+    let origins: Vec<String> = families.each().map(|(_, o)| o.to_string()).collect();
+    format!(
+        "{}; script-src 'sha256-{script}'; connect-src {}",
+        csp(),
+        origins.join(" ")
+    )
+    .into()
+}
+
 /// The `Content-Security-Policy` of HTML pages and of the assets they load:
 /// nothing external, the pages' inline style and the map's own style
 /// ([`map::MAP_STYLE`]) allowed by their hashes, images (the map)

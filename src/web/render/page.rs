@@ -2,6 +2,8 @@
 //! health report, the docs, an error), the attribution every result carries,
 //! and the rows and links the text, Markdown and HTML forms share.
 
+use std::sync::Arc;
+
 use axum::http::StatusCode;
 use serde::Serialize;
 
@@ -10,6 +12,7 @@ use crate::fields::Field;
 use crate::geo::special::SpecialBlock;
 use crate::lookup::Answered;
 use crate::model::{self, IpInfo};
+use crate::web::origin::FamilyOrigins;
 
 /// The DB-IP attribution its licence asks for, as a link.
 pub const ATTRIBUTION_TEXT: &str = "IP Geolocation by DB-IP";
@@ -33,6 +36,9 @@ pub struct LookupPage {
     /// For a non-public address, the registry entry its range is: shown
     /// beside the range on the text, Markdown and HTML pages, never in JSON.
     pub special: Option<SpecialUse>,
+    /// The root page's origins per address family, when configured: the
+    /// HTML page asks each for the visitor's address in that family.
+    pub families: Option<Arc<FamilyOrigins>>,
 }
 
 impl LookupPage {
@@ -42,7 +48,15 @@ impl LookupPage {
             info: answered.info,
             kind,
             special: answered.special.map(SpecialUse::from),
+            families: None,
         }
+    }
+
+    /// The same page, showing the visitor's address per family from these
+    /// origins (nothing when none is configured).
+    pub fn with_families(mut self, families: &Arc<FamilyOrigins>) -> Self {
+        self.families = (!families.is_empty()).then(|| families.clone());
+        self
     }
 }
 

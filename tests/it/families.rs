@@ -1,0 +1,98 @@
+//! Both address families on the root page (issue 14 §5), over a real
+//! socket: with `--ipv4-url` and `--ipv6-url` the browser's root page links
+//! to both origins and its CSP lets its one script reach exactly them;
+//! without, the page and its CSP are as before. Chromium runs the script in
+//! `tests/external/browser.rs`.
+
+use crate::support;
+
+use iplookup::web::origin::{FamilyOrigins, WebOrigin};
+use reqwest::header::{CONTENT_SECURITY_POLICY, USER_AGENT};
+
+const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36";
+
+async fn root_page(server: &support::TestServer, path: &str) -> (String, String) {
+    let r = support::client()
+        .get(server.url(path))
+        .header(USER_AGENT, BROWSER)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let csp = r.headers()[CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    (csp, r.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn the_root_page_asks_exactly_the_configured_origins() {
+    let mut config = support::config();
+    config.families = FamilyOrigins {
+        v4: Some(WebOrigin::parse("https://ipv4.example.org").unwrap()),
+        v6: Some(WebOrigin::parse("https://ipv6.example.org:8443/").unwrap()),
+    };
+    let server = support::start(config).await;
+    let (csp, html) = root_page(&server, "/").await;
+    assert!(
+        csp.ends_with("; connect-src https://ipv4.example.org https://ipv6.example.org:8443"),
+        "{csp}"
+    );
+    assert!(csp.contains("; script-src 'sha256-"), "{csp}");
+    assert!(csp.starts_with("default-src 'none'"), "{csp}");
+    assert!(
+        html.contains(
+            r#"<a id="ipv4" data-me="https://ipv4.example.org" href="https://ipv4.example.org/">"#
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<a id="ipv6" data-me="https://ipv6.example.org:8443" href="https://ipv6.example.org:8443/">"#),
+        "{html}"
+    );
+    assert_eq!(html.matches("<script>").count(), 1, "{html}");
+    // Only the root page: an address page has neither the links nor the script.
+    let (csp, html) = root_page(&server, "/8.8.8.8").await;
+    assert!(
+        !csp.contains("script-src") && !csp.contains("connect-src"),
+        "{csp}"
+    );
+    assert!(
+        !html.contains("<script") && !html.contains("data-me"),
+        "{html}"
+    );
+}
+
+#[tokio::test]
+async fn one_origin_alone_is_shown_alone() {
+    let mut config = support::config();
+    config.families = FamilyOrigins {
+        v4: None,
+        v6: Some(WebOrigin::parse("http://[2001:db8::1]:8080").unwrap()),
+    };
+    let server = support::start(config).await;
+    let (csp, html) = root_page(&server, "/").await;
+    assert!(
+        csp.ends_with("; connect-src http://[2001:db8::1]:8080"),
+        "{csp}"
+    );
+    assert!(
+        html.contains(r#"id="ipv6""#) && !html.contains(r#"id="ipv4""#),
+        "{html}"
+    );
+}
+
+#[tokio::test]
+async fn without_the_flags_the_root_page_has_no_script() {
+    let server = support::start(support::config()).await;
+    let (csp, html) = root_page(&server, "/").await;
+    assert!(
+        !csp.contains("script-src") && !csp.contains("connect-src"),
+        "{csp}"
+    );
+    assert!(
+        !html.contains("<script") && !html.contains("data-me"),
+        "{html}"
+    );
+}
