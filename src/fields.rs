@@ -85,8 +85,9 @@ impl Field {
         }
     }
 
-    /// The field's value in `info` as text (numbers and booleans as JSON
-    /// writes them, latitude and longitude shortest round-trip); `None` for null.
+    /// The field's value in `info` as text (numbers and booleans as the JSON
+    /// answer writes them); `None` for null (and for a non-finite number,
+    /// which JSON writes as null).
     pub fn value(self, info: &IpInfo) -> Option<Cow<'_, str>> {
         let l = &info.location;
         let n = &info.network;
@@ -100,8 +101,8 @@ impl Field {
             Field::Flag => text(&l.flag),
             Field::Continent => text(&l.continent),
             Field::City => owned(&l.city),
-            Field::Latitude => l.latitude.map(|v| Cow::Owned(v.to_string())),
-            Field::Longitude => l.longitude.map(|v| Cow::Owned(v.to_string())),
+            Field::Latitude => float(l.latitude).map(Cow::Owned),
+            Field::Longitude => float(l.longitude).map(Cow::Owned),
             Field::Accuracy => l.accuracy.map(|a| Cow::Borrowed(accuracy_text(a))),
             Field::TimeZone => text(&l.time_zone),
             Field::LocalTime => owned(&l.local_time),
@@ -149,6 +150,12 @@ pub fn spreadsheet_safe(text: Cow<'_, str>) -> Cow<'_, str> {
     }
 }
 
+/// A finite number as the JSON answer writes it (zmij, as serde_json).
+fn float(value: Option<f64>) -> Option<String> {
+    let v = value.filter(|v| v.is_finite())?;
+    Some(zmij::Buffer::new().format_finite(v).to_owned())
+}
+
 fn text<'a>(s: &'a Option<Cow<'static, str>>) -> Option<Cow<'a, str>> {
     s.as_deref().map(Cow::Borrowed)
 }
@@ -192,6 +199,87 @@ impl FromStr for Field {
             .into_iter()
             .find(|f| f.name() == name)
             .ok_or_else(|| UnknownField(name.chars().take(64).collect()))
+    }
+}
+
+/// CSV (RFC 4180, `\n` line ends, a field quoted only when it holds a comma,
+/// a quote or a line break): the one writer of the CSV answers, written
+/// straight into a byte buffer (no allocation per row).
+pub mod csv {
+    use super::{Field, IpInfo, spreadsheet_safe};
+
+    /// The name of the column after the fields: the error code of an input
+    /// that got no answer, empty otherwise.
+    pub const ERROR_COLUMN: &str = "error";
+
+    /// Appends the header row: every [`Field`], then [`ERROR_COLUMN`].
+    pub fn header(out: &mut Vec<u8>) {
+        for field in Field::ALL {
+            out.extend_from_slice(field.name().as_bytes());
+            out.push(b',');
+        }
+        out.extend_from_slice(ERROR_COLUMN.as_bytes());
+        out.push(b'\n');
+    }
+
+    /// Appends the row of an answer (its error column empty).
+    pub fn row(out: &mut Vec<u8>, info: &IpInfo) {
+        let l = &info.location;
+        let n = &info.network;
+        let mut number = itoa::Buffer::new();
+        for field in Field::ALL {
+            match field {
+                Field::Latitude => float(out, l.latitude),
+                Field::Longitude => float(out, l.longitude),
+                Field::Asn => {
+                    if let Some(asn) = n.asn {
+                        out.extend_from_slice(number.format(asn).as_bytes());
+                    }
+                }
+                _ => {
+                    if let Some(value) = field.cell(info) {
+                        text(out, &value);
+                    }
+                }
+            }
+            out.push(b',');
+        }
+        out.push(b'\n');
+    }
+
+    /// Appends the row of an input that is not an address: its text in
+    /// `ip` (formulas defused), `code` in the error column, the rest empty.
+    pub fn error_row(out: &mut Vec<u8>, input: &str, code: &str) {
+        text(out, &spreadsheet_safe(input.into()));
+        out.extend(std::iter::repeat_n(b',', Field::ALL.len()));
+        text(out, code);
+        out.push(b'\n');
+    }
+
+    fn float(out: &mut Vec<u8>, value: Option<f64>) {
+        if let Some(v) = value.filter(|v| v.is_finite()) {
+            out.extend_from_slice(zmij::Buffer::new().format_finite(v).as_bytes());
+        }
+    }
+
+    /// One field, quoted (its quotes doubled) when it holds `,`, `"`, CR or LF.
+    fn text(out: &mut Vec<u8>, value: &str) {
+        let bytes = value.as_bytes();
+        if !bytes
+            .iter()
+            .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+        {
+            out.extend_from_slice(bytes);
+            return;
+        }
+        out.push(b'"');
+        for &b in bytes {
+            if b == b'"' {
+                out.push(b'"');
+            }
+            out.push(b);
+        }
+        out.push(b'"');
     }
 }
 
@@ -251,6 +339,51 @@ mod tests {
         assert_eq!(Field::Asn.value(&info).as_deref(), Some("15169"));
         assert_eq!(Field::City.value(&info), None);
         assert_eq!(Field::ReverseDns.value(&info), None);
+    }
+
+    /// The rows read back with the `csv` crate give the fields' values.
+    #[test]
+    fn csv_rows_read_back_as_the_values() {
+        let mut info = IpInfo {
+            ip: "8.8.8.8".into(),
+            version: Some("IPv4".into()),
+            is_public: Some(true),
+            location: Default::default(),
+            network: Default::default(),
+        };
+        info.location.latitude = Some(38.0);
+        info.location.longitude = Some(-97.5);
+        info.network.asn = Some(15169);
+        info.network.organization = Some("Quote \" and, comma\nnewline".into());
+        info.location.city = Some("=1+1".into());
+        let mut out = Vec::new();
+        csv::header(&mut out);
+        csv::row(&mut out, &info);
+        csv::error_row(&mut out, "=bad,input\"", "invalid_ip");
+        let mut reader = ::csv::Reader::from_reader(out.as_slice());
+        let header = reader.headers().unwrap().clone();
+        assert_eq!(header.len(), Field::ALL.len() + 1);
+        let rows: Vec<::csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 2);
+        for (i, field) in Field::ALL.iter().enumerate() {
+            assert_eq!(header.get(i), Some(field.name()));
+            let want = field
+                .cell(&info)
+                .map(|v| v.into_owned())
+                .unwrap_or_default();
+            assert_eq!(rows[0].get(i), Some(want.as_str()), "{field}");
+        }
+        assert_eq!(rows[0].get(Field::ALL.len()), Some(""));
+        assert_eq!(&rows[0][9], "38.0");
+        assert_eq!(&rows[1][0], "'=bad,input\"");
+        assert_eq!(&rows[1][Field::ALL.len()], "invalid_ip");
+        assert!(
+            rows[1]
+                .iter()
+                .skip(1)
+                .take(Field::ALL.len() - 1)
+                .all(str::is_empty)
+        );
     }
 
     #[test]

@@ -172,6 +172,86 @@ fn invalid_address_gives_an_error_line_and_a_failing_exit() {
     assert_eq!(lines[1]["ip"], "1.1.1.1");
 }
 
+/// `lookup` with `stdin` as standard input and `args` after `lookup`.
+fn lookup_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = bin()
+        .arg("lookup")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || input.write_all(&data));
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    o
+}
+
+/// `--format csv`: a header with every field and `error`, one row per input
+/// in order (the JSON answer's values, read back with the csv crate), error
+/// rows keeping the input, a line that is not UTF-8 answered in place, and
+/// formulas from the input defused.
+#[test]
+fn lookup_csv_has_one_row_per_input_with_the_json_values() {
+    let input = b"8.8.8.8\n=HYPERLINK(\"x\")\n\xff\xfe\n\n2001:4860:4860::8888\r\n10.1.2.3\n";
+    let o = lookup_stdin(&["--format", "csv"], input);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "an invalid input fails the run: {o:?}"
+    );
+    let mut reader = csv::Reader::from_reader(o.stdout.as_slice());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(header.first().map(String::as_str), Some("ip"));
+    assert_eq!(header.last().map(String::as_str), Some("error"));
+    assert_eq!(header.len(), 21, "{header:?}");
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 5, "one row per non-empty line: {rows:?}");
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    assert_eq!(&rows[1][col("ip")], "'=HYPERLINK(\"x\")");
+    assert_eq!(&rows[1][col("error")], "invalid_ip");
+    assert_eq!(&rows[2][col("ip")], "\u{fffd}\u{fffd}");
+    assert_eq!(&rows[2][col("error")], "invalid_ip");
+    let db = GeoDb::embedded().unwrap();
+    for (row, ip) in [
+        (&rows[0], "8.8.8.8"),
+        (&rows[3], "2001:4860:4860::8888"),
+        (&rows[4], "10.1.2.3"),
+    ] {
+        let want = without_local_time(expected(&db, ip));
+        assert_eq!(&row[col("error")], "", "{ip}");
+        for (i, name) in header
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| *n != "error" && *n != "local_time")
+        {
+            let value = want
+                .get(name)
+                .or_else(|| want["location"].get(name))
+                .or_else(|| want["network"].get(name));
+            let text = match value {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+            };
+            assert_eq!(&row[i], text, "{ip}: {name}");
+        }
+    }
+    // JSON lines stay the default.
+    let o = lookup_stdin(&[], b"8.8.8.8\n\xff\n");
+    let lines = stdout_lines(&o);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["error"], "invalid_ip");
+}
+
 // ---------------------------------------------------------------------------
 // help
 // ---------------------------------------------------------------------------

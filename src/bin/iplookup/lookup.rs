@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use iplookup::fields::{Field, spreadsheet_safe};
+use iplookup::fields::csv;
 use iplookup::model::{Error, IpInfo};
 use iplookup::{GeoDb, Lookup};
 
@@ -28,6 +28,7 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
     };
     let lookup = Lookup::new(db);
     let out = io::BufWriter::with_capacity(OUT_BUFFER, io::stdout().lock());
+    // (CSV fills its own buffer of the same size and writes it whole.)
     let mut sink: Box<dyn Sink> = match args.format {
         OutputFormat::Json => Box::new(JsonLines(out)),
         OutputFormat::Csv => Box::new(Csv::new(out)?),
@@ -108,45 +109,46 @@ impl<W: Write> Sink for JsonLines<W> {
     }
 }
 
-/// RFC 4180 CSV: a header row with every [`Field`] and `error`, then one row
-/// per input. An input that is not an address keeps its text in `ip` and
-/// its error code in `error`; every other cell of that row is empty.
+/// RFC 4180 CSV ([`iplookup::fields::csv`]): a header row with every field
+/// and `error`, then one row per input. An input that is not an address
+/// keeps its text in `ip` and its error code in `error`; every other cell of
+/// that row is empty. Rows are written into one buffer, handed to the output
+/// when it holds [`OUT_BUFFER`] bytes.
 struct Csv<W: Write> {
-    out: csv::Writer<W>,
+    out: W,
+    buffer: Vec<u8>,
 }
 
 impl<W: Write> Csv<W> {
     fn new(out: W) -> io::Result<Self> {
-        let mut out = csv::WriterBuilder::new()
-            .buffer_capacity(OUT_BUFFER)
-            .from_writer(out);
-        let header = Field::ALL.iter().map(|f| f.name()).chain(["error"]);
-        out.write_record(header)?;
-        Ok(Csv { out })
+        let mut buffer = Vec::with_capacity(OUT_BUFFER + 4096);
+        csv::header(&mut buffer);
+        Ok(Csv { out, buffer })
+    }
+
+    fn spill(&mut self) -> io::Result<()> {
+        if self.buffer.len() >= OUT_BUFFER {
+            self.out.write_all(&self.buffer)?;
+            self.buffer.clear();
+        }
+        Ok(())
     }
 }
 
 impl<W: Write> Sink for Csv<W> {
     fn info(&mut self, info: &IpInfo) -> io::Result<()> {
-        for field in Field::ALL {
-            let cell = field.cell(info);
-            self.out.write_field(cell.as_deref().unwrap_or(""))?;
-        }
-        self.out.write_field("")?;
-        Ok(self.out.write_record(None::<&[u8]>)?)
+        csv::row(&mut self.buffer, info);
+        self.spill()
     }
 
     fn error(&mut self, input: &str, error: &Error) -> io::Result<()> {
-        self.out
-            .write_field(spreadsheet_safe(input.into()).as_ref())?;
-        for _ in 1..Field::ALL.len() {
-            self.out.write_field("")?;
-        }
-        self.out.write_field(error.error.as_str())?;
-        Ok(self.out.write_record(None::<&[u8]>)?)
+        csv::error_row(&mut self.buffer, input, error.error.as_str());
+        self.spill()
     }
 
     fn finish(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.buffer)?;
+        self.buffer.clear();
         self.out.flush()
     }
 }
