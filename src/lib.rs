@@ -6,6 +6,8 @@
 //!
 //! - [`geo`]: the address data. Range tables for country and ASN, the country
 //!   metadata table and the IANA special-purpose registry. Pure and synchronous.
+//! - [`zone`]: the time zone containing a city's coordinates, from boundary
+//!   data compiled in, looked up once per city of a release.
 //! - [`address`]: strict parsing of addresses typed by callers, canonical form.
 //! - [`model`]: the wire contract (`IpInfo`, `Location`, `Network`, `Error`).
 //! - [`rdns`]: reverse DNS with a deadline, a TTL-honouring cache and one query per address.
@@ -33,6 +35,7 @@ pub mod reload;
 pub mod server;
 pub mod update;
 pub mod web;
+pub mod zone;
 
 pub use geo::GeoDb;
 pub use lookup::Lookup;

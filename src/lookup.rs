@@ -1,5 +1,5 @@
 //! From an address to an [`IpInfo`]: the current database, the special-purpose
-//! registry and the clock (for `local_time`) put together.
+//! registry, the city's time zone and the clock (for `local_time`) put together.
 //!
 //! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
 //! release while readers keep the one they started with, never locking.
@@ -17,6 +17,7 @@ use crate::address;
 use crate::geo::{self, Answer, GeoDb};
 use crate::model::{IpInfo, Location, Network};
 use crate::rdns::ReverseDns;
+use crate::zone;
 
 /// The lookup service: the current database and, if enabled, reverse DNS.
 #[derive(Debug)]
@@ -28,16 +29,15 @@ pub struct Lookup {
 impl Lookup {
     /// A service answering from `db`, without reverse DNS.
     pub fn new(db: GeoDb) -> Self {
-        Lookup {
-            db: ArcSwap::from_pointee(db),
-            rdns: None,
-        }
+        Lookup::with_rdns(db, None)
     }
 
     /// A service answering from `db`, with reverse DNS if given.
     pub fn with_rdns(db: GeoDb, rdns: Option<ReverseDns>) -> Self {
+        let db = Arc::new(db);
+        zone::prepare(&db);
         Lookup {
-            db: ArcSwap::from_pointee(db),
+            db: ArcSwap::new(db),
             rdns,
         }
     }
@@ -60,7 +60,9 @@ impl Lookup {
 
     /// Replaces the database; lookups in flight finish on the old one.
     pub fn replace(&self, db: GeoDb) {
-        self.db.store(Arc::new(db));
+        let db = Arc::new(db);
+        zone::prepare(&db);
+        self.db.store(db);
     }
 
     /// Everything the data says about `ip`, at the time `now`.
@@ -99,6 +101,8 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
         .city
         .filter(|c| c.latitude.is_some() && c.longitude.is_some());
     let text = |s: &'static Option<String>| s.as_deref().map(Cow::Borrowed);
+    // The zone containing the city, else the country's primary zone.
+    let zone = city.and_then(zone::of_city).or(c.time_zone);
     Location {
         country_code: Some(Cow::Borrowed(&c.code)),
         country: Some(Cow::Borrowed(&c.name)),
@@ -113,8 +117,8 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
         } else {
             crate::model::Accuracy::Country
         }),
-        time_zone: c.time_zone.map(|tz| Cow::Borrowed(tz.name())),
-        local_time: c.time_zone.map(|tz| local_time(tz, now)),
+        time_zone: zone.map(|tz| Cow::Borrowed(tz.name())),
+        local_time: zone.map(|tz| local_time(tz, now)),
         currency: text(&c.currency),
         calling_code: text(&c.calling_code),
     }

@@ -5,7 +5,9 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::OnceLock;
 
+use chrono_tz::Tz;
 use maxminddb::{Reader, WithinOptions};
 use serde::Deserialize;
 
@@ -21,6 +23,10 @@ pub struct City {
     pub name: String,
     pub latitude: Option<f64>,
     pub longitude: Option<f64>,
+    /// The time zone containing the coordinates (`None` inside: none of its
+    /// own), filled in once by the `zone` layer, which holds the boundary
+    /// data; empty as loaded.
+    pub zone: OnceLock<Option<Tz>>,
 }
 
 /// City tables of both families (ids point into `cities`, 1-based).
@@ -128,6 +134,10 @@ impl Record {
             CityField::Flat(name) => name.clone(),
             CityField::Other(_) => return None,
         };
+        // ip-location-db files write "" where the record is country-level.
+        if name.is_empty() {
+            return None;
+        }
         let (lat, lon) = match &self.location {
             Some(l) => (l.latitude, l.longitude),
             None => (self.latitude, self.longitude),
@@ -136,6 +146,7 @@ impl Record {
             name,
             latitude: lat.map(|n| n.0),
             longitude: lon.map(|n| n.0),
+            zone: OnceLock::new(),
         })
     }
 }
@@ -148,13 +159,13 @@ pub fn read_country(
 ) -> Result<CountryArrays, CsvError> {
     let mut v4 = TableBuilder::<u32, u16>::default();
     let mut v6 = TableBuilder::<u128, u16>::default();
-    let (stats, _) = walk(bytes, file, policy, |start, end, record| {
-        let Some(code) = record.country_code() else {
-            return Ok(None);
-        };
-        let packed = rows::pack_country(code)?;
-        push(&mut v4, &mut v6, start, end, packed).map(Some)
-    })?;
+    let (stats, _) = walk(
+        bytes,
+        file,
+        policy,
+        |record| record.country_code().map(rows::pack_country).transpose(),
+        |start, end, packed| push(&mut v4, &mut v6, start, end, packed),
+    )?;
     Ok(CountryArrays {
         v4: v4.finish(),
         v6: v6.finish(),
@@ -167,19 +178,18 @@ pub fn read_asn(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<AsnArrays
     let mut v4 = TableBuilder::<u32, u32>::default();
     let mut v6 = TableBuilder::<u128, u32>::default();
     let mut networks = NetworksBuilder::default();
-    let (stats, _) = walk(bytes, file, policy, |start, end, record| {
-        let Some(asn) = record.autonomous_system_number else {
-            return Ok(None);
-        };
-        let id = networks.intern(
-            asn,
-            record
-                .autonomous_system_organization
-                .as_deref()
-                .unwrap_or(""),
-        );
-        push(&mut v4, &mut v6, start, end, id).map(Some)
-    })?;
+    let (stats, _) = walk(
+        bytes,
+        file,
+        policy,
+        |record| {
+            Ok(record.autonomous_system_number.map(|asn| {
+                let org = record.autonomous_system_organization.as_deref();
+                networks.intern(asn, org.unwrap_or(""))
+            }))
+        },
+        |start, end, id| push(&mut v4, &mut v6, start, end, id),
+    )?;
     Ok(AsnArrays {
         v4: v4.finish(),
         v6: v6.finish(),
@@ -197,7 +207,7 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
     let mut samples: Vec<(IpAddr, u32)> = Vec::new();
     let reader = open_reader(bytes, file)?;
     check_city_type(&reader, file)?;
-    let (stats, reader) = walk_reader(reader, file, policy, |start, end, record| {
+    let intern = |record: Record| -> Result<Option<u32>, RowError> {
         let Some(city) = record.city() else {
             return Ok(None);
         };
@@ -206,16 +216,27 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
             city.latitude.map_or(0, f64::to_bits),
             city.longitude.map_or(0, f64::to_bits),
         );
-        let id = *ids.entry(key).or_insert_with(|| {
+        Ok(Some(*ids.entry(key).or_insert_with(|| {
             cities.push(city);
             cities.len() as u32
-        });
-        let pushed = push(&mut v4, &mut v6, start, end, id)?;
+        })))
+    };
+    // Neighbouring networks of one city become one range: a DB-IP range is
+    // stored as the CIDR blocks that cover it, and only the city matters here.
+    let add = |start: IpAddr, end: IpAddr, id: u32| {
+        let pushed = match (start, end) {
+            (IpAddr::V4(s), IpAddr::V4(e)) => v4.push_joined(s.into(), e.into(), id),
+            (IpAddr::V6(s), IpAddr::V6(e)) => v6.push_joined(s.into(), e.into(), id),
+            _ => Err(RowError::MixedFamilies),
+        }?;
         if samples.len() < SAMPLES {
             samples.push((end, id));
         }
-        Ok(Some(pushed))
-    })?;
+        Ok(pushed)
+    };
+    let (stats, reader) = walk_reader(reader, file, policy, intern, add)?;
+    drop(ids);
+    cities.shrink_to_fit();
     check_city(&reader, file, &samples, &cities)?;
     Ok(CityArrays {
         v4: v4.finish(),
@@ -300,16 +321,23 @@ fn io_fail(file: &str, reason: String) -> CsvError {
     }
 }
 
-/// Visits every network with data, in address order, with its first and
-/// last address; a network `visit` cannot use is a defect (dropped and
-/// counted). Returns the counts and the reader.
-fn walk(
+/// Visits every network with data, in address order: `value` turns its
+/// record into the value of the table (`None`: nothing for this table), and
+/// `add` adds the network's first and last address with that value. A
+/// network either cannot use is a defect (dropped and counted). Returns the
+/// counts and the reader.
+///
+/// Networks share records (the hundreds of blocks of one city or one AS
+/// point at one record of the data section), so each record is decoded and
+/// given to `value` once, by its offset, and its value reused.
+fn walk<T: Copy>(
     bytes: Vec<u8>,
     file: &str,
     policy: &Policy,
-    visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
+    value: impl FnMut(Record) -> Result<Option<T>, RowError>,
+    add: impl FnMut(IpAddr, IpAddr, T) -> Result<Pushed, RowError>,
 ) -> Result<(CsvStats, MmdbReader), CsvError> {
-    walk_reader(open_reader(bytes, file)?, file, policy, visit)
+    walk_reader(open_reader(bytes, file)?, file, policy, value, add)
 }
 
 /// Reads an MMDB's metadata.
@@ -318,14 +346,18 @@ fn open_reader(bytes: Vec<u8>, file: &str) -> Result<MmdbReader, CsvError> {
 }
 
 /// [`walk`] over an open reader.
-fn walk_reader(
+fn walk_reader<T: Copy>(
     reader: MmdbReader,
     file: &str,
     policy: &Policy,
-    mut visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
+    mut value: impl FnMut(Record) -> Result<Option<T>, RowError>,
+    mut add: impl FnMut(IpAddr, IpAddr, T) -> Result<Pushed, RowError>,
 ) -> Result<(CsvStats, MmdbReader), CsvError> {
     let fail = |reason: String| io_fail(file, reason);
     let mut stats = CsvStats::default();
+    // Values of the records seen so far, by data offset (refused records are
+    // not kept: each of their networks is counted as a defect again).
+    let mut known: HashMap<usize, Option<T>> = HashMap::new();
     {
         let networks = reader
             .networks(WithinOptions::default())
@@ -335,12 +367,23 @@ fn walk_reader(
             let net = item
                 .network()
                 .map_err(|e| fail(format!("network {index}: {e}")))?;
-            let record: Record = item
-                .decode()
-                .map_err(|e| fail(format!("network {net}: {e}")))?
-                .unwrap_or_default();
+            let offset = item.offset();
+            let converted = match offset.and_then(|o| known.get(&o)) {
+                Some(v) => Ok(*v),
+                None => {
+                    let record: Record = item
+                        .decode()
+                        .map_err(|e| fail(format!("network {net}: {e}")))?
+                        .unwrap_or_default();
+                    let v = value(record);
+                    if let (Some(o), Ok(v)) = (offset, &v) {
+                        known.insert(o, *v);
+                    }
+                    v
+                }
+            };
             let (start, end) = (net.network(), net.broadcast());
-            match visit(start, end, record) {
+            match converted.and_then(|v| v.map(|v| add(start, end, v)).transpose()) {
                 Ok(Some(_)) => stats.rows += 1,
                 Ok(None) => stats.skipped += 1,
                 Err(reason) => stats.defect(
