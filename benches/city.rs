@@ -183,7 +183,7 @@ fn main() {
 
     let sets = sets(&reader);
     let city_only = |a: Ipv4Addr| {
-        let id = tables.v4.value(u32::from(a)) as usize;
+        let id = iplookup::geo::mmdb::city_number(tables.v4.value(u32::from(a))) as usize;
         let city = tables.cities.get(id.checked_sub(1)?)?;
         Some((
             city.name.as_str(),

@@ -21,11 +21,11 @@ use crate::geo::GeoDb;
 use crate::geo::mmdb::City;
 
 /// The boundary finder. `EmbeddedFinder` searches the compressed polygons in
-/// place (the ~4 MB of the binary's read-only data, paged in as read) rather
-/// than expanding them: building it takes well under a millisecond and holds
-/// about 100 KB, where `DefaultFinder` expands the polygons into tens of MiB
-/// and takes longer to build, for the same answers (BENCHMARKS.md, "City
-/// time zones").
+/// place (4 MB of the binary's read-only data, paged in as read): built in
+/// about 3 ms, 4 MiB resident, 3.4 us a point. `DefaultFinder` expands them
+/// first: 0.45 s and 28 MiB more, for 1.9 us a point and the same answers.
+/// Over the 92,814 city locations of a real city file that is 0.31 s against
+/// 0.63 s, off the request path either way (BENCHMARKS.md, "City database").
 static FINDER: LazyLock<EmbeddedFinder> = LazyLock::new(EmbeddedFinder::new);
 
 /// The zone containing the point, if it is a land zone `chrono-tz` knows.

@@ -29,11 +29,30 @@ pub struct City {
     pub zone: OnceLock<Option<Tz>>,
 }
 
+/// A city's number in the city tables, 1-based (0: no city), in three
+/// little-endian bytes: a city table has an entry per range, millions of
+/// them, and no city file has 16 million cities.
+pub type CityId = [u8; 3];
+
+/// The most cities a city table can number.
+pub const MAX_CITIES: u32 = (1 << 24) - 1;
+
+/// The [`CityId`] of city number `n` (at most [`MAX_CITIES`]).
+pub fn city_id(n: u32) -> CityId {
+    let [a, b, c, _] = n.min(MAX_CITIES).to_le_bytes();
+    [a, b, c]
+}
+
+/// The number a [`CityId`] holds.
+pub fn city_number(id: CityId) -> u32 {
+    u32::from_le_bytes([id[0], id[1], id[2], 0])
+}
+
 /// City tables of both families (ids point into `cities`, 1-based).
 #[derive(Debug, Default)]
 pub struct CityArrays {
-    pub v4: (Vec<u32>, Vec<u32>),
-    pub v6: (Vec<u128>, Vec<u32>),
+    pub v4: (Vec<u32>, Vec<CityId>),
+    pub v6: (Vec<u128>, Vec<CityId>),
     pub cities: Vec<City>,
     pub stats: CsvStats,
 }
@@ -200,9 +219,10 @@ pub fn read_asn(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<AsnArrays
 
 /// Reads a city MMDB into city tables, checked as [`check_city`] says.
 pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArrays, CsvError> {
-    let mut v4 = TableBuilder::<u32, u32>::default();
-    let mut v6 = TableBuilder::<u128, u32>::default();
+    let mut v4 = TableBuilder::<u32, CityId>::default();
+    let mut v6 = TableBuilder::<u128, CityId>::default();
     let mut cities: Vec<City> = Vec::new();
+    let mut too_many = false;
     let mut ids: HashMap<(String, u64, u64), u32> = HashMap::new();
     let mut samples: Vec<(IpAddr, u32)> = Vec::new();
     let reader = open_reader(bytes, file)?;
@@ -216,17 +236,24 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
             city.latitude.map_or(0, f64::to_bits),
             city.longitude.map_or(0, f64::to_bits),
         );
-        Ok(Some(*ids.entry(key).or_insert_with(|| {
-            cities.push(city);
-            cities.len() as u32
-        })))
+        if let Some(id) = ids.get(&key) {
+            return Ok(Some(*id));
+        }
+        if cities.len() >= MAX_CITIES as usize {
+            too_many = true;
+            return Ok(None);
+        }
+        cities.push(city);
+        let id = cities.len() as u32;
+        ids.insert(key, id);
+        Ok(Some(id))
     };
     // Neighbouring networks of one city become one range: a DB-IP range is
     // stored as the CIDR blocks that cover it, and only the city matters here.
     let add = |start: IpAddr, end: IpAddr, id: u32| {
         let pushed = match (start, end) {
-            (IpAddr::V4(s), IpAddr::V4(e)) => v4.push_joined(s.into(), e.into(), id),
-            (IpAddr::V6(s), IpAddr::V6(e)) => v6.push_joined(s.into(), e.into(), id),
+            (IpAddr::V4(s), IpAddr::V4(e)) => v4.push_joined(s.into(), e.into(), city_id(id)),
+            (IpAddr::V6(s), IpAddr::V6(e)) => v6.push_joined(s.into(), e.into(), city_id(id)),
             _ => Err(RowError::MixedFamilies),
         }?;
         if samples.len() < SAMPLES {
@@ -235,6 +262,9 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
         Ok(pushed)
     };
     let (stats, reader) = walk_reader(reader, file, policy, intern, add)?;
+    if too_many {
+        return Err(io_fail(file, format!("more than {MAX_CITIES} cities")));
+    }
     drop(ids);
     cities.shrink_to_fit();
     check_city(&reader, file, &samples, &cities)?;
@@ -396,4 +426,18 @@ fn walk_reader<T: Copy>(
     }
     stats.check(file, policy)?;
     Ok((stats, reader))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn city_ids_hold_every_city_number() {
+        for n in [0, 1, 255, 256, 65_536, 1_000_003, MAX_CITIES] {
+            assert_eq!(city_number(city_id(n)), n);
+        }
+        // Past the limit (refused by `read_city` before it happens) it saturates.
+        assert_eq!(city_number(city_id(MAX_CITIES + 1)), MAX_CITIES);
+    }
 }

@@ -154,8 +154,8 @@ pub struct AsnTables {
 /// City tables of both families and the cities they point to (ids 1-based).
 #[derive(Debug, Clone)]
 pub struct CityTables {
-    pub v4: RangeTable<u32, u32>,
-    pub v6: RangeTable<u128, u32>,
+    pub v4: RangeTable<u32, mmdb::CityId>,
+    pub v6: RangeTable<u128, mmdb::CityId>,
     pub cities: Vec<mmdb::City>,
 }
 
@@ -365,6 +365,23 @@ impl GeoDb {
         GeoDb::assemble(country, asn, index, release)
     }
 
+    /// The same country and ASN data under `release`, without city tables:
+    /// the index is copied rather than built again (for a data directory or
+    /// a reload that changes neither table: building it pages in the whole
+    /// embedded snapshot and allocates a second index).
+    pub fn same_tables(&self, release: Release) -> GeoDb {
+        GeoDb {
+            country: self.country.clone(),
+            asn: self.asn.clone(),
+            index: self.index.clone(),
+            country_of: self.country_of.clone(),
+            city: None,
+            countries: self.countries,
+            release,
+            tag: std::sync::OnceLock::new(),
+        }
+    }
+
     /// Puts the parts together (the index already checked against the tables).
     fn assemble(
         country: CountryTables,
@@ -399,7 +416,7 @@ impl GeoDb {
             .values()
             .iter()
             .chain(city.v6.values())
-            .any(|id| *id > max)
+            .any(|id| mmdb::city_number(*id) > max)
         {
             return Err(GeoError::Networks(NetworksError("city id out of range")));
         }
@@ -454,7 +471,10 @@ impl GeoDb {
             IpAddr::V4(a) => {
                 let (key, t) = (u32::from(a), &self.index.v4);
                 let at = t.index_of(key);
-                let city = self.city.as_ref().map_or(0, |c| c.v4.value(key));
+                let city = self
+                    .city
+                    .as_ref()
+                    .map_or(0, |c| mmdb::city_number(c.v4.value(key)));
                 let mut answer = self.answer(&t.values()[at], city);
                 if answer.country.is_some() || answer.network.is_some() {
                     let (s, e) = index::row_span(t, at).unwrap_or_else(|| {
@@ -467,7 +487,10 @@ impl GeoDb {
             IpAddr::V6(a) => {
                 let (key, t) = (u128::from(a), &self.index.v6);
                 let at = t.index_of(key);
-                let city = self.city.as_ref().map_or(0, |c| c.v6.value(key));
+                let city = self
+                    .city
+                    .as_ref()
+                    .map_or(0, |c| mmdb::city_number(c.v6.value(key)));
                 let mut answer = self.answer(&t.values()[at], city);
                 if answer.country.is_some() || answer.network.is_some() {
                     let (s, e) = index::row_span(t, at).unwrap_or_else(|| {

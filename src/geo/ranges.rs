@@ -73,6 +73,8 @@ pub trait Value:
 }
 impl Value for u16 {}
 impl Value for u32 {}
+/// City numbers (see [`super::mmdb::CityId`]): three bytes, not four.
+impl Value for [u8; 3] {}
 /// Index slots (see [`super::index::Slot`]).
 impl Value for [u32; 2] {}
 
