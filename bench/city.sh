@@ -54,7 +54,7 @@ run() {
     t1=$(now_ns)
     [[ "$code" == 200 ]] || { echo "city.sh: $bin never answered" >&2; exit 1; }
     sleep "$SETTLE"
-    answer=$(curl -s "http://127.0.0.1:$PORT/api/v1/ip/$ADDR")
+    curl -s -o /dev/null "http://127.0.0.1:$PORT/api/v1/ip/$ADDR"
     local r h
     r=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
     h=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
@@ -82,10 +82,7 @@ for ((i = 1; i <= RUNS; i++)); do
             "$i" "$bin" "$ms" "$(mib "$r")" "$(mib "$h")"
     done
 done
-run_once_answer=$(
-    "${BINS[-1]}" lookup --data-dir "$DIR" "$ADDR" 2>/dev/null | head -c 600 || true
-)
-echo "answer for $ADDR (last binary): $run_once_answer"
+echo "answer for $ADDR (last binary): $("${BINS[-1]}" lookup --data-dir "$DIR" "$ADDR" 2>/dev/null || true)"
 echo
 echo "median over $RUNS runs (budget: file + 64 MiB = $(mib $((size_kib + 65536))) MiB):"
 for bin in "${BINS[@]}"; do
