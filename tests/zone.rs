@@ -130,18 +130,17 @@ async fn without_city_coordinates_the_country_zone_stays() {
 }
 
 #[tokio::test]
-async fn pages_in_other_formats_name_the_city_zone() {
+async fn pages_in_every_format_name_the_city_zone() {
     let dir = city_dir();
     let server = server(dir.path()).await;
-    let r = common::client()
-        .get(format!("{}/203.0.178.1?format=json", server.base))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let body = r.text().await.unwrap();
-    assert!(body.contains("Australia/Perth"), "{body}");
-    assert!(!body.contains("Australia/Sydney"), "{body}");
+    for format in ["json", "text", "md", "html"] {
+        let url = format!("{}/203.0.178.1?format={format}", server.base);
+        let r = common::client().get(&url).send().await.unwrap();
+        assert_eq!(r.status(), 200, "{url}");
+        let body = r.text().await.unwrap();
+        assert!(body.contains("Australia/Perth"), "{url}: {body}");
+        assert!(!body.contains("Australia/Sydney"), "{url}: {body}");
+    }
 }
 
 #[test]
