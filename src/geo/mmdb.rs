@@ -147,17 +147,19 @@ impl Record {
             .or(self.country_code.as_deref())
     }
 
-    fn city(&self) -> Option<City> {
-        let name = match self.city.as_ref()? {
-            CityField::Named { names } => names.en.clone()?,
-            CityField::Flat(name) => name.clone(),
+    /// The city of the record, its name moved out rather than copied (the
+    /// names of a city file stay packed together in memory).
+    fn into_city(self) -> Option<City> {
+        let name = match self.city? {
+            CityField::Named { names } => names.en?,
+            CityField::Flat(name) => name,
             CityField::Other(_) => return None,
         };
         // ip-location-db files write "" where the record is country-level.
         if name.is_empty() {
             return None;
         }
-        let (lat, lon) = match &self.location {
+        let (lat, lon) = match self.location {
             Some(l) => (l.latitude, l.longitude),
             None => (self.latitude, self.longitude),
         };
@@ -223,20 +225,32 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
     let mut v6 = TableBuilder::<u128, CityId>::default();
     let mut cities: Vec<City> = Vec::new();
     let mut too_many = false;
-    let mut ids: HashMap<(String, u64, u64), u32> = HashMap::new();
+    // Cities by place (coordinates), and by name as well for the few places
+    // that hold more than one city: no name is copied for the common case.
+    let mut by_place: HashMap<(u64, u64), u32> = HashMap::new();
+    let mut by_name: HashMap<(String, u64, u64), u32> = HashMap::new();
     let mut samples: Vec<(IpAddr, u32)> = Vec::new();
     let reader = open_reader(bytes, file)?;
     check_city_type(&reader, file)?;
     let intern = |record: Record| -> Result<Option<u32>, RowError> {
-        let Some(city) = record.city() else {
+        let Some(city) = record.into_city() else {
             return Ok(None);
         };
-        let key = (
-            city.name.clone(),
+        let place = (
             city.latitude.map_or(0, f64::to_bits),
             city.longitude.map_or(0, f64::to_bits),
         );
-        if let Some(id) = ids.get(&key) {
+        let first = by_place.get(&place).copied();
+        let same = |id: u32| {
+            cities
+                .get(id as usize - 1)
+                .is_some_and(|c| c.name == city.name)
+        };
+        if let Some(id) = first.filter(|id| same(*id)) {
+            return Ok(Some(id));
+        }
+        let named = first.map(|_| (city.name.clone(), place.0, place.1));
+        if let Some(id) = named.as_ref().and_then(|k| by_name.get(k)) {
             return Ok(Some(*id));
         }
         if cities.len() >= MAX_CITIES as usize {
@@ -245,7 +259,10 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
         }
         cities.push(city);
         let id = cities.len() as u32;
-        ids.insert(key, id);
+        match named {
+            Some(key) => by_name.insert(key, id),
+            None => by_place.insert(place, id),
+        };
         Ok(Some(id))
     };
     // Neighbouring networks of one city become one range: a DB-IP range is
@@ -265,7 +282,7 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
     if too_many {
         return Err(io_fail(file, format!("more than {MAX_CITIES} cities")));
     }
-    drop(ids);
+    drop((by_place, by_name));
     cities.shrink_to_fit();
     check_city(&reader, file, &samples, &cities)?;
     Ok(CityArrays {
@@ -333,7 +350,7 @@ fn check_city(
             .lookup(*ip)
             .and_then(|r| r.decode::<Record>())
             .map_err(|e| fail(format!("{ip} does not resolve: {e}")))?;
-        let name = found.and_then(|r| r.city()).map(|c| c.name);
+        let name = found.and_then(Record::into_city).map(|c| c.name);
         let want = cities.get(*id as usize - 1).map(|c| c.name.clone());
         if name != want {
             return Err(fail(format!(
