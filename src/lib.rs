@@ -9,6 +9,8 @@
 //!   and the snapshot format), the country metadata table and the IANA
 //!   special-purpose registry; loading a data directory. Pure and synchronous
 //!   at lookup time.
+//! - [`zone`]: the time zone containing a city's coordinates, from boundary
+//!   data compiled in, looked up once per city of a release.
 //! - [`address`]: strict parsing of addresses typed by callers, canonical form.
 //! - [`model`]: the wire contract (`IpInfo`, `Location`, `Network`, `Error`).
 //! - [`fields`]: the fields of an `IpInfo` by name, flat (CSV columns, single values).
@@ -41,6 +43,7 @@ pub mod reload;
 pub mod server;
 pub mod update;
 pub mod web;
+pub mod zone;
 
 pub use config::ServeConfig;
 pub use geo::GeoDb;

@@ -1,8 +1,8 @@
 //! From a caller's text to an [`IpInfo`]: strict parsing, the current
-//! database, the special-purpose registry, reverse DNS and the clock (for
-//! `local_time`) put together. [`Lookup::lookup`] is the one call HTTP and MCP
-//! make, [`Lookup::lookup_data`] the same without reverse DNS for the CLI;
-//! both fail only with a [`LookupError`].
+//! database, the special-purpose registry, the city's time zone, reverse DNS
+//! and the clock (for `local_time`) put together. [`Lookup::lookup`] is the
+//! one call HTTP and MCP make, [`Lookup::lookup_data`] the same without
+//! reverse DNS for the CLI; both fail only with a [`LookupError`].
 //!
 //! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
 //! release while readers keep the one they started with, never locking.
@@ -21,6 +21,7 @@ use crate::geo::special::SpecialBlock;
 use crate::geo::{self, Answer, GeoDb};
 use crate::model::{self, ErrorCode, IpInfo, Location, Network};
 use crate::rdns::ReverseDns;
+use crate::zone;
 
 /// An answer, and the tag of the data release that gave it (for `ETag`s).
 #[derive(Debug, Clone)]
@@ -71,16 +72,15 @@ pub struct Lookup {
 impl Lookup {
     /// A service answering from `db`, without reverse DNS.
     pub fn new(db: GeoDb) -> Self {
-        Lookup {
-            db: ArcSwap::from_pointee(db),
-            rdns: None,
-        }
+        Lookup::with_rdns(db, None)
     }
 
     /// A service answering from `db`, with reverse DNS if given.
     pub fn with_rdns(db: GeoDb, rdns: Option<ReverseDns>) -> Self {
+        let db = Arc::new(db);
+        zone::prepare(&db);
         Lookup {
-            db: ArcSwap::from_pointee(db),
+            db: ArcSwap::new(db),
             rdns,
         }
     }
@@ -121,7 +121,9 @@ impl Lookup {
 
     /// Replaces the database; lookups in flight finish on the old one.
     pub fn replace(&self, db: GeoDb) {
-        self.db.store(Arc::new(db));
+        let db = Arc::new(db);
+        zone::prepare(&db);
+        self.db.store(db);
     }
 
     /// Everything the data says about `ip`, at the time `now`.
@@ -167,6 +169,8 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
         .city
         .filter(|c| c.latitude.is_some() && c.longitude.is_some());
     let text = |s: &'static Option<String>| s.as_deref().map(Cow::Borrowed);
+    // The zone containing the city, else the country's primary zone.
+    let zone = city.and_then(zone::of_city).or(c.time_zone);
     Location {
         country_code: Some(Cow::Borrowed(&c.code)),
         country: Some(Cow::Borrowed(&c.name)),
@@ -181,8 +185,8 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
         } else {
             crate::model::Accuracy::Country
         }),
-        time_zone: c.time_zone.map(|tz| Cow::Borrowed(tz.name())),
-        local_time: c.time_zone.map(|tz| local_time(tz, now)),
+        time_zone: zone.map(|tz| Cow::Borrowed(tz.name())),
+        local_time: zone.map(|tz| local_time(tz, now)),
         currency: text(&c.currency),
         calling_code: text(&c.calling_code),
     }

@@ -48,6 +48,10 @@ pub struct Location {
     /// `country` when the location comes from country data, `city` with a city
     /// database, null when no location is known.
     pub accuracy: Option<Accuracy>,
+    /// IANA time zone. With a city database, the zone whose boundary contains
+    /// the city's coordinates (time-zone boundary data compiled into the
+    /// service); otherwise, or where the coordinates lie in no land zone, the
+    /// country's primary zone.
     #[schema(value_type = Option<String>)]
     pub time_zone: Option<Text>,
     /// Current time in `time_zone`, RFC 3339 with offset.

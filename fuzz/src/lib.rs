@@ -678,9 +678,14 @@ pub fn mmdb(data: &[u8]) {
 fn check_city_arrays(a: &geo_mmdb::CityArrays) {
     check_arrays(&a.v4);
     check_arrays(&a.v6);
-    for id in a.v4.1.iter().chain(&a.v6.1).filter(|id| **id != 0) {
+    let numbers =
+        a.v4.1
+            .iter()
+            .chain(&a.v6.1)
+            .map(|id| geo_mmdb::city_number(*id));
+    for id in numbers.filter(|id| *id != 0) {
         assert!(
-            (*id as usize) <= a.cities.len(),
+            (id as usize) <= a.cities.len(),
             "city id {id} points past {} cities",
             a.cities.len()
         );

@@ -21,7 +21,7 @@ use iplookup_data::tables::{self, AsnTables, Checks, CountryTables, Index};
 use super::block;
 use super::countries::{Country, CountryTable};
 use super::error::GeoError;
-use super::mmdb::{City, CityTables};
+use super::mmdb::{self, City, CityTables};
 use super::release::{Release, SourceInfo};
 
 /// The snapshot written by `build.rs`, aligned so its arrays can be used in place.
@@ -92,6 +92,23 @@ impl GeoDb {
         GeoDb::assemble(country, asn, index, release)
     }
 
+    /// The same country and ASN data under `release`, without city tables:
+    /// the index is copied rather than built again (for a data directory or
+    /// a reload that changes neither table: building it pages in the whole
+    /// embedded snapshot and allocates a second index).
+    pub fn same_tables(&self, release: Release) -> GeoDb {
+        GeoDb {
+            country: self.country.clone(),
+            asn: self.asn.clone(),
+            index: self.index.clone(),
+            country_of: self.country_of.clone(),
+            city: None,
+            countries: self.countries,
+            release,
+            tag: OnceLock::new(),
+        }
+    }
+
     /// Puts the parts together (the index already checked against the tables).
     fn assemble(
         country: CountryTables,
@@ -122,7 +139,7 @@ impl GeoDb {
     pub fn with_city(mut self, city: CityTables, info: SourceInfo) -> Result<GeoDb, GeoError> {
         let max = city.cities.len() as u32;
         let ids = city.v4.values().iter().chain(city.v6.values());
-        if ids.into_iter().any(|id| *id > max) {
+        if ids.into_iter().any(|id| mmdb::city_number(*id) > max) {
             return Err(DataError::Networks("city id out of range").into());
         }
         city.v4.prepare();
@@ -175,7 +192,10 @@ impl GeoDb {
         match ip {
             IpAddr::V4(a) => {
                 let key = u32::from(a);
-                let city = self.city.as_ref().map_or(0, |c| c.v4.value(key));
+                let city = self
+                    .city
+                    .as_ref()
+                    .map_or(0, |c| mmdb::city_number(c.v4.value(key)));
                 let t = (&self.index.v4, &self.country.v4, &self.asn.v4);
                 let (mut answer, row) = self.find(t, key, city);
                 answer.range = row.and_then(|(s, e)| block::block_v4(key, s, e));
@@ -183,7 +203,10 @@ impl GeoDb {
             }
             IpAddr::V6(a) => {
                 let key = u128::from(a);
-                let city = self.city.as_ref().map_or(0, |c| c.v6.value(key));
+                let city = self
+                    .city
+                    .as_ref()
+                    .map_or(0, |c| mmdb::city_number(c.v6.value(key)));
                 let t = (&self.index.v6, &self.country.v6, &self.asn.v6);
                 let (mut answer, row) = self.find(t, key, city);
                 answer.range = row.and_then(|(s, e)| block::block_v6(key, s, e));

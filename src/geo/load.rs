@@ -189,13 +189,20 @@ fn load_release(
         load_city,
         &mut refused,
     )?;
+    // Neither table changed (no such file, or the one served): keep its index.
+    let unchanged = [serving, embedded]
+        .into_iter()
+        .find(|db| db.release().country == country_info && db.release().asn == asn_info);
     let release = Release {
         country: country_info,
         asn: asn_info,
         city: None,
         refused,
     };
-    let db = GeoDb::new(country, asn, release)?;
+    let db = match unchanged {
+        Some(db) => db.same_tables(release),
+        None => GeoDb::new(country, asn, release)?,
+    };
     match city {
         Some((tables, info)) => db.with_city(tables, info),
         None => Ok(db),

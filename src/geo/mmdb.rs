@@ -10,7 +10,9 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::OnceLock;
 
+use chrono_tz::Tz;
 use maxminddb::{Reader, WithinOptions};
 use serde::Deserialize;
 
@@ -27,21 +29,44 @@ pub struct City {
     pub name: String,
     pub latitude: Option<f64>,
     pub longitude: Option<f64>,
+    /// The time zone containing the coordinates (`None` inside: none of its
+    /// own), filled in once by the `zone` layer, which holds the boundary
+    /// data; empty as loaded.
+    pub zone: OnceLock<Option<Tz>>,
+}
+
+/// A city's number in the city tables, 1-based (0: no city), in three
+/// little-endian bytes: a city table has an entry per range, millions of
+/// them, and no city file has 16 million cities.
+pub type CityId = [u8; 3];
+
+/// The most cities a city table can number.
+pub const MAX_CITIES: u32 = (1 << 24) - 1;
+
+/// The [`CityId`] of city number `n` (at most [`MAX_CITIES`]).
+pub fn city_id(n: u32) -> CityId {
+    let [a, b, c, _] = n.min(MAX_CITIES).to_le_bytes();
+    [a, b, c]
+}
+
+/// The number a [`CityId`] holds.
+pub fn city_number(id: CityId) -> u32 {
+    u32::from_le_bytes([id[0], id[1], id[2], 0])
 }
 
 /// City tables of both families and the cities they point to (ids 1-based).
 #[derive(Debug, Clone)]
 pub struct CityTables {
-    pub v4: RangeTable<u32, u32>,
-    pub v6: RangeTable<u128, u32>,
+    pub v4: RangeTable<u32, CityId>,
+    pub v6: RangeTable<u128, CityId>,
     pub cities: Vec<City>,
 }
 
 /// City tables of both families (ids point into `cities`, 1-based).
 #[derive(Debug, Default)]
 pub struct CityArrays {
-    pub v4: (Vec<u32>, Vec<u32>),
-    pub v6: (Vec<u128>, Vec<u32>),
+    pub v4: (Vec<u32>, Vec<CityId>),
+    pub v6: (Vec<u128>, Vec<CityId>),
     pub cities: Vec<City>,
     pub stats: ImportStats,
 }
@@ -136,13 +161,19 @@ impl Record {
             .or(self.country_code.as_deref())
     }
 
-    fn city(&self) -> Option<City> {
-        let name = match self.city.as_ref()? {
-            CityField::Named { names } => names.en.clone()?,
-            CityField::Flat(name) => name.clone(),
+    /// The city of the record, its name moved out rather than copied (the
+    /// names of a city file stay packed together in memory).
+    fn into_city(self) -> Option<City> {
+        let name = match self.city? {
+            CityField::Named { names } => names.en?,
+            CityField::Flat(name) => name,
             CityField::Other(_) => return None,
         };
-        let (lat, lon) = match &self.location {
+        // ip-location-db files write "" where the record is country-level.
+        if name.is_empty() {
+            return None;
+        }
+        let (lat, lon) = match self.location {
             Some(l) => (l.latitude, l.longitude),
             None => (self.latitude, self.longitude),
         };
@@ -150,6 +181,7 @@ impl Record {
             name,
             latitude: lat.map(|n| n.0),
             longitude: lon.map(|n| n.0),
+            zone: OnceLock::new(),
         })
     }
 }
@@ -162,13 +194,13 @@ pub fn read_country(
 ) -> Result<CountryArrays, DataError> {
     let mut v4 = TableBuilder::<u32, u16>::default();
     let mut v6 = TableBuilder::<u128, u16>::default();
-    let (stats, _) = walk(bytes, file, policy, |start, end, record| {
-        let Some(code) = record.country_code() else {
-            return Ok(None);
-        };
-        let packed = rows::pack_country(code)?;
-        push(&mut v4, &mut v6, start, end, packed).map(Some)
-    })?;
+    let (stats, _) = walk(
+        bytes,
+        file,
+        policy,
+        |record| record.country_code().map(rows::pack_country).transpose(),
+        |start, end, packed| push(&mut v4, &mut v6, start, end, packed),
+    )?;
     Ok(CountryArrays {
         v4: v4.finish(),
         v6: v6.finish(),
@@ -181,19 +213,18 @@ pub fn read_asn(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<AsnArrays
     let mut v4 = TableBuilder::<u32, u32>::default();
     let mut v6 = TableBuilder::<u128, u32>::default();
     let mut networks = NetworksBuilder::default();
-    let (stats, _) = walk(bytes, file, policy, |start, end, record| {
-        let Some(asn) = record.autonomous_system_number else {
-            return Ok(None);
-        };
-        let id = networks.intern(
-            asn,
-            record
-                .autonomous_system_organization
-                .as_deref()
-                .unwrap_or(""),
-        );
-        push(&mut v4, &mut v6, start, end, id).map(Some)
-    })?;
+    let (stats, _) = walk(
+        bytes,
+        file,
+        policy,
+        |record| {
+            Ok(record.autonomous_system_number.map(|asn| {
+                let org = record.autonomous_system_organization.as_deref();
+                networks.intern(asn, org.unwrap_or(""))
+            }))
+        },
+        |start, end, id| push(&mut v4, &mut v6, start, end, id),
+    )?;
     Ok(AsnArrays {
         v4: v4.finish(),
         v6: v6.finish(),
@@ -204,32 +235,69 @@ pub fn read_asn(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<AsnArrays
 
 /// Reads a city MMDB into city tables, checked as [`check_city`] says.
 pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArrays, DataError> {
-    let mut v4 = TableBuilder::<u32, u32>::default();
-    let mut v6 = TableBuilder::<u128, u32>::default();
+    let mut v4 = TableBuilder::<u32, CityId>::default();
+    let mut v6 = TableBuilder::<u128, CityId>::default();
     let mut cities: Vec<City> = Vec::new();
-    let mut ids: HashMap<(String, u64, u64), u32> = HashMap::new();
+    let mut too_many = false;
+    // Cities by place (coordinates), and by name as well for the few places
+    // that hold more than one city: no name is copied for the common case.
+    let mut by_place: HashMap<(u64, u64), u32> = HashMap::new();
+    let mut by_name: HashMap<(String, u64, u64), u32> = HashMap::new();
     let mut samples: Vec<(IpAddr, u32)> = Vec::new();
     let reader = open_reader(bytes, file)?;
     check_city_type(&reader, file)?;
-    let (stats, reader) = walk_reader(reader, file, policy, |start, end, record| {
-        let Some(city) = record.city() else {
+    let intern = |record: Record| -> Result<Option<u32>, RowError> {
+        let Some(city) = record.into_city() else {
             return Ok(None);
         };
-        let key = (
-            city.name.clone(),
+        let place = (
             city.latitude.map_or(0, f64::to_bits),
             city.longitude.map_or(0, f64::to_bits),
         );
-        let id = *ids.entry(key).or_insert_with(|| {
-            cities.push(city);
-            cities.len() as u32
-        });
-        let pushed = push(&mut v4, &mut v6, start, end, id)?;
+        let first = by_place.get(&place).copied();
+        let same = |id: u32| {
+            cities
+                .get(id as usize - 1)
+                .is_some_and(|c| c.name == city.name)
+        };
+        if let Some(id) = first.filter(|id| same(*id)) {
+            return Ok(Some(id));
+        }
+        let named = first.map(|_| (city.name.clone(), place.0, place.1));
+        if let Some(id) = named.as_ref().and_then(|k| by_name.get(k)) {
+            return Ok(Some(*id));
+        }
+        if cities.len() >= MAX_CITIES as usize {
+            too_many = true;
+            return Ok(None);
+        }
+        cities.push(city);
+        let id = cities.len() as u32;
+        match named {
+            Some(key) => by_name.insert(key, id),
+            None => by_place.insert(place, id),
+        };
+        Ok(Some(id))
+    };
+    // Neighbouring networks of one city become one range: a DB-IP range is
+    // stored as the CIDR blocks that cover it, and only the city matters here.
+    let add = |start: IpAddr, end: IpAddr, id: u32| {
+        let pushed = match (start, end) {
+            (IpAddr::V4(s), IpAddr::V4(e)) => v4.push_joined(s.into(), e.into(), city_id(id)),
+            (IpAddr::V6(s), IpAddr::V6(e)) => v6.push_joined(s.into(), e.into(), city_id(id)),
+            _ => Err(RowError::MixedFamilies),
+        }?;
         if samples.len() < SAMPLES {
             samples.push((end, id));
         }
-        Ok(Some(pushed))
-    })?;
+        Ok(pushed)
+    };
+    let (stats, reader) = walk_reader(reader, file, policy, intern, add)?;
+    if too_many {
+        return Err(io_fail(file, format!("more than {MAX_CITIES} cities")));
+    }
+    drop((by_place, by_name));
+    cities.shrink_to_fit();
     check_city(&reader, file, &samples, &cities)?;
     Ok(CityArrays {
         v4: v4.finish(),
@@ -296,7 +364,7 @@ fn check_city(
             .lookup(*ip)
             .and_then(|r| r.decode::<Record>())
             .map_err(|e| fail(format!("{ip} does not resolve: {e}")))?;
-        let name = found.and_then(|r| r.city()).map(|c| c.name);
+        let name = found.and_then(Record::into_city).map(|c| c.name);
         let want = cities.get(*id as usize - 1).map(|c| c.name.clone());
         if name != want {
             return Err(fail(format!(
@@ -314,16 +382,23 @@ fn io_fail(file: &str, reason: String) -> DataError {
     }
 }
 
-/// Visits every network with data, in address order, with its first and
-/// last address; a network `visit` cannot use is a defect (dropped and
-/// counted). Returns the counts and the reader.
-fn walk(
+/// Visits every network with data, in address order: `value` turns its
+/// record into the value of the table (`None`: nothing for this table), and
+/// `add` adds the network's first and last address with that value. A
+/// network either cannot use is a defect (dropped and counted). Returns the
+/// counts and the reader.
+///
+/// Networks share records (the hundreds of blocks of one city or one AS
+/// point at one record of the data section), so each record is decoded and
+/// given to `value` once, by its offset, and its value reused.
+fn walk<T: Copy>(
     bytes: Vec<u8>,
     file: &str,
     policy: &Policy,
-    visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
+    value: impl FnMut(Record) -> Result<Option<T>, RowError>,
+    add: impl FnMut(IpAddr, IpAddr, T) -> Result<Pushed, RowError>,
 ) -> Result<(ImportStats, MmdbReader), DataError> {
-    walk_reader(open_reader(bytes, file)?, file, policy, visit)
+    walk_reader(open_reader(bytes, file)?, file, policy, value, add)
 }
 
 /// Reads an MMDB's metadata.
@@ -332,14 +407,18 @@ fn open_reader(bytes: Vec<u8>, file: &str) -> Result<MmdbReader, DataError> {
 }
 
 /// [`walk`] over an open reader.
-fn walk_reader(
+fn walk_reader<T: Copy>(
     reader: MmdbReader,
     file: &str,
     policy: &Policy,
-    mut visit: impl FnMut(IpAddr, IpAddr, Record) -> Result<Option<Pushed>, RowError>,
+    mut value: impl FnMut(Record) -> Result<Option<T>, RowError>,
+    mut add: impl FnMut(IpAddr, IpAddr, T) -> Result<Pushed, RowError>,
 ) -> Result<(ImportStats, MmdbReader), DataError> {
     let fail = |reason: String| io_fail(file, reason);
     let mut stats = ImportStats::default();
+    // Values of the records seen so far, by data offset (refused records are
+    // not kept: each of their networks is counted as a defect again).
+    let mut known: HashMap<usize, Option<T>> = HashMap::new();
     {
         let networks = reader
             .networks(WithinOptions::default())
@@ -349,12 +428,23 @@ fn walk_reader(
             let net = item
                 .network()
                 .map_err(|e| fail(format!("network {index}: {e}")))?;
-            let record: Record = item
-                .decode()
-                .map_err(|e| fail(format!("network {net}: {e}")))?
-                .unwrap_or_default();
+            let offset = item.offset();
+            let converted = match offset.and_then(|o| known.get(&o)) {
+                Some(v) => Ok(*v),
+                None => {
+                    let record: Record = item
+                        .decode()
+                        .map_err(|e| fail(format!("network {net}: {e}")))?
+                        .unwrap_or_default();
+                    let v = value(record);
+                    if let (Some(o), Ok(v)) = (offset, &v) {
+                        known.insert(o, *v);
+                    }
+                    v
+                }
+            };
             let (start, end) = (net.network(), net.broadcast());
-            match visit(start, end, record) {
+            match converted.and_then(|v| v.map(|v| add(start, end, v)).transpose()) {
                 Ok(Some(_)) => stats.rows += 1,
                 Ok(None) => stats.skipped += 1,
                 Err(reason) => stats.defect(
@@ -367,4 +457,18 @@ fn walk_reader(
     }
     stats.check(file, policy)?;
     Ok((stats, reader))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn city_ids_hold_every_city_number() {
+        for n in [0, 1, 255, 256, 65_536, 1_000_003, MAX_CITIES] {
+            assert_eq!(city_number(city_id(n)), n);
+        }
+        // Past the limit (refused by `read_city` before it happens) it saturates.
+        assert_eq!(city_number(city_id(MAX_CITIES + 1)), MAX_CITIES);
+    }
 }

@@ -39,3 +39,4 @@ mod reload;
 mod special;
 mod tls;
 mod update;
+mod zone;

@@ -304,7 +304,7 @@ fn ipv4_networks_of_the_ipv6_tree_land_in_the_ipv4_table() {
             .starts()
             .iter()
             .zip(city.v6.values())
-            .any(|(s, v)| *v != 0 && *s <= u128::from(u32::MAX))
+            .any(|(s, v)| *v != [0; 3] && *s <= u128::from(u32::MAX))
     );
 }
 

@@ -306,6 +306,37 @@ def write_flat_city(out: Path, name: str, float_type) -> Path:
     return path
 
 
+def write_zone_cities(out: Path) -> Path:
+    """Cities of countries with more than one time zone, in the flat schema
+    with float32 coordinates and, like DB-IP's own Lite city files, no time
+    zone in the record: the zone can only come from the coordinates. The
+    networks are ones the embedded country table places in those countries."""
+    w = Writer(ip_version=6, ipv4_compatible=True, database_type="city ipvAll")
+
+    def rec(code, state, city, lat=None, lon=None):
+        r = {"country_code": code, "state1": state, "city": city, "postcode": ""}
+        if lat is not None:
+            r["latitude"] = MmdbF32(lat)
+            r["longitude"] = MmdbF32(lon)
+        return r
+
+    for cidr, r in [
+        ("8.8.8.0/24", rec("US", "California", "Mountain View", 37.386, -122.0838)),
+        ("95.188.64.0/24", rec("RU", "Primorye", "Vladivostok", 43.1056, 131.874)),
+        ("200.129.0.0/24", rec("BR", "Acre", "Rio Branco", -9.97472, -67.81)),
+        ("203.0.178.0/24", rec("AU", "Western Australia", "Perth", -31.9522, 115.8614)),
+        # A city without coordinates, and one whose coordinates lie at sea.
+        ("24.0.0.0/24", rec("US", "", "Nowhere")),
+        ("24.0.1.0/24", rec("US", "", "Offshore", 30.0, -140.0)),
+        # A country-level record: ip-location-db writes the city as "".
+        ("24.0.2.0/24", rec("US", "", "", 37.751, -97.822)),
+    ]:
+        w.insert_network(nets(cidr), r)
+    path = out / "zone-cities.mmdb"
+    w.to_db_file(str(path))
+    return path
+
+
 # --- files the loader must refuse -------------------------------------------
 
 
@@ -388,6 +419,10 @@ def main() -> None:
         flat_city = write_flat_city(out, name, float_type)
         check(flat_city, "81.2.69.1",
               lambda r: r["city"] == "London" and abs(r["longitude"] + 0.0931) < 1e-6)
+
+    zones = write_zone_cities(out)
+    check(zones, "203.0.178.1", lambda r: r["city"] == "Perth" and "timezone" not in r)
+    check(zones, "24.0.0.1", lambda r: r["city"] == "Nowhere" and "latitude" not in r)
 
     cycle = write_pointer_cycle(out, city)
     try:

@@ -66,3 +66,5 @@ pub trait Value:
 }
 impl Value for u16 {}
 impl Value for u32 {}
+/// City numbers of a city table: three bytes, not four.
+impl Value for [u8; 3] {}

@@ -237,6 +237,19 @@ impl<K: Key, V: Value> TableBuilder<K, V> {
         Ok(outcome)
     }
 
+    /// Like a strict [`TableBuilder::push`], but a range that starts right
+    /// after the previous one with the same value extends it rather than
+    /// adding an entry (for tables whose ranges carry no meaning of their own).
+    pub fn push_joined(&mut self, start: K, end: K, value: V) -> Result<Pushed, RowError> {
+        let continues = self.next == Some(start) && self.values.last() == Some(&value);
+        if continues && value != V::default() {
+            self.last_start = Some(start);
+            self.next = end.succ();
+            return Ok(Pushed::Added);
+        }
+        self.push(start, end, value, false)
+    }
+
     fn overlap(&self, lenient: bool, outcome: Pushed) -> Result<Pushed, RowError> {
         if lenient {
             Ok(outcome)
@@ -256,6 +269,9 @@ impl<K: Key, V: Value> TableBuilder<K, V> {
             self.starts.push(next);
             self.values.push(V::default());
         }
+        // Growth left up to half of each array unused.
+        self.starts.shrink_to_fit();
+        self.values.shrink_to_fit();
         (self.starts, self.values)
     }
 }
@@ -374,6 +390,25 @@ mod tests {
         assert_eq!(t.unwrap_err(), TableError::NotStrictlySorted(2));
         let t = RangeTable::<u32, u16>::new(vec![1].into(), vec![0].into());
         assert_eq!(t.unwrap_err(), TableError::NotFromZero);
+    }
+
+    #[test]
+    fn joined_pushes_merge_neighbours_of_one_value() {
+        let mut b = TableBuilder::<u32, u32>::default();
+        for (s, e, v) in [
+            (0, 9, 7),
+            (10, 19, 7),
+            (20, 29, 8),
+            (40, 49, 8),
+            (50, 59, 8),
+        ] {
+            assert_eq!(b.push_joined(s, e, v), Ok(Pushed::Added));
+        }
+        // 20..=29 and 40..=49 have a gap between them: not joined.
+        assert_eq!(b.push_joined(55, 70, 8), Err(RowError::Overlap));
+        let (starts, values) = b.finish();
+        assert_eq!(starts, [0, 20, 30, 40, 60]);
+        assert_eq!(values, [7, 8, 0, 8, 0]);
     }
 
     #[test]
