@@ -66,6 +66,9 @@ pub async fn serve(
     let db = tokio::task::spawn_blocking(move || load_database(dir.as_deref(), &policy))
         .await
         .map_err(|e| ServeError::Io(std::io::Error::other(e)))??;
+    // Loading a data directory frees what it parsed: hand it back now, as a
+    // reload does, rather than keep it for the life of the process.
+    crate::memory::release_freed();
     let listener = TcpListener::bind(config.listen)
         .await
         .map_err(|e| ServeError::Bind(config.listen, e))?;
