@@ -41,6 +41,8 @@ pub struct ServeConfig {
     pub public_url: Option<PublicUrl>,
     /// Browser origins `/mcp` accepts besides the public URL's.
     pub mcp_allowed_origins: Vec<WebOrigin>,
+    /// Most addresses in one batch (`POST /api/v1/ip`, MCP `lookup_ips`).
+    pub batch_limit: usize,
 }
 
 impl Default for ServeConfig {
@@ -59,6 +61,7 @@ impl Default for ServeConfig {
             rate_limit: None,
             public_url: None,
             mcp_allowed_origins: Vec::new(),
+            batch_limit: crate::web::DEFAULT_BATCH_LIMIT,
         }
     }
 }

@@ -149,6 +149,59 @@ pub fn spreadsheet_safe(text: Cow<'_, str>) -> Cow<'_, str> {
     }
 }
 
+/// RFC 4180 CSV of answers, one writer for the CLI (`iplookup lookup
+/// --format csv`) and the API (`POST /api/v1/ip` as `text/csv`): a header
+/// row with every [`Field`] and `error`, then one row per input, the same
+/// columns everywhere. An input that is not an address keeps its text in
+/// `ip` (formulas defused) and its error code in `error`; every other cell
+/// of that row is empty. Cells go through [`Field::cell`].
+pub struct CsvRows<W: std::io::Write> {
+    out: csv::Writer<W>,
+}
+
+impl<W: std::io::Write> CsvRows<W> {
+    /// A writer with a buffer of `capacity` bytes; the header row is written.
+    pub fn new(out: W, capacity: usize) -> csv::Result<Self> {
+        let mut out = csv::WriterBuilder::new()
+            .buffer_capacity(capacity)
+            .from_writer(out);
+        let header = Field::ALL.iter().map(|f| f.name()).chain(["error"]);
+        out.write_record(header)?;
+        Ok(CsvRows { out })
+    }
+
+    /// The row of an answer.
+    pub fn info(&mut self, info: &IpInfo) -> csv::Result<()> {
+        for field in Field::ALL {
+            let cell = field.cell(info);
+            self.out.write_field(cell.as_deref().unwrap_or(""))?;
+        }
+        self.out.write_field("")?;
+        self.out.write_record(None::<&[u8]>)
+    }
+
+    /// The row of `input`, which got the error `code` (`invalid_ip`).
+    pub fn error(&mut self, input: &str, code: &str) -> csv::Result<()> {
+        self.out
+            .write_field(spreadsheet_safe(input.into()).as_ref())?;
+        for _ in 1..Field::ALL.len() {
+            self.out.write_field("")?;
+        }
+        self.out.write_field(code)?;
+        self.out.write_record(None::<&[u8]>)
+    }
+
+    /// Writes out the buffer.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+
+    /// The underlying writer, the buffer written out.
+    pub fn into_inner(self) -> Result<W, std::io::Error> {
+        self.out.into_inner().map_err(|e| e.into_error())
+    }
+}
+
 fn text<'a>(s: &'a Option<Cow<'static, str>>) -> Option<Cow<'a, str>> {
     s.as_deref().map(Cow::Borrowed)
 }

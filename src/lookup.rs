@@ -92,6 +92,26 @@ impl Lookup {
         Ok(self.answer(ip).await)
     }
 
+    /// [`Lookup::lookup`] with reverse DNS from the cache only: no PTR
+    /// query is sent and nothing is waited for. The answer of each entry of
+    /// a batch (`POST /api/v1/ip`, the MCP tool `lookup_ips`), so a batch of
+    /// a thousand neither takes the reverse-DNS slots of single lookups nor
+    /// waits a deadline per entry; `reverse_dns` is the name a single lookup
+    /// of the address put in the cache, else null.
+    pub async fn lookup_cached(&self, text: &str) -> Result<Answered, LookupError> {
+        let ip = parse(text)?;
+        let db = self.db();
+        let mut info = describe(&db, ip, Utc::now());
+        if let (Some(rdns), Some(true)) = (&self.rdns, info.is_public) {
+            info.network.reverse_dns = rdns.cached_name(address::canonical(ip)).await;
+        }
+        Ok(Answered {
+            info,
+            release: db.tag(),
+            special: special(ip),
+        })
+    }
+
     /// [`Lookup::lookup`] without reverse DNS and without waiting: what the
     /// data alone says now (the CLI's answer).
     pub fn lookup_data(&self, text: &str) -> Result<IpInfo, LookupError> {

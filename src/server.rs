@@ -126,6 +126,7 @@ pub async fn run(
         limiter: config.rate_limit.map(|l| RateLimiter::new(l, 100_000)),
         public_url: config.public_url.clone(),
         mcp_origins: config.mcp_allowed_origins.clone().into(),
+        batch_limit: config.batch_limit,
     };
     let tls = match &config.tls {
         Some(files) => Some(load_tls(files).await?),

@@ -26,6 +26,8 @@ pub struct AppState {
     /// `--mcp-allowed-origin`: browser origins `/mcp` accepts besides the
     /// public URL's (see [`super::mcp`]).
     pub mcp_origins: Arc<[WebOrigin]>,
+    /// `--batch-limit`: most addresses in one batch (see [`super::batch`]).
+    pub batch_limit: usize,
 }
 
 /// Limits that protect the service from slow or oversized requests.

@@ -39,6 +39,7 @@ fn app() -> web::hot::Routes {
             limiter: None,
             public_url: None,
             mcp_origins: Arc::from([]),
+            batch_limit: iplookup::web::DEFAULT_BATCH_LIMIT,
         };
         web::app(state, &Limits::default())
     })

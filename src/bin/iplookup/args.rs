@@ -283,6 +283,17 @@ pub struct ServeArgs {
         value_name = "N"
     )]
     pub rate_burst: u32,
+    /// Addresses one batch may hold (POST /api/v1/ip, MCP lookup_ips;
+    /// 1..=100000); more get 413. The body may hold 64 bytes per address
+    /// plus 4096.
+    #[arg(
+        long,
+        env = "IPLOOKUP_BATCH_LIMIT",
+        default_value = "1000",
+        value_parser = bounds::count::<usize>(iplookup::web::batch::BATCH_LIMIT_RANGE),
+        value_name = "N"
+    )]
+    pub batch_limit: usize,
     /// Connections open at once; further connections are closed on arrival (1..=1000000).
     #[arg(
         long,

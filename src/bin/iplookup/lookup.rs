@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use iplookup::fields::{Field, spreadsheet_safe};
+use iplookup::fields::CsvRows;
 use iplookup::model::{Error, IpInfo};
 use iplookup::{GeoDb, Lookup};
 
@@ -108,45 +108,25 @@ impl<W: Write> Sink for JsonLines<W> {
     }
 }
 
-/// RFC 4180 CSV: a header row with every [`Field`] and `error`, then one row
-/// per input. An input that is not an address keeps its text in `ip` and
-/// its error code in `error`; every other cell of that row is empty.
-struct Csv<W: Write> {
-    out: csv::Writer<W>,
-}
+/// CSV rows ([`CsvRows`], the writer the API's `text/csv` answers use too).
+struct Csv<W: Write>(CsvRows<W>);
 
 impl<W: Write> Csv<W> {
     fn new(out: W) -> io::Result<Self> {
-        let mut out = csv::WriterBuilder::new()
-            .buffer_capacity(OUT_BUFFER)
-            .from_writer(out);
-        let header = Field::ALL.iter().map(|f| f.name()).chain(["error"]);
-        out.write_record(header)?;
-        Ok(Csv { out })
+        Ok(Csv(CsvRows::new(out, OUT_BUFFER)?))
     }
 }
 
 impl<W: Write> Sink for Csv<W> {
     fn info(&mut self, info: &IpInfo) -> io::Result<()> {
-        for field in Field::ALL {
-            let cell = field.cell(info);
-            self.out.write_field(cell.as_deref().unwrap_or(""))?;
-        }
-        self.out.write_field("")?;
-        Ok(self.out.write_record(None::<&[u8]>)?)
+        Ok(self.0.info(info)?)
     }
 
     fn error(&mut self, input: &str, error: &Error) -> io::Result<()> {
-        self.out
-            .write_field(spreadsheet_safe(input.into()).as_ref())?;
-        for _ in 1..Field::ALL.len() {
-            self.out.write_field("")?;
-        }
-        self.out.write_field(error.error.as_str())?;
-        Ok(self.out.write_record(None::<&[u8]>)?)
+        Ok(self.0.error(input, error.error.as_str())?)
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        self.out.flush()
+        self.0.flush()
     }
 }

@@ -23,7 +23,7 @@ use super::render::{
 };
 use super::respond::{Reply, Wants, respond};
 use super::schema::{DocsJson, FieldParam, FormatName, IpFormParam, IpParam};
-use super::{assets, discovery, field, pages, routes};
+use super::{assets, batch, discovery, field, pages, routes};
 use crate::model;
 
 const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names in English and Bangla, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key, no sign-up, no external lookup while answering: the data is a local copy of the DB-IP Lite databases.";
@@ -40,6 +40,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
     paths(
         pages::api_me,
         pages::api_ip,
+        batch::api_ip_batch,
         field::api_me_field,
         field::api_ip_field,
         pages::root,
