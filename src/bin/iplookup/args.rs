@@ -432,4 +432,16 @@ mod tests {
         let err = Cli::try_parse_from(["iplookup", "--queue-timeout", "100"]).unwrap_err();
         assert!(err.to_string().contains("out of range"), "{err}");
     }
+
+    #[test]
+    fn batch_limit_flag_has_a_default_and_a_range() {
+        let cli = Cli::try_parse_from(["iplookup"]).unwrap();
+        assert_eq!(cli.serve.batch_limit, 1000);
+        let cli = Cli::try_parse_from(["iplookup", "--batch-limit", "5"]).unwrap();
+        assert_eq!(cli.serve.batch_limit, 5);
+        for bad in ["0", "100001", "x"] {
+            let err = Cli::try_parse_from(["iplookup", "--batch-limit", bad]).unwrap_err();
+            assert!(err.to_string().contains("--batch-limit"), "{bad}: {err}");
+        }
+    }
 }

@@ -170,12 +170,18 @@ pub fn docs(base: &str) -> DocsPage {
     }
 }
 
-/// The docs page of `doc` (every `GET` operation), on no base.
+/// The docs page of `doc` (every `GET` operation, and the `POST` of a
+/// path without one: the batch lookup), on no base.
 fn flatten_docs(doc: &utoipa::openapi::OpenApi) -> DocsPage {
     let mut operations = Vec::new();
     for (path, item) in &doc.paths.paths {
         if let Some(op) = get_operation(item) {
             operations.push(flatten(path, op));
+        } else if let Some(op) = &item.post {
+            operations.push(Operation {
+                method: "POST".into(),
+                ..flatten(path, op)
+            });
         }
     }
     DocsPage {
