@@ -327,6 +327,24 @@ async fn bodies_that_are_not_a_batch_are_400_and_unknown_accept_406() {
 }
 
 #[tokio::test]
+async fn a_body_that_does_not_arrive_in_time_is_408_and_get_is_405() {
+    let mut config = support::config();
+    config.limits.header_timeout = std::time::Duration::from_secs(1);
+    let server = support::start(config).await;
+    // 100 bytes promised, 8 sent, the connection held open: 408 after the
+    // body deadline, and the connection closed.
+    let head = b"POST /api/v1/ip HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n";
+    let started = std::time::Instant::now();
+    let r = wire::exchange(server.addr, head, b"8.8.8.8\n").await;
+    assert_eq!(r.status, 408, "{}", r.body);
+    assert_eq!(r.json()["error"], "body_timeout");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    // The path takes POST only.
+    let r = wire::send(server.addr, "GET", "/api/v1/ip", &[], b"").await;
+    assert_eq!(r.status, 405, "{}", r.body);
+}
+
+#[tokio::test]
 async fn the_rate_limit_counts_every_address_of_a_batch() {
     let mut config = support::config();
     // Ten tokens, one per 1000 s: nothing refills during the test.
@@ -409,4 +427,48 @@ async fn the_mcp_tool_lookup_ips_answers_each_address_in_order() {
     let refused = answer["result"]["isError"] == true || answer.get("error").is_some();
     assert!(refused, "{answer}");
     assert!(answer.to_string().contains("at most 50"), "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_reads_reverse_dns_from_the_cache_and_sends_no_query() {
+    let named: std::net::IpAddr = "8.8.8.8".parse().unwrap();
+    let other: std::net::IpAddr = "1.1.1.1".parse().unwrap();
+    let dns = support::dns::DnsServer::start(&[
+        (named, support::dns::ptr("dns.example.test")),
+        (other, support::dns::ptr("one.example.test")),
+    ])
+    .await;
+    let mut config = support::config();
+    config.rdns = Some(iplookup::rdns::RdnsConfig {
+        server: Some(dns.addr),
+        deadline: std::time::Duration::from_millis(500),
+        capacity: 1000,
+        ..Default::default()
+    });
+    let server = support::start(config).await;
+    // Before any single lookup: null, and no query sent.
+    let (status, _, text) = post(&server, "text/plain", None, "8.8.8.8\n1.1.1.1\n").await;
+    assert_eq!(status, 200, "{text}");
+    let entries: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert!(
+        entries
+            .iter()
+            .all(|e| e["network"]["reverse_dns"].is_null()),
+        "{text}"
+    );
+    assert_eq!(dns.count(), 0, "{:?}", dns.queries());
+    // A single lookup puts 8.8.8.8's name in the cache; the batch reads it.
+    let single = server.get_json("/api/v1/ip/8.8.8.8").await;
+    assert_eq!(
+        single["network"]["reverse_dns"], "dns.example.test",
+        "{single}"
+    );
+    let (_, _, text) = post(&server, "text/plain", None, "8.8.8.8\n1.1.1.1\n").await;
+    let entries: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        entries[0]["network"]["reverse_dns"], "dns.example.test",
+        "{text}"
+    );
+    assert!(entries[1]["network"]["reverse_dns"].is_null(), "{text}");
+    assert_eq!(dns.count(), 1, "{:?}", dns.queries());
 }
