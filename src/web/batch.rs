@@ -17,6 +17,10 @@
 //!   the request's token, this handler the other `n - 1` at once once it has
 //!   counted them, or answers 429 (a batch larger than `--rate-burst` never
 //!   passes);
+//! - the answer: built in memory one entry at a time, each written as soon
+//!   as it is answered (no answer kept): about 470 bytes per entry as JSON,
+//!   180 as CSV, so about 0.5 MB for a batch of 1,000, held while it is
+//!   sent; `--max-in-flight` and the connection caps bound how many at once;
 //! - reverse DNS: each entry is answered by [`Lookup::lookup_cached`], with
 //!   `reverse_dns` from the cache only: a batch sends no PTR query and waits
 //!   for none, so it cannot take the `--rdns-max-in-flight` slots of single
@@ -239,8 +243,7 @@ pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Re
     if let Some(refused) = extra_tokens(&state, &parts, inputs.len()) {
         return refused;
     }
-    let answers = lookup_all(&state, &inputs).await;
-    render(output, &inputs, &answers)
+    answer(&state, output, &inputs).await
 }
 
 /// The answer of each of `inputs`, in order (the batch route's and the MCP
@@ -294,12 +297,89 @@ async fn read_capped(mut body: Body, cap: usize) -> Result<Bytes, Response> {
     Ok(collected.into())
 }
 
-/// The 200 answer in `output`.
-fn render(output: Output, inputs: &[String], answers: &[Entry]) -> Response {
-    let body = match output {
-        Output::Json => json_array(answers),
-        Output::Ndjson => ndjson(answers),
-        Output::Csv => csv(inputs, answers),
+/// The body of a 200 answer, written one entry at a time as it is
+/// answered: no answer is kept once written.
+enum Writer {
+    /// A JSON array; whether an entry is written yet.
+    Json(Vec<u8>, bool),
+    Ndjson(Vec<u8>),
+    Csv(Box<CsvRows<Vec<u8>>>),
+    /// The CSV writer failed (it cannot, into memory).
+    Failed,
+}
+
+impl Writer {
+    /// A writer for `entries` entries in `output`.
+    fn new(output: Output, entries: usize) -> Self {
+        match output {
+            Output::Json => {
+                let mut out = Vec::with_capacity(entries * 512 + 2);
+                out.push(b'[');
+                Writer::Json(out, false)
+            }
+            Output::Ndjson => Writer::Ndjson(Vec::with_capacity(entries * 512)),
+            Output::Csv => match CsvRows::new(Vec::with_capacity(entries * 256), 64 * 1024) {
+                Ok(rows) => Writer::Csv(Box::new(rows)),
+                Err(_) => Writer::Failed,
+            },
+        }
+    }
+
+    /// Writes the answer to `input`.
+    fn entry(&mut self, input: &str, entry: &Entry) {
+        // Serialising these types into memory cannot fail.
+        match self {
+            Writer::Json(out, started) => {
+                if std::mem::replace(started, true) {
+                    out.push(b',');
+                }
+                let _ = serde_json::to_writer(&mut *out, entry);
+            }
+            Writer::Ndjson(out) => {
+                let _ = serde_json::to_writer(&mut *out, entry);
+                out.push(b'\n');
+            }
+            Writer::Csv(rows) => {
+                let written = match entry {
+                    Entry::Info(info) => rows.info(info),
+                    Entry::Error(e) => {
+                        let input: String = input.chars().take(100).collect();
+                        rows.error(&input, e.error.as_str())
+                    }
+                };
+                if written.is_err() {
+                    *self = Writer::Failed;
+                }
+            }
+            Writer::Failed => {}
+        }
+    }
+
+    /// The whole body.
+    fn finish(self) -> Option<Vec<u8>> {
+        match self {
+            Writer::Json(mut out, _) => {
+                out.extend_from_slice(b"]\n");
+                Some(out)
+            }
+            Writer::Ndjson(out) => Some(out),
+            Writer::Csv(rows) => rows.into_inner().ok(),
+            Writer::Failed => None,
+        }
+    }
+}
+
+/// The 200 answer in `output`: each of `inputs` looked up and written in turn.
+async fn answer(state: &AppState, output: Output, inputs: &[String]) -> Response {
+    let mut writer = Writer::new(output, inputs.len());
+    for input in inputs {
+        let result = state.lookup.lookup_cached(input).await;
+        writer.entry(input, &Entry::of(result.map(|a| a.info)));
+    }
+    let Some(body) = writer.finish() else {
+        let mut response = Response::new(Body::empty());
+        *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+        return response;
     };
     let mut response = Response::new(Body::from(body));
     let headers = response.headers_mut();
@@ -313,43 +393,6 @@ fn render(output: Output, inputs: &[String], answers: &[Entry]) -> Response {
         HeaderValue::from_static(routes::API_IP_BATCH.caching.header()),
     );
     response
-}
-
-fn json_array(answers: &[Entry]) -> Vec<u8> {
-    let mut out = serde_json::to_vec(answers).unwrap_or_else(|_| b"[]".to_vec());
-    out.push(b'\n');
-    out
-}
-
-fn ndjson(answers: &[Entry]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(answers.len() * 512);
-    for entry in answers {
-        // Serialising these types into memory cannot fail.
-        if serde_json::to_writer(&mut out, entry).is_ok() {
-            out.push(b'\n');
-        }
-    }
-    out
-}
-
-fn csv(inputs: &[String], answers: &[Entry]) -> Vec<u8> {
-    let out = Vec::with_capacity(answers.len() * 256);
-    let written = CsvRows::new(out, 64 * 1024).and_then(|mut rows| {
-        for (input, entry) in inputs.iter().zip(answers) {
-            match entry {
-                Entry::Info(info) => rows.info(info)?,
-                Entry::Error(e) => {
-                    let input: String = input.chars().take(100).collect();
-                    rows.error(&input, e.error.as_str())?;
-                }
-            }
-        }
-        Ok(rows)
-    });
-    written
-        .ok()
-        .and_then(|rows| rows.into_inner().ok())
-        .unwrap_or_default()
 }
 
 /// All the values of a header as text, joined with ", ".
