@@ -69,6 +69,8 @@ pub fn max_body_bytes(limit: usize) -> usize {
 /// One entry of the answer: the address's answer or the error in its place.
 #[derive(Debug, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(untagged)]
+#[schema(as = BatchEntry)]
+#[schemars(rename = "BatchEntry")]
 pub enum Entry {
     Info(Box<IpInfo>),
     Error(model::Error),
