@@ -472,3 +472,25 @@ async fn a_batch_reads_reverse_dns_from_the_cache_and_sends_no_query() {
     assert!(entries[1]["network"]["reverse_dns"].is_null(), "{text}");
     assert_eq!(dns.count(), 1, "{:?}", dns.queries());
 }
+
+#[tokio::test]
+async fn the_mcp_tool_lookup_ips_counts_every_address_against_the_rate_limit() {
+    let mut config = support::config();
+    config.rate_limit = Some(RateLimit {
+        per_second: 0.001,
+        burst: 8,
+    });
+    let server = support::start(config).await;
+    let call = |n: usize| {
+        let ips: Vec<String> = (0..n).map(|i| format!("9.9.9.{i}")).collect();
+        serde_json::json!({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+            "params": {"name": "lookup_ips", "arguments": {"ips": ips}}})
+    };
+    // 3 of 8 tokens (one for the request, two more for the addresses).
+    let answer = mcp(&server, &call(3)).await;
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    // 6 wanted, 5 left: the tool's error, naming the rate limit.
+    let answer = mcp(&server, &call(6)).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(answer.to_string().contains("rate_limited"), "{answer}");
+}
