@@ -1,7 +1,9 @@
 //! From a caller's text to an [`IpInfo`]: strict parsing, the current
 //! database, the special-purpose registry, reverse DNS and the clock (for
 //! `local_time`) put together. [`Lookup::lookup`] is the one call HTTP and MCP
-//! make, [`Lookup::lookup_data`] the same without reverse DNS for the CLI;
+//! make, [`Lookup::lookup_cached`] the same with reverse DNS from the cache
+//! only (each entry of a batch), [`Lookup::lookup_data`] the same without
+//! reverse DNS for the CLI;
 //! both fail only with a [`LookupError`].
 //!
 //! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
