@@ -3,8 +3,7 @@
 //! `local_time`) put together. [`Lookup::lookup`] is the one call HTTP and MCP
 //! make, [`Lookup::lookup_cached`] the same with reverse DNS from the cache
 //! only (each entry of a batch), [`Lookup::lookup_data`] the same without
-//! reverse DNS for the CLI;
-//! both fail only with a [`LookupError`].
+//! reverse DNS for the CLI; all fail only with a [`LookupError`].
 //!
 //! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
 //! release while readers keep the one they started with, never locking.
