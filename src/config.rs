@@ -44,6 +44,8 @@ pub struct ServeConfig {
     /// Origins of this service over IPv4 only and IPv6 only, for the root
     /// page's "both of your addresses".
     pub families: FamilyOrigins,
+    /// Most addresses in one batch (`POST /api/v1/ip`, MCP `lookup_ips`).
+    pub batch_limit: usize,
 }
 
 impl Default for ServeConfig {
@@ -63,6 +65,7 @@ impl Default for ServeConfig {
             public_url: None,
             mcp_allowed_origins: Vec::new(),
             families: FamilyOrigins::default(),
+            batch_limit: crate::web::DEFAULT_BATCH_LIMIT,
         }
     }
 }

@@ -1,8 +1,10 @@
 //! From a caller's text to an [`IpInfo`]: strict parsing, the current
 //! database, the special-purpose registry, the city's time zone, reverse DNS
 //! and the clock (for `local_time`) put together. [`Lookup::lookup`] is the
-//! one call HTTP and MCP make, [`Lookup::lookup_data`] the same without
-//! reverse DNS for the CLI; both fail only with a [`LookupError`].
+//! one call HTTP and MCP make, [`Lookup::lookup_cached`] the same with reverse
+//! DNS from the cache only (each entry of a batch), [`Lookup::lookup_data`]
+//! the same without reverse DNS for the CLI; all fail only with a
+//! [`LookupError`].
 //!
 //! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
 //! release while readers keep the one they started with, never locking.
@@ -90,6 +92,26 @@ impl Lookup {
     pub async fn lookup(&self, text: &str) -> Result<Answered, LookupError> {
         let ip = parse(text)?;
         Ok(self.answer(ip).await)
+    }
+
+    /// [`Lookup::lookup`] with reverse DNS from the cache only: no PTR
+    /// query is sent and nothing is waited for. The answer of each entry of
+    /// a batch (`POST /api/v1/ip`, the MCP tool `lookup_ips`), so a batch of
+    /// a thousand neither takes the reverse-DNS slots of single lookups nor
+    /// waits a deadline per entry; `reverse_dns` is the name a single lookup
+    /// of the address put in the cache, else null.
+    pub async fn lookup_cached(&self, text: &str) -> Result<Answered, LookupError> {
+        let ip = parse(text)?;
+        let db = self.db();
+        let mut info = describe(&db, ip, Utc::now());
+        if let (Some(rdns), Some(true)) = (&self.rdns, info.is_public) {
+            info.network.reverse_dns = rdns.cached_name(address::canonical(ip)).await;
+        }
+        Ok(Answered {
+            info,
+            release: db.tag(),
+            special: special(ip),
+        })
     }
 
     /// [`Lookup::lookup`] without reverse DNS and without waiting: what the

@@ -238,6 +238,12 @@ impl ReverseDns {
         }
     }
 
+    /// The PTR name of `ip` if the cache holds one: no query, no wait (a
+    /// batch's answer, see `Lookup::lookup_cached`).
+    pub async fn cached_name(&self, ip: IpAddr) -> Option<String> {
+        self.cache.get(&ip).await.and_then(|hit| hit.name)
+    }
+
     /// Number of cached addresses (approximate).
     pub fn cached(&self) -> u64 {
         self.cache.entry_count()

@@ -130,6 +130,7 @@ pub async fn run(
         public_url: config.public_url.clone(),
         mcp_origins: config.mcp_allowed_origins.clone().into(),
         families: Arc::new(config.families.clone()),
+        batch_limit: config.batch_limit,
     };
     let tls = match &config.tls {
         Some(files) => Some(load_tls(files).await?),

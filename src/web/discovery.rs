@@ -28,13 +28,17 @@ pub fn llms(d: &DocsPage) -> String {
         .iter()
         .filter(|o| o.path.starts_with("/api/v1/") && !o.path.ends_with(".json"))
     {
-        let example = op
-            .path
-            .replace("{ip}", "8.8.8.8")
-            .replace("{field}", "country_code");
+        // A POST cannot be followed as a link: it points at the docs.
+        let example = if op.method == "GET" {
+            op.path
+                .replace("{ip}", "8.8.8.8")
+                .replace("{field}", "country_code")
+        } else {
+            "/docs?format=md".to_owned()
+        };
         api.push_str(&format!(
-            "- [GET {}]({b}{example}): {}\n",
-            op.path, op.summary
+            "- [{} {}]({b}{example}): {}\n",
+            op.method, op.path, op.summary
         ));
     }
     fill(

@@ -1,6 +1,8 @@
 //! The MCP endpoint (`/mcp`, Streamable HTTP) with the official Rust SDK,
-//! `rmcp`. Two tools, `lookup_ip` and `my_ip`, return the same `IpInfo` as
-//! the JSON API, as structured content with an output schema.
+//! `rmcp`. Three tools: `lookup_ip` and `my_ip` return the same `IpInfo` as
+//! the JSON API, as structured content with an output schema; `lookup_ips`
+//! the entries of `POST /api/v1/ip` ([`super::batch`]) under `results`
+//! (at most `--batch-limit`, and as many rate-limit tokens).
 //!
 //! It runs stateless, so it answers both protocol revisions in use: clients of
 //! 2025-11-25 send `initialize` and get no session id; clients of 2026-07-28
@@ -48,10 +50,11 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
+use super::batch::Entry;
 use super::client::client_addr;
 use super::negotiate::ClientKind;
 use super::origin::WebOrigin;
@@ -78,6 +81,21 @@ pub const INTERNAL_ERROR: i32 = -32603;
 pub struct LookupParams {
     /// IPv4 address in dotted form (8.8.8.8) or IPv6 in colon-hex form (2001:db8::1).
     pub ip: String,
+}
+
+/// Input of `lookup_ips`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct LookupManyParams {
+    /// The addresses, each as `lookup_ip` takes it; at most the service's
+    /// batch limit (1000 by default).
+    pub ips: Vec<String>,
+}
+
+/// Output of `lookup_ips`: one entry per input, in input order.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LookupManyResults {
+    /// The IpInfo of each address, or an Error (`invalid_ip`) in its place.
+    pub results: Vec<Entry>,
 }
 
 /// The MCP server: tools over the lookup service.
@@ -112,6 +130,29 @@ impl IpLookupMcp {
         }
     }
 
+    /// Look up many addresses at once.
+    #[tool(
+        name = "lookup_ips",
+        description = "Look up many IPv4 or IPv6 addresses at once (at most the service's batch limit, 1000 by default): one result per input, in input order, each the IpInfo lookup_ip returns or an Error object (error invalid_ip, the input in message) in its place. reverse_dns comes from the cache only. Data: IP Geolocation by DB-IP (CC BY 4.0)."
+    )]
+    pub async fn lookup_ips(
+        &self,
+        Parameters(params): Parameters<LookupManyParams>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<Json<LookupManyResults>, String> {
+        let limit = self.state.batch_limit;
+        if params.ips.len() > limit {
+            return Err(format!(
+                "{}: at most {limit} addresses per call; this one has {}",
+                ErrorCode::BodyTooLarge,
+                params.ips.len()
+            ));
+        }
+        self.take_tokens(&parts, params.ips.len())?;
+        let results = super::batch::lookup_all(&self.state, &params.ips).await;
+        Ok(Json(LookupManyResults { results }))
+    }
+
     /// Look up the caller.
     #[tool(
         name = "my_ip",
@@ -128,13 +169,36 @@ impl IpLookupMcp {
     }
 }
 
+impl IpLookupMcp {
+    /// With a rate limit, the tokens of the addresses beyond the first (the
+    /// request to `/mcp` took one), or the tool's error.
+    fn take_tokens(&self, parts: &Parts, addresses: usize) -> Result<(), String> {
+        let (Some(limiter), Some(peer)) = (
+            &self.state.limiter,
+            parts.extensions.get::<ConnectInfo<SocketAddr>>(),
+        ) else {
+            return Ok(());
+        };
+        let caller = client_addr(peer.0, &parts.headers, &self.state.proxies);
+        let extra = u32::try_from(addresses.saturating_sub(1)).unwrap_or(u32::MAX);
+        limiter.check_n(caller, extra).map_err(|wait| {
+            metrics::counter!("iplookup_rate_limited_total").increment(1);
+            format!(
+                "{}: {addresses} addresses are over the rate limit of {caller}; retry in {} s",
+                ErrorCode::RateLimited,
+                wait.as_secs_f64().ceil().max(1.0)
+            )
+        })
+    }
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for IpLookupMcp {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("iplookup", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "IP address lookups from a local DB-IP Lite copy. Use lookup_ip for a given address and my_ip for the caller. Credit 'IP Geolocation by DB-IP' (https://db-ip.com) when showing results.",
+                "IP address lookups from a local DB-IP Lite copy. Use lookup_ip for a given address, lookup_ips for many at once and my_ip for the caller. Credit 'IP Geolocation by DB-IP' (https://db-ip.com) when showing results.",
             )
     }
 }

@@ -10,7 +10,7 @@
 //!   page model and the world map); [`respond`]: a page into a response;
 //! - [`refusal`]: the answers of the limits (414, 429, 408, 503);
 //!   [`metrics`]; [`base`]: the base URL of the description documents;
-//! - the handlers: [`pages`], [`field`], [`assets`], [`mcp`], [`discovery`];
+//! - the handlers: [`pages`], [`field`], [`batch`], [`assets`], [`mcp`], [`discovery`];
 //!   [`schema`], the types only the OpenAPI document names;
 //! - [`openapi`]: the OpenAPI document, built once from the handlers, and
 //!   `/docs` and `/llms.txt` built from it;
@@ -19,6 +19,7 @@
 
 pub mod assets;
 pub mod base;
+pub mod batch;
 pub mod client;
 pub mod common;
 pub mod discovery;
@@ -39,5 +40,6 @@ pub mod routes;
 pub mod schema;
 pub mod state;
 
+pub use batch::DEFAULT_BATCH_LIMIT;
 pub use router::app;
 pub use state::{AppState, Limits};

@@ -93,6 +93,17 @@ impl RateLimiter {
     /// Takes a token for `caller` (and for its /48 if IPv6); `Err(wait)`
     /// when a bucket is empty, and then no token is taken.
     pub fn check(&self, caller: IpAddr) -> Result<(), Duration> {
+        self.check_n(caller, 1)
+    }
+
+    /// Takes `n` tokens for `caller` (and for its /48 if IPv6) at once, as
+    /// a batch of `n` addresses costs; `Err(wait)` when a bucket holds
+    /// fewer, and then none is taken. More than the burst never succeeds.
+    pub fn check_n(&self, caller: IpAddr, n: u32) -> Result<(), Duration> {
+        if n == 0 {
+            return Ok(());
+        }
+        let n = f64::from(n);
         let now = Instant::now();
         let own = bucket(&self.callers, bucket_key(caller), &self.limit);
         let mut own = own
@@ -100,7 +111,7 @@ impl RateLimiter {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         own.refill(now, &self.limit);
         let Some(prefix_key) = prefix_key(caller) else {
-            return own.take(&self.limit);
+            return own.take(&self.limit, n);
         };
         let wide = self.limit.prefix();
         let shared = bucket(&self.prefixes, prefix_key, &wide);
@@ -109,10 +120,10 @@ impl RateLimiter {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         shared.refill(now, &wide);
-        match (own.wait(&self.limit), shared.wait(&wide)) {
+        match (own.wait(&self.limit, n), shared.wait(&wide, n)) {
             (None, None) => {
-                own.tokens -= 1.0;
-                shared.tokens -= 1.0;
+                own.tokens -= n;
+                shared.tokens -= n;
                 Ok(())
             }
             (a, b) => Err(a.max(b).unwrap_or_default()),
@@ -159,16 +170,16 @@ impl Bucket {
         self.updated = now;
     }
 
-    /// `None` if a token is there, else how long until one is.
-    fn wait(&self, limit: &RateLimit) -> Option<Duration> {
-        (self.tokens < 1.0).then(|| Duration::from_secs_f64((1.0 - self.tokens) / limit.rate()))
+    /// `None` if `n` tokens are there, else how long until they are.
+    fn wait(&self, limit: &RateLimit, n: f64) -> Option<Duration> {
+        (self.tokens < n).then(|| Duration::from_secs_f64((n - self.tokens) / limit.rate()))
     }
 
-    /// Takes a token, or says how long until one is there.
-    fn take(&mut self, limit: &RateLimit) -> Result<(), Duration> {
-        match self.wait(limit) {
+    /// Takes `n` tokens, or says how long until they are there.
+    fn take(&mut self, limit: &RateLimit, n: f64) -> Result<(), Duration> {
+        match self.wait(limit, n) {
             None => {
-                self.tokens -= 1.0;
+                self.tokens -= n;
                 Ok(())
             }
             Some(wait) => Err(wait),
@@ -214,6 +225,26 @@ mod tests {
         let wait = l.check(ip).unwrap_err();
         assert!(wait <= Duration::from_secs(1));
         assert!(l.check("192.0.2.2".parse().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn many_tokens_are_taken_all_or_none() {
+        let l = RateLimiter::new(
+            RateLimit {
+                per_second: 0.001,
+                burst: 10,
+            },
+            100,
+        );
+        for ip in ["192.0.2.1", "2001:db8::1"] {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert!(l.check_n(ip, 0).is_ok());
+            assert!(l.check_n(ip, 11).is_err());
+            assert!(l.check_n(ip, 7).is_ok());
+            assert!(l.check_n(ip, 4).is_err());
+            assert!(l.check_n(ip, 3).is_ok());
+            assert!(l.check(ip).is_err());
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Request};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
@@ -40,6 +41,14 @@ impl Refusal {
     pub fn of(request: &Request, route: &'static Route) -> Self {
         Refusal {
             wants: Wants::read(request.uri(), request.headers()),
+            route,
+        }
+    }
+
+    /// The refusal of a request whose head is `parts` (its body taken).
+    pub fn of_parts(parts: &Parts, route: &'static Route) -> Self {
+        Refusal {
+            wants: Wants::read(&parts.uri, &parts.headers),
             route,
         }
     }
@@ -129,4 +138,25 @@ pub fn rate_limit(state: &AppState, request: &Request, route: &'static Route) ->
     let wait = limiter.check(caller).err()?;
     metrics::counter!("iplookup_rate_limited_total").increment(1);
     Some(Refusal::of(request, route).rate_limited(caller, wait))
+}
+
+/// The 429 answer when the caller of the request `parts` (on `route`) has
+/// not `n` more tokens (a batch of addresses: the request's own token was
+/// taken by the common layer, see [`rate_limit`]); `None` when they were
+/// taken, or there is no limit.
+pub fn rate_limit_n(
+    state: &AppState,
+    parts: &Parts,
+    route: &'static Route,
+    n: u32,
+) -> Option<Response> {
+    let limiter = state.limiter.as_ref()?;
+    if !route.limited || n == 0 {
+        return None;
+    }
+    let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>()?.0;
+    let caller = client_addr(peer, &parts.headers, &state.proxies);
+    let wait = limiter.check_n(caller, n).err()?;
+    metrics::counter!("iplookup_rate_limited_total").increment(1);
+    Some(Refusal::of_parts(parts, route).rate_limited(caller, wait))
 }

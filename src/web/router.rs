@@ -3,12 +3,12 @@
 //! all behind the common layer ([`super::common`]).
 
 use axum::Router;
-use axum::routing::get;
+use axum::routing::{get, post};
 
 use super::common::CommonLayer;
 use super::routes;
 use super::state::{AppState, Limits};
-use super::{assets, discovery, field, hot, mcp, metrics, openapi, pages};
+use super::{assets, batch, discovery, field, hot, mcp, metrics, openapi, pages};
 
 /// The whole service: every route, each behind the common layer.
 pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
@@ -25,6 +25,7 @@ fn router(state: AppState, common: CommonLayer) -> Router {
         (&routes::ROOT, get(pages::root)),
         (&routes::HEALTHZ, get(pages::healthz)),
         (&routes::API_ME, get(pages::api_me)),
+        (&routes::API_IP_BATCH, post(batch::api_ip_batch)),
         (&routes::API_IP_MISSING, get(pages::api_ip_missing)),
         (&routes::API_IP, get(pages::api_ip)),
         (&routes::API_ME_FIELD, get(field::api_me_field)),

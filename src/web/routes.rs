@@ -161,6 +161,12 @@ pub const API_ME_FIELD: Route = Route {
     answer: Answer::Fixed(FIELD_TEXT),
     ..api("/api/v1/me/{field}", Caching::PerCaller)
 };
+/// `POST /api/v1/ip`: many addresses at once (JSON, NDJSON or CSV by
+/// `Accept`, see [`super::batch`]); errors in JSON.
+pub const API_IP_BATCH: Route = Route {
+    answer: Answer::Fixed("application/json"),
+    ..api("/api/v1/ip", Caching::PerCaller)
+};
 /// The media type of a single field.
 pub const FIELD_TEXT: &str = "text/plain; charset=utf-8";
 /// `/api/v1/ip/`: the address is missing (400).
@@ -248,10 +254,11 @@ pub const PAGE_UNKNOWN: Route = Route {
 };
 
 /// Every route the router serves, literal paths before templates.
-pub const ALL: [&Route; 20] = [
+pub const ALL: [&Route; 21] = [
     &ROOT,
     &HEALTHZ,
     &API_ME,
+    &API_IP_BATCH,
     &API_IP_MISSING,
     &API_IP,
     &API_ME_FIELD,
@@ -346,6 +353,7 @@ mod tests {
             ("/favicon.ico", "/{ip}"),
             ("/api/v1/ip/8.8.8.8", "/api/v1/ip/{ip}"),
             ("/api/v1/ip/", "/api/v1/ip/"),
+            ("/api/v1/ip", "/api/v1/ip"),
             ("/api/v1/ip/a/b", "/api/v1/ip/{ip}/{field}"),
             ("/api/v1/ip/a/b/c", "/api/{*rest}"),
             ("/api/v1/me/asn", "/api/v1/me/{field}"),

@@ -29,6 +29,8 @@ pub struct AppState {
     /// `--ipv4-url`, `--ipv6-url`: the root page shows both of a visitor's
     /// addresses (see [`super::origin::FamilyOrigins`]).
     pub families: Arc<FamilyOrigins>,
+    /// `--batch-limit`: most addresses in one batch (see [`super::batch`]).
+    pub batch_limit: usize,
 }
 
 /// Limits that protect the service from slow or oversized requests.

@@ -1248,6 +1248,25 @@ async fn mcp_python_sdk_lists_and_calls_the_tools() {
             assert_eq!(without_local_time(&parsed), without_local_time(lookup));
         }
 
+        // lookup_ips: one entry per input, in order: the API's JSON, then the error.
+        let results = run["lookup_ips"]["results"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{mode}: lookup_ips has no results: {run}"));
+        assert_eq!(results.len(), 2, "{mode}: lookup_ips");
+        assert_eq!(
+            without_local_time(&results[0]),
+            without_local_time(&api),
+            "{mode}: lookup_ips 8.8.8.8 differs from GET /api/v1/ip/8.8.8.8"
+        );
+        assert_eq!(
+            results[1]["error"], "invalid_ip",
+            "{mode}: lookup_ips not-an-ip"
+        );
+        assert_eq!(
+            run["tools"]["lookup_ips"]["outputSchema"]["type"], "object",
+            "{mode}: lookup_ips output schema"
+        );
+
         // my_ip: the test's loopback address, same object as /api/v1/me.
         let mine = &run["my_ip"];
         assert_eq!(mine["ip"], "127.0.0.1", "{mode}: my_ip");

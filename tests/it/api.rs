@@ -643,20 +643,24 @@ async fn missing_address_is_400() {
 /// Routing alone: asked of the app in-process ([`support::inproc`]).
 #[tokio::test]
 async fn unknown_api_paths_are_404_with_an_error_body() {
-    for path in [
-        "/api/v1/nothing",
-        "/api/v2/ip/8.8.8.8",
-        "/api/",
-        "/api/v1",
-        "/api/v1/ip/8.8.8.8/extra",
-        "/api/v1/me/extra",
+    // One segment past an address or `me` is a field (404 `unknown_field`
+    // when it names none); deeper, no route at all.
+    for (path, code) in [
+        ("/api/v1/nothing", "not_found"),
+        ("/api/v2/ip/8.8.8.8", "not_found"),
+        ("/api/", "not_found"),
+        ("/api/v1", "not_found"),
+        ("/api/v1/ip/8.8.8.8/extra", "unknown_field"),
+        ("/api/v1/me/extra", "unknown_field"),
+        ("/api/v1/ip/8.8.8.8/asn/extra", "not_found"),
+        ("/api/v1/me/asn/extra", "not_found"),
     ] {
         let r = support::inproc::send("GET", path, &[]).await;
         assert_eq!(r.status, 404, "{path}: {r:?}");
         let ct = r.header("content-type").unwrap_or_default();
         assert!(ct.starts_with("application/json"), "{path}: {ct:?}");
         let v = r.json();
-        assert_eq!(v["error"], Value::String("not_found".into()), "{path}: {v}");
+        assert_eq!(v["error"], Value::String(code.into()), "{path}: {v}");
         assert!(v["message"].is_string(), "{path}: {v}");
     }
 }

@@ -10,8 +10,9 @@ BASE_URL is the service root (`http://127.0.0.1:PORT`) or the endpoint itself
   2026-07-28  pin the stateless revision: no handshake, every request self-contained
 
 Default: all three. For each mode the script connects, lists the tools
-(checks that `lookup_ip` and `my_ip` exist with input and output schemas),
-calls `lookup_ip {"ip": "8.8.8.8"}`, `my_ip {}` and `lookup_ip {"ip": "not-an-ip"}`
+(checks that `lookup_ip`, `lookup_ips` and `my_ip` exist with input and output
+schemas), calls `lookup_ip {"ip": "8.8.8.8"}`, `my_ip {}`,
+`lookup_ips {"ips": ["8.8.8.8", "not-an-ip"]}` and `lookup_ip {"ip": "not-an-ip"}`
 (which must come back as a tool result with `isError: true`, not as a
 transport or JSON-RPC failure).
 
@@ -70,7 +71,7 @@ async def run(url: str, mode: str) -> dict[str, Any]:
             }
             for name, tool in tools.items()
         }
-        for name in ("lookup_ip", "my_ip"):
+        for name in ("lookup_ip", "lookup_ips", "my_ip"):
             check(name in tools, f"[{mode}] tool {name} is not listed (tools: {sorted(tools)})")
             tool = tools[name]
             check(
@@ -95,6 +96,11 @@ async def run(url: str, mode: str) -> dict[str, Any]:
         check(not me.is_error, f"[{mode}] my_ip failed: {text_of(me)}")
         check(me.structured_content is not None, f"[{mode}] my_ip: no structured content")
         out["my_ip"] = me.structured_content
+
+        many = await client.call_tool("lookup_ips", {"ips": ["8.8.8.8", "not-an-ip"]})
+        check(not many.is_error, f"[{mode}] lookup_ips failed: {text_of(many)}")
+        check(many.structured_content is not None, f"[{mode}] lookup_ips: no structured content")
+        out["lookup_ips"] = many.structured_content
 
         # A bad address must be a tool error: a result with isError true. An
         # MCPError (JSON-RPC error) or a transport exception propagates and

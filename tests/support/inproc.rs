@@ -40,6 +40,7 @@ fn app() -> web::hot::Routes {
             public_url: None,
             mcp_origins: Arc::from([]),
             families: Arc::default(),
+            batch_limit: iplookup::web::DEFAULT_BATCH_LIMIT,
         };
         web::app(state, &Limits::default())
     })

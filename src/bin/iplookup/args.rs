@@ -283,6 +283,17 @@ pub struct ServeArgs {
         value_name = "N"
     )]
     pub rate_burst: u32,
+    /// Addresses one batch may hold (POST /api/v1/ip, MCP lookup_ips;
+    /// 1..=100000); more get 413. The body may hold 64 bytes per address
+    /// plus 4096.
+    #[arg(
+        long,
+        env = "IPLOOKUP_BATCH_LIMIT",
+        default_value = "1000",
+        value_parser = bounds::count::<usize>(iplookup::web::batch::BATCH_LIMIT_RANGE),
+        value_name = "N"
+    )]
+    pub batch_limit: usize,
     /// Connections open at once; further connections are closed on arrival (1..=1000000).
     #[arg(
         long,
@@ -429,5 +440,17 @@ mod tests {
         assert_eq!(cli.serve.queue_timeout, 1.0);
         let err = Cli::try_parse_from(["iplookup", "--queue-timeout", "100"]).unwrap_err();
         assert!(err.to_string().contains("out of range"), "{err}");
+    }
+
+    #[test]
+    fn batch_limit_flag_has_a_default_and_a_range() {
+        let cli = Cli::try_parse_from(["iplookup"]).unwrap();
+        assert_eq!(cli.serve.batch_limit, 1000);
+        let cli = Cli::try_parse_from(["iplookup", "--batch-limit", "5"]).unwrap();
+        assert_eq!(cli.serve.batch_limit, 5);
+        for bad in ["0", "100001", "x"] {
+            let err = Cli::try_parse_from(["iplookup", "--batch-limit", bad]).unwrap_err();
+            assert!(err.to_string().contains("--batch-limit"), "{bad}: {err}");
+        }
     }
 }

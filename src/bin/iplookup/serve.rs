@@ -83,6 +83,7 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         public_url,
         mcp_allowed_origins,
         families,
+        batch_limit: args.batch_limit,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -23,7 +23,7 @@ use super::render::{
 };
 use super::respond::{Reply, Wants, respond};
 use super::schema::{DocsJson, FieldParam, FormatName, IpFormParam, IpParam};
-use super::{assets, discovery, field, pages, routes};
+use super::{assets, batch, discovery, field, pages, routes};
 use crate::model;
 
 const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names in English and Bangla, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key, no sign-up, no external lookup while answering: the data is a local copy of the DB-IP Lite databases.";
@@ -40,6 +40,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
     paths(
         pages::api_me,
         pages::api_ip,
+        batch::api_ip_batch,
         field::api_me_field,
         field::api_ip_field,
         pages::root,
@@ -169,12 +170,18 @@ pub fn docs(base: &str) -> DocsPage {
     }
 }
 
-/// The docs page of `doc` (every `GET` operation), on no base.
+/// The docs page of `doc` (every `GET` operation, and the `POST` of a
+/// path without one: the batch lookup), on no base.
 fn flatten_docs(doc: &utoipa::openapi::OpenApi) -> DocsPage {
     let mut operations = Vec::new();
     for (path, item) in &doc.paths.paths {
         if let Some(op) = get_operation(item) {
             operations.push(flatten(path, op));
+        } else if let Some(op) = &item.post {
+            operations.push(Operation {
+                method: "POST".into(),
+                ..flatten(path, op)
+            });
         }
     }
     DocsPage {

@@ -1,0 +1,473 @@
+//! `POST /api/v1/ip`: many addresses in one request.
+//!
+//! The body is a JSON array of strings (`application/json`) or one address
+//! per line (`text/plain`; blank lines skipped, `\r\n` accepted), at most
+//! `--batch-limit` entries in [`max_body_bytes`] bytes. The answer has one
+//! entry per input, in input order: the `IpInfo` of `GET /api/v1/ip/{ip}`,
+//! or an Error (`invalid_ip`, the input quoted and cut to 100 characters in
+//! `message`) in its place. As a JSON array (the default), NDJSON
+//! (`application/x-ndjson`) or CSV (`text/csv`, [`csv`]), by `Accept`.
+//!
+//! What a client controls, and its bound:
+//! - the body: read up to [`max_body_bytes`], never more (413 beyond, whatever
+//!   `Content-Length` says), and only until the body deadline of the common
+//!   layer (`--header-timeout` from the head, 408);
+//! - the entries: at most `--batch-limit` (413);
+//! - the rate limit, when on, counts every address: the common layer takes
+//!   the request's token, this handler the other `n - 1` at once once it has
+//!   counted them, or answers 429 (a batch larger than `--rate-burst` never
+//!   passes);
+//! - the answer: built in memory one entry at a time, each written as soon
+//!   as it is answered (no answer kept): about 470 bytes per entry as JSON,
+//!   180 as CSV, so about 0.5 MB for a batch of 1,000, held while it is
+//!   sent; `--max-in-flight` and the connection caps bound how many at once;
+//! - reverse DNS: each entry is answered by [`Lookup::lookup_cached`], with
+//!   `reverse_dns` from the cache only: a batch sends no PTR query and waits
+//!   for none, so it cannot take the `--rdns-max-in-flight` slots of single
+//!   lookups nor run into the request timeout.
+//!
+//! Every error of the route is JSON (an Error body): 400 `bad_body` for a
+//! body that is not an array of strings, not UTF-8, or sent with another
+//! `Content-Type`; 406 `not_acceptable` when `Accept` names none of the three.
+//!
+//! [`Lookup::lookup_cached`]: crate::lookup::Lookup::lookup_cached
+
+use axum::body::{Body, Bytes, HttpBody};
+use axum::extract::{Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use serde::Serialize;
+
+use super::negotiate::ClientKind;
+use super::refusal;
+use super::render::ErrorPage;
+use super::respond::{Wants, error};
+use super::routes;
+use super::state::AppState;
+use crate::fields::csv;
+use crate::lookup::LookupError;
+use crate::model::{self, ErrorCode, IpInfo};
+
+/// Default of `--batch-limit`.
+pub const DEFAULT_BATCH_LIMIT: usize = 1000;
+/// The range `--batch-limit` is checked against.
+pub const BATCH_LIMIT_RANGE: std::ops::RangeInclusive<u64> = 1..=100_000;
+/// Body bytes allowed per entry: an IPv6 address in its longest form, quoted,
+/// with a comma and indentation, fits in 64.
+pub const BYTES_PER_ENTRY: usize = 64;
+/// Body bytes allowed beyond that (brackets, a byte-order mark, whitespace).
+pub const BODY_SLACK: usize = 4096;
+
+/// The largest body a batch of at most `limit` entries may be sent in.
+pub fn max_body_bytes(limit: usize) -> usize {
+    limit
+        .saturating_mul(BYTES_PER_ENTRY)
+        .saturating_add(BODY_SLACK)
+}
+
+/// One entry of the answer: the address's answer or the error in its place.
+#[derive(Debug, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(untagged)]
+#[schema(as = BatchEntry)]
+#[schemars(rename = "BatchEntry")]
+pub enum Entry {
+    Info(Box<IpInfo>),
+    Error(model::Error),
+}
+
+impl Entry {
+    fn of(result: Result<IpInfo, LookupError>) -> Self {
+        match result {
+            Ok(info) => Entry::Info(Box::new(info)),
+            Err(e) => Entry::Error(e.body()),
+        }
+    }
+}
+
+/// An answer format of the batch route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Json,
+    Ndjson,
+    Csv,
+}
+
+impl Output {
+    /// Every format, the default first.
+    pub const ALL: [Output; 3] = [Output::Json, Output::Ndjson, Output::Csv];
+
+    /// The media type as the `Content-Type` of an answer.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Output::Json => "application/json",
+            Output::Ndjson => "application/x-ndjson",
+            Output::Csv => "text/csv; charset=utf-8",
+        }
+    }
+
+    /// The format a media range of `Accept` names, if any.
+    fn of_range(range: &str) -> Option<Output> {
+        match range {
+            "application/json" | "application/*" | "*/*" => Some(Output::Json),
+            "application/x-ndjson" | "application/ndjson" => Some(Output::Ndjson),
+            "text/csv" | "text/*" => Some(Output::Csv),
+            _ => None,
+        }
+    }
+
+    /// The format `Accept` prefers (the highest `q`, the first of equals);
+    /// JSON without `Accept`; `None` when it names none of the three.
+    pub fn negotiate(accept: Option<&str>) -> Option<Output> {
+        let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
+            return Some(Output::Json);
+        };
+        let mut best: Option<(f32, Output)> = None;
+        for item in accept.split(',') {
+            let mut parts = item.split(';');
+            let range = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let q = parts
+                .filter_map(|p| p.trim().strip_prefix("q="))
+                .find_map(|v| v.trim().parse::<f32>().ok())
+                .unwrap_or(1.0);
+            let Some(output) = Output::of_range(&range) else {
+                continue;
+            };
+            if q > 0.0 && best.is_none_or(|(b, _)| q > b) {
+                best = Some((q, output));
+            }
+        }
+        best.map(|(_, output)| output)
+    }
+}
+
+/// Why a body is not a batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyError {
+    /// 400 `bad_body`.
+    Bad(String),
+    /// 413 `body_too_large`.
+    TooLarge(String),
+}
+
+/// The entries of a body sent as `content_type`, at most `limit` of them.
+pub fn entries(
+    content_type: Option<&str>,
+    body: &[u8],
+    limit: usize,
+) -> Result<Vec<String>, BodyError> {
+    let media = content_type
+        .and_then(|c| c.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase());
+    let entries = match media.as_deref() {
+        Some("application/json") => json_entries(body)?,
+        Some("text/plain") => line_entries(body)?,
+        _ => {
+            return Err(BodyError::Bad(
+                "Content-Type must be application/json (an array of strings) or text/plain (one address per line)".into(),
+            ));
+        }
+    };
+    if entries.len() > limit {
+        return Err(BodyError::TooLarge(format!(
+            "a batch may hold at most {limit} addresses; this one holds {}",
+            entries.len()
+        )));
+    }
+    Ok(entries)
+}
+
+fn json_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    serde_json::from_slice::<Vec<String>>(body).map_err(|e| {
+        let reason: String = e.to_string().chars().take(200).collect();
+        BodyError::Bad(format!(
+            "the body must be a JSON array of strings: {reason}"
+        ))
+    })
+}
+
+fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
+    let text =
+        std::str::from_utf8(body).map_err(|_| BodyError::Bad("the body is not UTF-8".into()))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    Ok(text
+        .split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .filter(|line| !line.trim().is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
+/// `POST /api/v1/ip`.
+#[utoipa::path(post, path = "/api/v1/ip", tag = "lookup",
+    summary = "Look up many addresses in one request (in input order)",
+    description = "The body: a JSON array of address strings (`application/json`) or one address per line (`text/plain`; blank lines skipped, CRLF accepted), at most `--batch-limit` (default 1000) entries and 64 bytes per entry plus 4096 bytes. The answer holds one entry per input, in input order: the IpInfo of `GET /api/v1/ip/{ip}`, or an Error (`invalid_ip`, the input in `message`) in its place. By `Accept`: a JSON array (default), NDJSON (`application/x-ndjson`, one entry per line) or CSV (`text/csv`: a header row with every IpInfo field flat and `error`, one row per input; an error row keeps the input in `ip` and the code in `error`). `reverse_dns` comes from the reverse-DNS cache only (a batch sends no PTR query). With a rate limit, each address costs one request's token; a batch larger than the burst is always refused. Errors are JSON.",
+    request_body(description = "The addresses", content(
+        (Vec<String> = "application/json", example = json!(["8.8.8.8", "2001:4860:4860::8888", "not-an-ip"])),
+        (String = "text/plain", example = "8.8.8.8\n2001:4860:4860::8888\n"),
+    )),
+    responses(
+        (status = 200, description = "One entry per input, in input order: IpInfo or Error", content(
+            (Vec<Entry> = "application/json"),
+            (String = "application/x-ndjson"),
+            (String = "text/csv"),
+        )),
+        (status = 400, description = "The body is not an array of strings, not UTF-8, or not `application/json` / `text/plain` (error `bad_body`)", body = model::Error),
+        (status = 406, description = "`Accept` names none of JSON, NDJSON and CSV (error `not_acceptable`)", body = model::Error),
+        (status = 413, description = "More entries than `--batch-limit`, or a body over its byte cap (error `body_too_large`)", body = model::Error),
+    ))]
+pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let accept = header_text(&parts.headers, header::ACCEPT);
+    let Some(output) = Output::negotiate(accept.as_deref()) else {
+        return not_acceptable();
+    };
+    let cap = max_body_bytes(state.batch_limit);
+    let bytes = match read_capped(body, cap).await {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused,
+    };
+    let content_type = header_text(&parts.headers, header::CONTENT_TYPE);
+    let inputs = match entries(content_type.as_deref(), &bytes, state.batch_limit) {
+        Ok(inputs) => inputs,
+        Err(BodyError::Bad(message)) => {
+            return error_json(StatusCode::BAD_REQUEST, ErrorCode::BadBody, message);
+        }
+        Err(BodyError::TooLarge(message)) => {
+            return error_json(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                ErrorCode::BodyTooLarge,
+                message,
+            );
+        }
+    };
+    if let Some(refused) = extra_tokens(&state, &parts, inputs.len()) {
+        return refused;
+    }
+    answer(&state, output, &inputs).await
+}
+
+/// The answer of each of `inputs`, in order (the batch route's and the MCP
+/// tool `lookup_ips`'s).
+pub async fn lookup_all(state: &AppState, inputs: &[String]) -> Vec<Entry> {
+    let mut answers = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let result = state.lookup.lookup_cached(input).await;
+        answers.push(Entry::of(result.map(|a| a.info)));
+    }
+    answers
+}
+
+/// The rate limit's tokens for the entries beyond the first (the common
+/// layer took the request's), or the 429 answer.
+fn extra_tokens(state: &AppState, parts: &Parts, entries: usize) -> Option<Response> {
+    let extra = u32::try_from(entries.saturating_sub(1)).unwrap_or(u32::MAX);
+    refusal::rate_limit_n(state, parts, &routes::API_IP_BATCH, extra)
+}
+
+/// The body, read to its end but never beyond `cap` bytes; 413 or 400.
+async fn read_capped(mut body: Body, cap: usize) -> Result<Bytes, Response> {
+    let too_large = || {
+        error_json(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::BodyTooLarge,
+            format!("the request body may hold at most {cap} bytes"),
+        )
+    };
+    if body.size_hint().lower() > cap as u64 {
+        return Err(too_large());
+    }
+    let mut collected = Vec::new();
+    while let Some(frame) =
+        std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+    {
+        let frame = frame.map_err(|_| {
+            error_json(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadBody,
+                "the request body could not be read".into(),
+            )
+        })?;
+        if let Ok(data) = frame.into_data() {
+            if data.len() > cap - collected.len() {
+                return Err(too_large());
+            }
+            collected.extend_from_slice(&data);
+        }
+    }
+    Ok(collected.into())
+}
+
+/// The body of a 200 answer, written one entry at a time as it is
+/// answered: no answer is kept once written.
+enum Writer {
+    /// A JSON array; whether an entry is written yet.
+    Json(Vec<u8>, bool),
+    Ndjson(Vec<u8>),
+    Csv(Vec<u8>),
+}
+
+impl Writer {
+    /// A writer for `entries` entries in `output`.
+    fn new(output: Output, entries: usize) -> Self {
+        match output {
+            Output::Json => {
+                let mut out = Vec::with_capacity(entries * 512 + 2);
+                out.push(b'[');
+                Writer::Json(out, false)
+            }
+            Output::Ndjson => Writer::Ndjson(Vec::with_capacity(entries * 512)),
+            Output::Csv => {
+                let mut out = Vec::with_capacity(entries * 256 + 256);
+                csv::header(&mut out);
+                Writer::Csv(out)
+            }
+        }
+    }
+
+    /// Writes the answer to `input`.
+    fn entry(&mut self, input: &str, entry: &Entry) {
+        // Serialising these types into memory cannot fail.
+        match self {
+            Writer::Json(out, started) => {
+                if std::mem::replace(started, true) {
+                    out.push(b',');
+                }
+                let _ = serde_json::to_writer(&mut *out, entry);
+            }
+            Writer::Ndjson(out) => {
+                let _ = serde_json::to_writer(&mut *out, entry);
+                out.push(b'\n');
+            }
+            Writer::Csv(out) => match entry {
+                Entry::Info(info) => csv::row(out, info),
+                Entry::Error(e) => {
+                    let input: String = input.chars().take(100).collect();
+                    csv::error_row(out, &input, e.error.as_str());
+                }
+            },
+        }
+    }
+
+    /// The whole body.
+    fn finish(self) -> Vec<u8> {
+        match self {
+            Writer::Json(mut out, _) => {
+                out.extend_from_slice(b"]\n");
+                out
+            }
+            Writer::Ndjson(out) | Writer::Csv(out) => out,
+        }
+    }
+}
+
+/// The 200 answer in `output`: each of `inputs` looked up and written in turn.
+async fn answer(state: &AppState, output: Output, inputs: &[String]) -> Response {
+    let mut writer = Writer::new(output, inputs.len());
+    for input in inputs {
+        let result = state.lookup.lookup_cached(input).await;
+        writer.entry(input, &Entry::of(result.map(|a| a.info)));
+    }
+    let mut response = Response::new(Body::from(writer.finish()));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(output.content_type()),
+    );
+    headers.insert(header::VARY, HeaderValue::from_static("Accept"));
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(routes::API_IP_BATCH.caching.header()),
+    );
+    response
+}
+
+/// All the values of a header as text, joined with ", ".
+fn header_text(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
+    let values: Vec<&str> = headers
+        .get_all(name)
+        .into_iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    (!values.is_empty()).then(|| values.join(", "))
+}
+
+/// 406: none of the three formats is acceptable.
+fn not_acceptable() -> Response {
+    let offered: Vec<&str> = Output::ALL
+        .iter()
+        .map(|o| o.content_type().split(';').next().unwrap_or(""))
+        .collect();
+    error_json(
+        StatusCode::NOT_ACCEPTABLE,
+        ErrorCode::NotAcceptable,
+        format!(
+            "no offered format matches Accept; offered: {}",
+            offered.join(", ")
+        ),
+    )
+}
+
+/// An Error body as JSON (the route's only error format).
+fn error_json(status: StatusCode, code: ErrorCode, message: String) -> Response {
+    let page = ErrorPage {
+        status,
+        body: model::Error::new(code, message),
+    };
+    error(
+        page,
+        &Wants::default(),
+        routes::API_IP_BATCH.error_default(ClientKind::Other),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_picks_the_preferred_of_the_three() {
+        assert_eq!(Output::negotiate(None), Some(Output::Json));
+        assert_eq!(Output::negotiate(Some("text/csv")), Some(Output::Csv));
+        assert_eq!(
+            Output::negotiate(Some("application/x-ndjson")),
+            Some(Output::Ndjson)
+        );
+        assert_eq!(
+            Output::negotiate(Some("text/csv;q=0.5, application/x-ndjson")),
+            Some(Output::Ndjson)
+        );
+        assert_eq!(Output::negotiate(Some("*/*")), Some(Output::Json));
+        assert_eq!(Output::negotiate(Some("text/html")), None);
+        assert_eq!(Output::negotiate(Some("text/csv;q=0")), None);
+    }
+
+    #[test]
+    fn bodies_become_entries_in_order() {
+        let json = entries(Some("application/json"), br#"["1.1.1.1", "x"]"#, 10);
+        assert_eq!(json, Ok(vec!["1.1.1.1".to_owned(), "x".to_owned()]));
+        let text = entries(
+            Some("text/plain; charset=utf-8"),
+            b"1.1.1.1\r\n\n  \nx\n",
+            10,
+        );
+        assert_eq!(text, Ok(vec!["1.1.1.1".to_owned(), "x".to_owned()]));
+        assert!(matches!(
+            entries(Some("application/json"), b"[1]", 10),
+            Err(BodyError::Bad(_))
+        ));
+        assert!(matches!(
+            entries(Some("text/plain"), b"\xff\n", 10),
+            Err(BodyError::Bad(_))
+        ));
+        assert!(matches!(
+            entries(Some("application/xml"), b"[]", 10),
+            Err(BodyError::Bad(_))
+        ));
+        assert!(matches!(
+            entries(Some("text/plain"), b"a\nb\nc\n", 2),
+            Err(BodyError::TooLarge(_))
+        ));
+    }
+}
