@@ -1,0 +1,247 @@
+//! Autonomous systems as a whole: every range the ASN table attributes to
+//! one AS number, merged and cut into CIDR blocks, and the countries its
+//! IPv4 space lies in ([`AsSystem`]).
+//!
+//! The lookup of one address never needs this, so the [`AsnIndex`] (AS
+//! number -> its rows, per family) is built on the first AS question a
+//! release gets ([`super::GeoDb::autonomous_system`]), not at start: it costs
+//! about 4 bytes per ASN row (2 MiB for the embedded release) and one sort.
+
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use ipnet::{Ipv4Net, Ipv4Subnets, Ipv6Net, Ipv6Subnets};
+
+use iplookup_data::networks::Networks;
+use iplookup_data::ranges::{Key, RangeTable};
+
+use super::countries::{Country, CountryTable};
+use super::tables::{AsnTables, CountryTables};
+
+/// The rows of one family grouped by AS number: `rows[offsets[i]..offsets[i + 1]]`
+/// are the row indexes (ascending) of the AS `asns[i]`.
+#[derive(Debug, Default)]
+struct Family {
+    asns: Box<[u32]>,
+    offsets: Box<[u32]>,
+    rows: Box<[u32]>,
+}
+
+impl Family {
+    /// Groups the rows of `table` (network ids) by the AS number they name.
+    fn build<K: Key>(table: &RangeTable<K, u32>, networks: &Networks) -> Family {
+        let asn_of = |id: u32| networks.get(id).map(|(asn, _)| asn);
+        let mut rows: Vec<u32> = (0..table.len() as u32)
+            .filter(|i| asn_of(table.values()[*i as usize]).is_some())
+            .collect();
+        // Stable: rows of one AS stay in address order.
+        rows.sort_by_key(|i| asn_of(table.values()[*i as usize]).unwrap_or(0));
+        let (mut asns, mut offsets) = (Vec::new(), Vec::new());
+        for (at, i) in rows.iter().enumerate() {
+            let asn = asn_of(table.values()[*i as usize]).unwrap_or(0);
+            if asns.last() != Some(&asn) {
+                asns.push(asn);
+                offsets.push(at as u32);
+            }
+        }
+        offsets.push(rows.len() as u32);
+        Family {
+            asns: asns.into(),
+            offsets: offsets.into(),
+            rows: rows.into(),
+        }
+    }
+
+    /// The row indexes of `asn`, ascending (empty when it has none).
+    fn rows(&self, asn: u32) -> &[u32] {
+        let Ok(i) = self.asns.binary_search(&asn) else {
+            return &[];
+        };
+        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        self.rows.get(a..b).unwrap_or_default()
+    }
+
+    /// Bytes held, for the memory figures.
+    fn bytes(&self) -> usize {
+        4 * (self.asns.len() + self.offsets.len() + self.rows.len())
+    }
+}
+
+/// AS number -> the rows of the ASN tables that name it, per family.
+#[derive(Debug, Default)]
+pub struct AsnIndex {
+    v4: Family,
+    v6: Family,
+}
+
+impl AsnIndex {
+    /// Groups both tables' rows by AS number.
+    pub fn build(asn: &AsnTables) -> AsnIndex {
+        AsnIndex {
+            v4: Family::build(&asn.v4, &asn.networks),
+            v6: Family::build(&asn.v6, &asn.networks),
+        }
+    }
+
+    /// Bytes held by the index.
+    pub fn bytes(&self) -> usize {
+        self.v4.bytes() + self.v6.bytes()
+    }
+}
+
+/// What the data says of one autonomous system.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AsSystem<'a> {
+    pub asn: u32,
+    /// The organisation name of most of its rows (the data may name one AS
+    /// differently on different rows; ties go to the lowest address).
+    pub name: &'a str,
+    /// Its IPv4 ranges, adjacent rows merged, ascending (inclusive ends).
+    pub v4: Vec<(u32, u32)>,
+    /// Its IPv6 ranges, likewise.
+    pub v6: Vec<(u128, u128)>,
+    /// The countries its IPv4 addresses lie in and how many of them, most first
+    /// (addresses in no country row are counted nowhere).
+    pub countries: Vec<(&'static Country, u64)>,
+}
+
+impl AsSystem<'_> {
+    /// The IPv4 ranges as their minimal CIDR cover.
+    pub fn prefixes_v4(&self) -> impl Iterator<Item = Ipv4Net> + '_ {
+        self.v4
+            .iter()
+            .flat_map(|&(s, e)| Ipv4Subnets::new(Ipv4Addr::from(s), Ipv4Addr::from(e), 0))
+    }
+
+    /// The IPv6 ranges as their minimal CIDR cover.
+    pub fn prefixes_v6(&self) -> impl Iterator<Item = Ipv6Net> + '_ {
+        self.v6
+            .iter()
+            .flat_map(|&(s, e)| Ipv6Subnets::new(Ipv6Addr::from(s), Ipv6Addr::from(e), 0))
+    }
+
+    /// IPv4 addresses in all.
+    pub fn addresses_v4(&self) -> u64 {
+        self.v4.iter().map(|&(s, e)| u64::from(e - s) + 1).sum()
+    }
+
+    /// IPv6 addresses in all (saturating at `u128::MAX`: the whole family
+    /// would be one more than it holds).
+    pub fn addresses_v6(&self) -> u128 {
+        self.v6.iter().fold(0u128, |n, &(s, e)| {
+            n.saturating_add(e - s).saturating_add(1)
+        })
+    }
+}
+
+/// The autonomous system `asn` in the tables, `None` when no row names it.
+pub fn system<'a>(
+    index: &AsnIndex,
+    asn_tables: &'a AsnTables,
+    country: &CountryTables,
+    countries: &'static CountryTable,
+    asn: u32,
+) -> Option<AsSystem<'a>> {
+    let (r4, r6) = (index.v4.rows(asn), index.v6.rows(asn));
+    if r4.is_empty() && r6.is_empty() {
+        return None;
+    }
+    let v4 = merged(&asn_tables.v4, r4);
+    let v6 = merged(&asn_tables.v6, r6);
+    Some(AsSystem {
+        asn,
+        name: name(asn_tables, r4, r6),
+        countries: shares(&country.v4, &v4, countries),
+        v4,
+        v6,
+    })
+}
+
+/// The spans of rows `rows` (ascending indexes) of `table`, adjacent ones merged.
+fn merged<K: Key>(table: &RangeTable<K, u32>, rows: &[u32]) -> Vec<(K, K)> {
+    let mut out: Vec<(K, K)> = Vec::new();
+    for &i in rows {
+        let (s, e) = table.span_at(i as usize);
+        match out.last_mut() {
+            Some(last) if last.1.succ() == Some(s) => last.1 = e,
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// The organisation most rows of the AS name.
+fn name<'a>(asn: &'a AsnTables, r4: &[u32], r6: &[u32]) -> &'a str {
+    let ids = r4
+        .iter()
+        .map(|i| asn.v4.values()[*i as usize])
+        .chain(r6.iter().map(|i| asn.v6.values()[*i as usize]));
+    let mut counts: Vec<(u32, usize)> = Vec::new();
+    for id in ids {
+        match counts.iter_mut().find(|(k, _)| *k == id) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((id, 1)),
+        }
+    }
+    // max_by_key keeps the last of equals: reverse so the first seen wins.
+    let best = counts
+        .iter()
+        .rev()
+        .max_by_key(|(_, n)| *n)
+        .map(|(id, _)| *id);
+    best.and_then(|id| asn.networks.get(id))
+        .map_or("", |(_, name)| name)
+}
+
+/// How many addresses of `ranges` lie in each country of `table`, most first.
+fn shares(
+    table: &RangeTable<u32, u16>,
+    ranges: &[(u32, u32)],
+    countries: &'static CountryTable,
+) -> Vec<(&'static Country, u64)> {
+    let mut by_code: HashMap<u16, u64> = HashMap::new();
+    for &(s, e) in ranges {
+        let mut i = table.index_of(s);
+        loop {
+            let (cs, ce) = table.span_at(i);
+            let code = table.values()[i.min(table.len() - 1)];
+            if code != 0 {
+                *by_code.entry(code).or_default() += u64::from(ce.min(e) - cs.max(s)) + 1;
+            }
+            if ce >= e || i + 1 >= table.len() {
+                break;
+            }
+            i += 1;
+        }
+    }
+    let mut out: Vec<(&'static Country, u64)> = by_code
+        .into_iter()
+        .filter_map(|(code, n)| Some((countries.get_packed(code)?, n)))
+        .collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.code.cmp(&b.0.code)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::GeoDb;
+
+    /// Cloudflare's rows in the embedded release: 1.0.0.0/24 is one of its
+    /// prefixes, the prefixes cover exactly the merged ranges, and the
+    /// country shares add up to at most its IPv4 space.
+    #[test]
+    fn embedded_cloudflare_is_whole() {
+        let db = GeoDb::embedded().unwrap();
+        let system = db.autonomous_system(13335).unwrap();
+        assert_eq!(system.name, "Cloudflare, Inc.");
+        let v4: Vec<_> = system.prefixes_v4().collect();
+        assert!(v4.contains(&"1.0.0.0/24".parse().unwrap()));
+        let covered: u64 = v4.iter().map(|n| 1u64 << (32 - n.prefix_len())).sum();
+        assert_eq!(covered, system.addresses_v4());
+        let in_countries: u64 = system.countries.iter().map(|(_, n)| n).sum();
+        assert!(in_countries <= system.addresses_v4() && in_countries > 0);
+        assert!(system.prefixes_v6().count() > 0);
+        assert_eq!(db.autonomous_system(4_294_967_295), None);
+        assert_eq!(db.autonomous_system(0), None);
+    }
+}
