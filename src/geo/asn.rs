@@ -16,7 +16,7 @@ use iplookup_data::networks::Networks;
 use iplookup_data::ranges::{Key, RangeTable};
 
 use super::countries::{Country, CountryTable};
-use super::tables::{AsnTables, CountryTables};
+use iplookup_data::tables::{AsnTables, CountryTables};
 
 /// The rows of one family grouped by AS number: `rows[offsets[i]..offsets[i + 1]]`
 /// are the row indexes (ascending) of the AS `asns[i]`.

@@ -43,6 +43,34 @@ impl utoipa::PartialSchema for FieldParam {
 
 impl utoipa::ToSchema for FieldParam {}
 
+/// An AS number parameter of the API: digits, optionally after `AS` (any case).
+pub struct AsnParam;
+
+impl utoipa::PartialSchema for AsnParam {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^([Aa][Ss])?[0-9]{1,10}$"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for AsnParam {}
+
+/// The digits of an AS page's path (`/AS{asn}`).
+pub struct AsnPathParam;
+
+impl utoipa::PartialSchema for AsnPathParam {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^[0-9]{1,10}$"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for AsnPathParam {}
+
 /// The lookup form's `ip` query value: an address, or empty (no lookup).
 pub struct IpFormParam;
 

@@ -23,7 +23,7 @@ use super::render::{
 };
 use super::respond::{Reply, Wants, respond};
 use super::schema::{DocsJson, FieldParam, FormatName, IpFormParam, IpParam};
-use super::{assets, discovery, field, pages, routes};
+use super::{asn, assets, discovery, field, pages, routes};
 use crate::model;
 
 const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names in English and Bangla, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key, no sign-up, no external lookup while answering: the data is a local copy of the DB-IP Lite databases.";
@@ -42,6 +42,8 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         pages::api_ip,
         field::api_me_field,
         field::api_ip_field,
+        asn::api_asn,
+        asn::asn_page,
         pages::root,
         pages::address_page,
         pages::healthz,
@@ -56,7 +58,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         discovery::skill_md,
         assets::asset,
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::ErrorCode, model::Accuracy, FormatName, IpParam, IpFormParam, FieldParam)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnAddresses, model::AsnCountry, FormatName, IpParam, IpFormParam, FieldParam)),
     tags(
         (name = "lookup", description = "Address lookups (JSON by default)"),
         (name = "pages", description = "Pages for people and terminals (HTML or text by default)"),
