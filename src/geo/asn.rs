@@ -4,8 +4,12 @@
 //!
 //! The lookup of one address never needs this, so the [`AsnIndex`] (AS
 //! number -> its rows, per family) is built on the first AS question a
-//! release gets ([`super::GeoDb::autonomous_system`]), not at start: it costs
-//! about 4 bytes per ASN row (2 MiB for the embedded release) and one sort.
+//! release gets ([`super::GeoDb::autonomous_system`]), not at start: for the
+//! embedded release it holds 3.0 MiB (4 bytes per ASN row, 8 per AS) and
+//! takes one pass and one sort (1.2 s in a debug build; resident memory
+//! grew by 6 MB while it was built). A service that is never asked about an
+//! AS pays neither in start time nor in memory; the first AS question of a
+//! release (after each reload too) pays both once.
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};

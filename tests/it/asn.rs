@@ -394,3 +394,34 @@ async fn the_address_page_links_its_as_number() {
     let (_, _, html) = get(&client, &server.url("/10.0.0.1?format=html")).await;
     assert!(!html.contains("asn-link"));
 }
+
+/// One `tools/call` of the MCP endpoint: the JSON-RPC result.
+async fn mcp_call(server: &support::TestServer, tool: &str, arguments: &str) -> Value {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+    );
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let r = support::wire::send(server.addr, "POST", "/mcp", &headers, body.as_bytes()).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.json()["result"].clone()
+}
+
+#[tokio::test]
+async fn the_mcp_tool_answers_the_api_object() {
+    let server = support::start(support::config()).await;
+    let api = server.get_json("/api/v1/asn/13335").await;
+    for spelling in ["13335", "AS13335"] {
+        let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":"{spelling}"}}"#)).await;
+        assert_eq!(result["isError"], false, "{result}");
+        assert_eq!(result["structuredContent"], api, "{spelling}");
+    }
+    for (bad, code) in [("AS", "invalid_asn"), ("4294967295", "unknown_asn")] {
+        let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":"{bad}"}}"#)).await;
+        assert_eq!(result["isError"], true, "{bad}: {result}");
+        assert!(result.to_string().contains(code), "{bad}: {result}");
+    }
+}
