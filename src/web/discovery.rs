@@ -31,7 +31,8 @@ pub fn llms(d: &DocsPage) -> String {
         let example = op
             .path
             .replace("{ip}", "8.8.8.8")
-            .replace("{field}", "country_code");
+            .replace("{field}", "country_code")
+            .replace("{asn}", "AS15169");
         api.push_str(&format!(
             "- [GET {}]({b}{example}): {}\n",
             op.path, op.summary

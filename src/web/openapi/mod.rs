@@ -22,7 +22,9 @@ use super::render::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, DocsPage, Operation, Page, Parameter, ResponseDoc,
 };
 use super::respond::{Reply, Wants, respond};
-use super::schema::{DocsJson, FieldParam, FormatName, IpFormParam, IpParam};
+use super::schema::{
+    AsnParam, AsnPathParam, DocsJson, FieldParam, FormatName, IpFormParam, IpParam,
+};
 use super::{asn, assets, discovery, field, pages, routes};
 use crate::model;
 
@@ -58,7 +60,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         discovery::skill_md,
         assets::asset,
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnAddresses, model::AsnCountry, FormatName, IpParam, IpFormParam, FieldParam)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnAddresses, model::AsnCountry, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
     tags(
         (name = "lookup", description = "Address lookups (JSON by default)"),
         (name = "pages", description = "Pages for people and terminals (HTML or text by default)"),
@@ -336,6 +338,8 @@ mod tests {
             "/api/v1/ip/{ip}",
             "/",
             "/{ip}",
+            "/api/v1/asn/{asn}",
+            "/AS{asn}",
             "/docs",
             "/llms.txt",
             "/assets/{file}",
