@@ -425,3 +425,61 @@ async fn the_mcp_tool_answers_the_api_object() {
         assert!(result.to_string().contains(code), "{bad}: {result}");
     }
 }
+
+/// An organisation name with terminal escapes, bidi controls, Markdown and
+/// HTML bait (no `"`: the CSV field is quoted).
+const HOSTILE: &str = "\u{1b}[31mRed\u{1b}[0m \u{202e}rev\u{202c} \u{9b}2J [x](http://evil) <script>alert(1)</script> **b** | pipe";
+
+/// The AS page of a release whose ASN file names a hostile organisation:
+/// JSON keeps the name exactly; text, Markdown and HTML carry no control or
+/// bidi character, and Markdown and HTML no markup from it.
+#[tokio::test]
+async fn a_hostile_organisation_name_is_sanitised_on_every_page() {
+    use support::data::{TempDir, asn_csv, country_csv, small_release_policy};
+    let dir = TempDir::new("asn-hostile");
+    dir.write("dbip-country-lite-2030-01.csv", &country_csv(20, "DE"));
+    dir.write("dbip-asn-lite-2030-01.csv", &asn_csv(20, 64500, HOSTILE));
+    let embedded = iplookup::GeoDb::embedded().unwrap();
+    let db = iplookup::geo::load::load_dir(dir.path(), &small_release_policy(), &embedded).unwrap();
+    let server = support::start_with(support::config(), db).await;
+    let client = support::client();
+
+    let info = server.get_json("/api/v1/asn/AS64500").await;
+    assert_eq!(info["organization"], HOSTILE);
+    assert_eq!(info["prefixes"]["v4"], serde_json::json!(["8.8.8.0/24"]));
+    assert_eq!(info["addresses"]["v4"], 256);
+
+    let unsafe_char = |c: char| {
+        matches!(c, '\u{0}'..='\u{9}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
+    };
+    for format in ["text", "md", "html"] {
+        let url = server.url(&format!("/AS64500?format={format}"));
+        let (status, _, body) = get(&client, &url).await;
+        assert_eq!(status, 200, "{url}");
+        assert!(!body.chars().any(unsafe_char), "{url}: {body:?}");
+        if format != "text" {
+            assert!(!body.contains("<script>"), "{url}: {body}");
+        }
+        if format == "md" {
+            assert!(!body.contains("[x](http://evil)"), "{url}: {body}");
+        }
+    }
+    let (_, _, text) = get(&client, &server.url("/AS64500?format=text")).await;
+    let org = text
+        .lines()
+        .find(|l| l.starts_with("organization:"))
+        .unwrap();
+    let visible: String = HOSTILE.chars().filter(|c| !unsafe_char(*c)).collect();
+    assert_eq!(org["organization:".len()..].trim(), visible);
+    let (_, _, html) = get(&client, &server.url("/AS64500?format=html")).await;
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{html}"
+    );
+    let (_, _, md) = get(&client, &server.url("/AS64500?format=md")).await;
+    assert!(
+        md.contains("\\<script\\>") && md.contains("\\| pipe"),
+        "{md}"
+    );
+}
