@@ -229,6 +229,74 @@ fn shares(
 #[cfg(test)]
 mod tests {
     use crate::GeoDb;
+    use crate::geo::Release;
+    use iplookup_data::networks::NetworksBuilder;
+    use iplookup_data::ranges::{RangeTable, TableBuilder};
+    use iplookup_data::tables::{AsnTables, CountryTables};
+
+    fn code(c: &[u8; 2]) -> u16 {
+        u16::from_be_bytes(*c)
+    }
+
+    /// A small release: AS 64500 holds 10.0.0.0-10.0.1.255 in two adjacent
+    /// rows under two names (merged into one range, a /23), then
+    /// 10.0.3.0-10.0.3.127 after a gap; the country rows split its space
+    /// between DE (10.0.0.0-10.0.0.255 and 10.0.3.0-10.0.3.255) and FR
+    /// (10.0.1.0-10.0.1.127), with 10.0.1.128-10.0.1.255 in no country.
+    fn small() -> GeoDb {
+        let (mut c, mut a) = (
+            TableBuilder::<u32, u16>::default(),
+            TableBuilder::<u32, u32>::default(),
+        );
+        let ip = |s: &str| u32::from(s.parse::<std::net::Ipv4Addr>().unwrap());
+        c.push(ip("10.0.0.0"), ip("10.0.0.255"), code(b"DE"), false)
+            .unwrap();
+        c.push(ip("10.0.1.0"), ip("10.0.1.127"), code(b"FR"), false)
+            .unwrap();
+        c.push(ip("10.0.3.0"), ip("10.0.3.255"), code(b"DE"), false)
+            .unwrap();
+        let mut nets = NetworksBuilder::default();
+        let (first, second) = (
+            nets.intern(64500, "Old Name"),
+            nets.intern(64500, "New Name"),
+        );
+        a.push(ip("10.0.0.0"), ip("10.0.0.255"), first, false)
+            .unwrap();
+        a.push(ip("10.0.1.0"), ip("10.0.1.255"), second, false)
+            .unwrap();
+        a.push(ip("10.0.3.0"), ip("10.0.3.127"), second, false)
+            .unwrap();
+        let (cs, cv) = c.finish();
+        let (as_, av) = a.finish();
+        let country = CountryTables {
+            v4: RangeTable::new(cs.into(), cv.into()).unwrap(),
+            v6: RangeTable::new(vec![0].into(), vec![0].into()).unwrap(),
+        };
+        let asn = AsnTables {
+            v4: RangeTable::new(as_.into(), av.into()).unwrap(),
+            v6: RangeTable::new(vec![0].into(), vec![0].into()).unwrap(),
+            networks: nets.finish(),
+        };
+        GeoDb::new(country, asn, Release::default()).unwrap()
+    }
+
+    #[test]
+    fn rows_merge_and_countries_share_out_the_ipv4_space() {
+        let db = small();
+        let s = db.autonomous_system(64500).unwrap();
+        assert_eq!(s.name, "New Name", "the name of most rows");
+        let v4: Vec<String> = s.prefixes_v4().map(|n| n.to_string()).collect();
+        assert_eq!(v4, ["10.0.0.0/23", "10.0.3.0/25"]);
+        assert_eq!(s.addresses_v4(), 512 + 128);
+        assert_eq!((s.prefixes_v6().count(), s.addresses_v6()), (0, 0));
+        let shares: Vec<(&str, u64)> = s
+            .countries
+            .iter()
+            .map(|(c, n)| (c.code.as_str(), *n))
+            .collect();
+        assert_eq!(shares, [("DE", 256 + 128), ("FR", 128)]);
+        assert_eq!(db.autonomous_system(64501), None);
+    }
 
     /// Cloudflare's rows in the embedded release: 1.0.0.0/24 is one of its
     /// prefixes, the prefixes cover exactly the merged ranges, and the

@@ -198,6 +198,18 @@ async fn both_spellings_give_one_answer_cached_by_release() {
         answers.push(body);
     }
     assert!(answers.windows(2).all(|w| w[0] == w[1]));
+    // The release's ETag (one per format) answers 304 on the API and on the page.
+    let (_, headers, _) = get(&client, &server.url("/api/v1/asn/15169")).await;
+    let tag = headers[ETAG].to_str().unwrap().to_owned();
+    for path in ["/api/v1/asn/AS15169", "/AS15169?format=json"] {
+        let r = client
+            .get(server.url(path))
+            .header(reqwest::header::IF_NONE_MATCH, &tag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 304, "{path}");
+    }
     let info: Value = serde_json::from_str(&answers[0]).unwrap();
     assert_eq!(info["asn"], 15169);
     let direct = server.get_json("/api/v1/ip/8.8.8.8").await;
