@@ -229,7 +229,7 @@ fn shares(
 #[cfg(test)]
 mod tests {
     use crate::GeoDb;
-    use crate::geo::Release;
+    use crate::geo::release::Release;
     use iplookup_data::networks::NetworksBuilder;
     use iplookup_data::ranges::{RangeTable, TableBuilder};
     use iplookup_data::tables::{AsnTables, CountryTables};
