@@ -6,8 +6,9 @@
 //! number -> its rows, per family) is built on the first AS question a
 //! release gets ([`super::GeoDb::autonomous_system`]), not at start: for the
 //! embedded release it holds 3.0 MiB (4 bytes per ASN row, 8 per AS) and
-//! takes one pass and one sort (1.2 s in a debug build; resident memory
-//! grew by 6 MB while it was built). A service that is never asked about an
+//! takes one pass and one sort (0.36 s in a debug build, where AS174's
+//! 9,514 prefixes then take 11 ms; resident memory grew by 5.7 MB while it
+//! was built, the sort's pairs included). A service that is never asked about an
 //! AS pays neither in start time nor in memory; the first AS question of a
 //! release (after each reload too) pays both once.
 
@@ -34,25 +35,26 @@ struct Family {
 impl Family {
     /// Groups the rows of `table` (network ids) by the AS number they name.
     fn build<K: Key>(table: &RangeTable<K, u32>, networks: &Networks) -> Family {
-        let asn_of = |id: u32| networks.get(id).map(|(asn, _)| asn);
-        let mut rows: Vec<u32> = (0..table.len() as u32)
-            .filter(|i| asn_of(table.values()[*i as usize]).is_some())
+        // (AS number, row) pairs sorted: rows of one AS in address order.
+        let mut pairs: Vec<(u32, u32)> = table
+            .values()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, id)| Some((networks.get(*id)?.0, i as u32)))
             .collect();
-        // Stable: rows of one AS stay in address order.
-        rows.sort_by_key(|i| asn_of(table.values()[*i as usize]).unwrap_or(0));
+        pairs.sort_unstable();
         let (mut asns, mut offsets) = (Vec::new(), Vec::new());
-        for (at, i) in rows.iter().enumerate() {
-            let asn = asn_of(table.values()[*i as usize]).unwrap_or(0);
-            if asns.last() != Some(&asn) {
-                asns.push(asn);
+        for (at, (asn, _)) in pairs.iter().enumerate() {
+            if asns.last() != Some(asn) {
+                asns.push(*asn);
                 offsets.push(at as u32);
             }
         }
-        offsets.push(rows.len() as u32);
+        offsets.push(pairs.len() as u32);
         Family {
             asns: asns.into(),
             offsets: offsets.into(),
-            rows: rows.into(),
+            rows: pairs.into_iter().map(|(_, row)| row).collect(),
         }
     }
 
