@@ -8,7 +8,11 @@
 //! embedded release it holds 3.0 MiB (4 bytes per ASN row, 8 per AS) and
 //! takes one pass and one sort (0.36 s in a debug build, where AS174's
 //! 9,514 prefixes then take 11 ms; resident memory grew by 5.7 MB while it
-//! was built, the sort's pairs included). A service that is never asked about an
+//! was built, the sort's pairs included). Measured on the debug binary
+//! serving the embedded data: 54.5 MB resident before the first AS
+//! question, 65.3 MB after it (the index, the ASN tables paged in from the
+//! binary, the sort's freed pairs), 0.34 s for that first answer, 1.4 ms for
+//! the next. A service that is never asked about an
 //! AS pays neither in start time nor in memory; the first AS question of a
 //! release (after each reload too) pays both once.
 
