@@ -9,6 +9,8 @@
 //! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
 //! release while readers keep the one they started with, never locking.
 
+pub mod asn;
+
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::net::IpAddr;

@@ -95,6 +95,55 @@ pub struct Network {
     pub reverse_dns: Option<String>,
 }
 
+/// An autonomous system: what `GET /api/v1/asn/{asn}` answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct AsnInfo {
+    /// The AS number.
+    #[schema(minimum = 0, maximum = 4294967295_i64)]
+    pub asn: u32,
+    /// The organisation name most of its rows give (JSON escapes any
+    /// control character; the text, Markdown and HTML forms drop them).
+    pub organization: String,
+    pub prefixes: AsnPrefixes,
+    pub addresses: AsnAddresses,
+    /// The countries its IPv4 addresses lie in, most addresses first.
+    pub countries: Vec<AsnCountry>,
+}
+
+/// Every block the data attributes to the AS: adjacent rows merged, then
+/// each merged range cut into its minimal set of CIDR blocks, ascending.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct AsnPrefixes {
+    pub v4: Vec<String>,
+    pub v6: Vec<String>,
+}
+
+/// How many addresses the prefixes hold, per family.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct AsnAddresses {
+    /// IPv4 addresses (at most 2^32: a JSON number).
+    #[schema(minimum = 0, maximum = 4294967296_i64)]
+    pub v4: u64,
+    /// IPv6 addresses as a decimal string: the count can pass 2^64, past
+    /// what JSON numbers carry exactly.
+    #[schema(pattern = "^[0-9]{1,39}$", examples("79228162514264337593543950336"))]
+    pub v6: String,
+}
+
+/// One country of an AS's IPv4 space.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct AsnCountry {
+    #[schema(examples("US"))]
+    pub country_code: String,
+    pub country: String,
+    /// IPv4 addresses of the AS in this country.
+    pub addresses: u64,
+    /// `addresses` over all the AS's IPv4 addresses, 0 to 1, rounded to six
+    /// places (addresses in no country row count in no country's share).
+    #[schema(minimum = 0, maximum = 1)]
+    pub share: f64,
+}
+
 /// The body of every error response.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Error {
@@ -127,6 +176,10 @@ pub enum ErrorCode {
     NotFound,
     /// No such field of `IpInfo` in a single-field path (404).
     UnknownField,
+    /// The AS number is not one: not digits (after an optional `AS`), or over 4294967295 (400).
+    InvalidAsn,
+    /// No row of the ASN data names this AS number (404).
+    UnknownAsn,
     /// The path does not take this method (405).
     MethodNotAllowed,
     /// The query string could not be read (400).
@@ -153,10 +206,12 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the order above.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 16] = [
         ErrorCode::InvalidIp,
         ErrorCode::NotFound,
         ErrorCode::UnknownField,
+        ErrorCode::InvalidAsn,
+        ErrorCode::UnknownAsn,
         ErrorCode::MethodNotAllowed,
         ErrorCode::BadQuery,
         ErrorCode::BadFormat,
@@ -176,6 +231,8 @@ impl ErrorCode {
             ErrorCode::InvalidIp => "invalid_ip",
             ErrorCode::NotFound => "not_found",
             ErrorCode::UnknownField => "unknown_field",
+            ErrorCode::InvalidAsn => "invalid_asn",
+            ErrorCode::UnknownAsn => "unknown_asn",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
             ErrorCode::BadQuery => "bad_query",
             ErrorCode::BadFormat => "bad_format",

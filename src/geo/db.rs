@@ -18,6 +18,7 @@ use iplookup_data::ranges::{Key, RangeTable};
 use iplookup_data::snapshot::{self, Parts};
 use iplookup_data::tables::{self, AsnTables, Checks, CountryTables, Index};
 
+use super::asn::{self, AsSystem, AsnIndex};
 use super::block;
 use super::countries::{Country, CountryTable};
 use super::error::GeoError;
@@ -46,6 +47,8 @@ pub struct GeoDb {
     release: Release,
     /// [`Release::tag`], computed once.
     tag: OnceLock<Arc<str>>,
+    /// AS number -> its rows, built on the first AS question (see [`asn`]).
+    asn_index: OnceLock<AsnIndex>,
 }
 
 /// What the data says of one address.
@@ -106,6 +109,8 @@ impl GeoDb {
             countries: self.countries,
             release,
             tag: OnceLock::new(),
+            // Built again on the first AS question, like any release's.
+            asn_index: OnceLock::new(),
         }
     }
 
@@ -132,6 +137,7 @@ impl GeoDb {
             countries,
             release,
             tag: OnceLock::new(),
+            asn_index: OnceLock::new(),
         })
     }
 
@@ -183,6 +189,19 @@ impl GeoDb {
     /// The merged index lookups search.
     pub fn index(&self) -> &Index {
         &self.index
+    }
+
+    /// Everything the ASN table attributes to the AS `number` (prefixes,
+    /// name, the countries of its IPv4 space); `None` when no row names it.
+    /// The first call on a release builds the [`AsnIndex`].
+    pub fn autonomous_system(&self, number: u32) -> Option<AsSystem<'_>> {
+        let index = self.asn_index();
+        asn::system(index, &self.asn, &self.country, self.countries, number)
+    }
+
+    /// The AS number index of this release, built on first use.
+    pub fn asn_index(&self) -> &AsnIndex {
+        self.asn_index.get_or_init(|| AsnIndex::build(&self.asn))
     }
 
     /// Looks an address up: one search of the merged index. IPv4-mapped

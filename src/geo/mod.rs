@@ -18,6 +18,7 @@
 //! - [`mmdb`]: MMDB files (`maxminddb`) -> the data crate's arrays and
 //!   import statistics; city tables.
 //! - [`release`]: what a database was built from, for `/healthz` and reloads.
+//! - [`asn`]: one autonomous system whole: its prefixes, name and countries.
 //! - [`block`]: `network.range`, the largest CIDR block inside a source row.
 //! - [`db`]: [`GeoDb`], one release assembled, and the lookup of one address.
 //! - [`files`]: the files of a data directory: names, gzip, size caps, stamps.
@@ -25,6 +26,7 @@
 //!   reload, `lookup --data-dir`, `update`'s checks).
 //! - [`error`]: why a database could not be assembled ([`GeoError`]).
 
+pub mod asn;
 pub mod block;
 pub mod countries;
 pub mod db;
@@ -40,6 +42,7 @@ pub use iplookup_data::{
     csv, import, index, meta, networks, policy, ranges, rows, snapshot, tables,
 };
 
+pub use asn::AsSystem;
 pub use block::largest_block;
 pub use db::{Answer, GeoDb};
 pub use error::GeoError;

@@ -33,6 +33,7 @@ pub fn llms(d: &DocsPage) -> String {
             op.path
                 .replace("{ip}", "8.8.8.8")
                 .replace("{field}", "country_code")
+                .replace("{asn}", "AS15169")
         } else {
             "/docs?format=md".to_owned()
         };

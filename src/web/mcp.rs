@@ -1,8 +1,9 @@
 //! The MCP endpoint (`/mcp`, Streamable HTTP) with the official Rust SDK,
-//! `rmcp`. Three tools: `lookup_ip` and `my_ip` return the same `IpInfo` as
+//! `rmcp`. Four tools: `lookup_ip` and `my_ip` return the same `IpInfo` as
 //! the JSON API, as structured content with an output schema; `lookup_ips`
 //! the entries of `POST /api/v1/ip` ([`super::batch`]) under `results`
-//! (at most `--batch-limit`, and as many rate-limit tokens).
+//! (at most `--batch-limit`, and as many rate-limit tokens); `lookup_asn`
+//! the `AsnInfo` of `/api/v1/asn/{asn}`.
 //!
 //! It runs stateless, so it answers both protocol revisions in use: clients of
 //! 2025-11-25 send `initialize` and get no session id; clients of 2026-07-28
@@ -62,7 +63,7 @@ use super::render::ErrorPage;
 use super::respond::{Wants, error};
 use super::routes;
 use super::state::AppState;
-use crate::model::{self, ErrorCode, IpInfo};
+use crate::model::{self, AsnInfo, ErrorCode, IpInfo};
 
 /// The largest request body `/mcp` reads (64 KiB); a tool call is a few hundred bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -96,6 +97,13 @@ pub struct LookupManyParams {
 pub struct LookupManyResults {
     /// The IpInfo of each address, or an Error (`invalid_ip`) in its place.
     pub results: Vec<Entry>,
+}
+
+/// Input of `lookup_asn`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AsnParams {
+    /// AS number: 15169 or AS15169.
+    pub asn: String,
 }
 
 /// The MCP server: tools over the lookup service.
@@ -153,6 +161,21 @@ impl IpLookupMcp {
         Ok(Json(LookupManyResults { results }))
     }
 
+    /// Look up one autonomous system.
+    #[tool(
+        name = "lookup_asn",
+        description = "Look up an autonomous system by number (15169 or AS15169): its organization, every prefix the data attributes to it (IPv4 and IPv6 CIDR blocks), address counts per family (IPv6 as a decimal string) and the countries its IPv4 space lies in with their share. Data: IP Geolocation by DB-IP (CC BY 4.0)."
+    )]
+    pub async fn lookup_asn(
+        &self,
+        Parameters(params): Parameters<AsnParams>,
+    ) -> Result<Json<AsnInfo>, String> {
+        match self.state.lookup.asn(&params.asn) {
+            Ok(answered) => Ok(Json(answered.info)),
+            Err(e) => Err(format!("{}: {e}", e.code())),
+        }
+    }
+
     /// Look up the caller.
     #[tool(
         name = "my_ip",
@@ -198,7 +221,7 @@ impl ServerHandler for IpLookupMcp {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("iplookup", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "IP address lookups from a local DB-IP Lite copy. Use lookup_ip for a given address, lookup_ips for many at once and my_ip for the caller. Credit 'IP Geolocation by DB-IP' (https://db-ip.com) when showing results.",
+                "IP address lookups from a local DB-IP Lite copy. Use lookup_ip for a given address, lookup_ips for many at once, my_ip for the caller and lookup_asn for an autonomous system. Credit 'IP Geolocation by DB-IP' (https://db-ip.com) when showing results.",
             )
     }
 }

@@ -10,13 +10,14 @@
 //!   page model and the world map); [`respond`]: a page into a response;
 //! - [`refusal`]: the answers of the limits (414, 429, 408, 503);
 //!   [`metrics`]; [`base`]: the base URL of the description documents;
-//! - the handlers: [`pages`], [`field`], [`batch`], [`assets`], [`mcp`], [`discovery`];
+//! - the handlers: [`pages`], [`field`], [`batch`], [`asn`], [`assets`], [`mcp`], [`discovery`];
 //!   [`schema`], the types only the OpenAPI document names;
 //! - [`openapi`]: the OpenAPI document, built once from the handlers, and
 //!   `/docs` and `/llms.txt` built from it;
 //! - [`common`]: the one layer every request passes through; [`hot`]: the
 //!   hot route's way around the router; [`router`]: all of it as one service.
 
+pub mod asn;
 pub mod assets;
 pub mod base;
 pub mod batch;

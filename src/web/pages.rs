@@ -86,6 +86,9 @@ pub async fn address_page(
             return error_on(bad_request(ErrorCode::InvalidIp, message), &wants, route);
         }
     };
+    if super::asn::is_asn_page(&text) {
+        return super::asn::page_answer(&state, &text, &wants);
+    }
     if !looks_like_address(&text) {
         return not_found_page(&wants, route);
     }

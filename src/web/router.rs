@@ -8,7 +8,7 @@ use axum::routing::{get, post};
 use super::common::CommonLayer;
 use super::routes;
 use super::state::{AppState, Limits};
-use super::{assets, batch, discovery, field, hot, mcp, metrics, openapi, pages};
+use super::{asn, assets, batch, discovery, field, hot, mcp, metrics, openapi, pages};
 
 /// The whole service: every route, each behind the common layer.
 pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
@@ -30,6 +30,8 @@ fn router(state: AppState, common: CommonLayer) -> Router {
         (&routes::API_IP, get(pages::api_ip)),
         (&routes::API_ME_FIELD, get(field::api_me_field)),
         (&routes::API_IP_FIELD, get(field::api_ip_field)),
+        (&routes::API_ASN_MISSING, get(asn::api_asn_missing)),
+        (&routes::API_ASN, get(asn::api_asn)),
         (&routes::DOCS, get(openapi::docs_page)),
         (&routes::OPENAPI, get(openapi::openapi_json)),
         (&routes::LLMS_TXT, get(openapi::llms_txt)),
@@ -41,6 +43,7 @@ fn router(state: AppState, common: CommonLayer) -> Router {
         (&routes::MCP, mcp::route(&state).get(discovery::mcp_get)),
         (&routes::METRICS, get(metrics::metrics)),
         (&routes::ASSETS, get(assets::asset)),
+        (&routes::ASN_PAGE, get(asn::asn_page)),
         (&routes::ADDRESS, get(pages::address_page)),
     ] {
         router = router.route(route.template, handler);

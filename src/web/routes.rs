@@ -145,12 +145,22 @@ const fn document(template: &'static str, media_type: &'static str, errors: Defa
 pub const ROOT: Route = page("/", Caching::PerCaller);
 /// `/{ip}`: the page of an address (and every other one-segment path: 404).
 pub const ADDRESS: Route = page("/{ip}", Caching::Shared);
+/// `/AS{asn}`: the page of an autonomous system (`/as{asn}` too, through
+/// [`ADDRESS`]'s handler, which owns every other one-segment path).
+pub const ASN_PAGE: Route = page("/AS{asn}", Caching::Shared);
 /// `/docs`: the API documentation for people.
 pub const DOCS: Route = page("/docs", Caching::Document);
 /// `/api/v1/me`: the caller, through the API.
 pub const API_ME: Route = api("/api/v1/me", Caching::PerCaller);
 /// `/api/v1/ip/{ip}`: one address (the hot route).
 pub const API_IP: Route = api("/api/v1/ip/{ip}", Caching::Shared);
+/// `/api/v1/asn/{asn}`: one autonomous system.
+pub const API_ASN: Route = api("/api/v1/asn/{asn}", Caching::Shared);
+/// `/api/v1/asn/`: the AS number is missing (400).
+pub const API_ASN_MISSING: Route = Route {
+    documented: false,
+    ..api("/api/v1/asn/", Caching::PerCaller)
+};
 /// `/api/v1/ip/{ip}/{field}`: one field of an address's answer, as plain text.
 pub const API_IP_FIELD: Route = Route {
     answer: Answer::Fixed(FIELD_TEXT),
@@ -254,7 +264,7 @@ pub const PAGE_UNKNOWN: Route = Route {
 };
 
 /// Every route the router serves, literal paths before templates.
-pub const ALL: [&Route; 21] = [
+pub const ALL: [&Route; 24] = [
     &ROOT,
     &HEALTHZ,
     &API_ME,
@@ -263,6 +273,8 @@ pub const ALL: [&Route; 21] = [
     &API_IP,
     &API_ME_FIELD,
     &API_IP_FIELD,
+    &API_ASN_MISSING,
+    &API_ASN,
     &DOCS,
     &OPENAPI,
     &LLMS_TXT,
@@ -274,6 +286,7 @@ pub const ALL: [&Route; 21] = [
     &MCP,
     &METRICS,
     &ASSETS,
+    &ASN_PAGE,
     &ADDRESS,
     &PAGE_UNKNOWN,
 ];
@@ -300,8 +313,10 @@ impl Route {
         loop {
             match (want.next(), got.next()) {
                 (None, None) => return true,
-                (Some(w), Some(g)) if w.starts_with('{') => {
-                    if g.is_empty() {
+                (Some(w), Some(g)) if w.contains('{') => {
+                    // A literal prefix, then one non-empty parameter (`AS{asn}`).
+                    let prefix = &w[..w.find('{').unwrap_or(0)];
+                    if !g.starts_with(prefix) || g.len() == prefix.len() {
                         return false;
                     }
                 }
@@ -351,6 +366,12 @@ mod tests {
             ("/docs", "/docs"),
             ("/8.8.8.8", "/{ip}"),
             ("/favicon.ico", "/{ip}"),
+            ("/AS15169", "/AS{asn}"),
+            ("/ASK", "/AS{asn}"),
+            ("/AS", "/{ip}"),
+            ("/as15169", "/{ip}"),
+            ("/api/v1/asn/AS1", "/api/v1/asn/{asn}"),
+            ("/api/v1/asn/", "/api/v1/asn/"),
             ("/api/v1/ip/8.8.8.8", "/api/v1/ip/{ip}"),
             ("/api/v1/ip/", "/api/v1/ip/"),
             ("/api/v1/ip", "/api/v1/ip"),

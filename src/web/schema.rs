@@ -43,6 +43,37 @@ impl utoipa::PartialSchema for FieldParam {
 
 impl utoipa::ToSchema for FieldParam {}
 
+/// 0 to 4294967295 in 1 to 10 decimal digits, as a regular expression.
+const U32_DIGITS: &str = "([0-9]{1,9}|[0-3][0-9]{9}|4[01][0-9]{8}|42[0-8][0-9]{7}|429[0-3][0-9]{6}|4294[0-8][0-9]{5}|42949[0-5][0-9]{4}|429496[0-6][0-9]{3}|4294967[01][0-9]{2}|42949672[0-8][0-9]|429496729[0-5])";
+
+/// An AS number parameter of the API: digits, optionally after `AS` (any case).
+pub struct AsnParam;
+
+impl utoipa::PartialSchema for AsnParam {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(format!("^([Aa][Ss])?{U32_DIGITS}$")))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for AsnParam {}
+
+/// The digits of an AS page's path (`/AS{asn}`).
+pub struct AsnPathParam;
+
+impl utoipa::PartialSchema for AsnPathParam {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(format!("^{U32_DIGITS}$")))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for AsnPathParam {}
+
 /// The lookup form's `ip` query value: an address, or empty (no lookup).
 pub struct IpFormParam;
 

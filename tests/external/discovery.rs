@@ -1188,6 +1188,7 @@ async fn mcp_python_sdk_lists_and_calls_the_tools() {
     // What the HTTP API says, for comparison.
     let api = get_ok(&server, "/api/v1/ip/8.8.8.8").await.json();
     let me = get_ok(&server, "/api/v1/me").await.json();
+    let asn = get_ok(&server, "/api/v1/asn/AS13335").await.json();
     assert_eq!(api["ip"], "8.8.8.8");
 
     let mut modes = BTreeSet::new();
@@ -1266,6 +1267,19 @@ async fn mcp_python_sdk_lists_and_calls_the_tools() {
             run["tools"]["lookup_ips"]["outputSchema"]["type"], "object",
             "{mode}: lookup_ips output schema"
         );
+        // lookup_asn: the API's AsnInfo, its output schema the AsnInfo one.
+        assert_eq!(
+            run["lookup_asn"], asn,
+            "{mode}: lookup_asn vs /api/v1/asn/AS13335"
+        );
+        let asn_out = &run["tools"]["lookup_asn"]["outputSchema"];
+        let required = string_set(&asn_out["required"]);
+        for field in ["asn", "organization", "prefixes", "addresses", "countries"] {
+            assert!(
+                required.contains(field),
+                "{mode}: lookup_asn output lacks {field}"
+            );
+        }
 
         // my_ip: the test's loopback address, same object as /api/v1/me.
         let mine = &run["my_ip"];

@@ -23,6 +23,7 @@
 mod support;
 
 mod api;
+mod asn;
 mod batch;
 mod cli;
 mod client_ip;

@@ -10,9 +10,9 @@ BASE_URL is the service root (`http://127.0.0.1:PORT`) or the endpoint itself
   2026-07-28  pin the stateless revision: no handshake, every request self-contained
 
 Default: all three. For each mode the script connects, lists the tools
-(checks that `lookup_ip`, `lookup_ips` and `my_ip` exist with input and output
-schemas), calls `lookup_ip {"ip": "8.8.8.8"}`, `my_ip {}`,
-`lookup_ips {"ips": ["8.8.8.8", "not-an-ip"]}` and `lookup_ip {"ip": "not-an-ip"}`
+(checks that `lookup_ip`, `lookup_ips`, `my_ip` and `lookup_asn` exist with input
+and output schemas), calls `lookup_ip {"ip": "8.8.8.8"}`, `lookup_asn {"asn": "AS13335"}`,
+`my_ip {}`, `lookup_ips {"ips": ["8.8.8.8", "not-an-ip"]}` and `lookup_ip {"ip": "not-an-ip"}`
 (which must come back as a tool result with `isError: true`, not as a
 transport or JSON-RPC failure).
 
@@ -71,7 +71,7 @@ async def run(url: str, mode: str) -> dict[str, Any]:
             }
             for name, tool in tools.items()
         }
-        for name in ("lookup_ip", "lookup_ips", "my_ip"):
+        for name in ("lookup_ip", "lookup_ips", "my_ip", "lookup_asn"):
             check(name in tools, f"[{mode}] tool {name} is not listed (tools: {sorted(tools)})")
             tool = tools[name]
             check(
@@ -91,6 +91,11 @@ async def run(url: str, mode: str) -> dict[str, Any]:
         check(lookup.structured_content is not None, f"[{mode}] lookup_ip 8.8.8.8: no structured content")
         out["lookup_ip"] = lookup.structured_content
         out["lookup_ip_text"] = text_of(lookup)
+
+        asn = await client.call_tool("lookup_asn", {"asn": "AS13335"})
+        check(not asn.is_error, f"[{mode}] lookup_asn AS13335 failed: {text_of(asn)}")
+        check(asn.structured_content is not None, f"[{mode}] lookup_asn AS13335: no structured content")
+        out["lookup_asn"] = asn.structured_content
 
         me = await client.call_tool("my_ip", {})
         check(not me.is_error, f"[{mode}] my_ip failed: {text_of(me)}")

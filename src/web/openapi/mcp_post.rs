@@ -47,8 +47,9 @@ fn mcp_post_operation() -> serde_json::Value {
              Send `Content-Type: application/json` and `Accept: application/json, text/event-stream` \
              (both listed, as the MCP transport requires; OpenAPI tools ignore an `Accept` parameter, so it is \
              stated here too). Tools: `lookup_ip` (arguments `{{\"ip\": \"8.8.8.8\"}}`) and `my_ip`, both returning \
-             the IpInfo object as structured content, and `lookup_ips` (arguments `{{\"ips\": [\"8.8.8.8\", \"1.1.1.1\"]}}`, \
-             at most the batch limit) returning `{{\"results\": [...]}}`, an IpInfo or Error per input in input order. Stateless: no `Mcp-Session-Id` is issued or needed.\n\n\
+             the IpInfo object as structured content, `lookup_ips` (arguments `{{\"ips\": [\"8.8.8.8\", \"1.1.1.1\"]}}`, \
+             at most the batch limit) returning `{{\"results\": [...]}}`, an IpInfo or Error per input in input order, and `lookup_asn` \
+             (arguments `{{\"asn\": \"AS15169\"}}`) returning the AsnInfo object. Stateless: no `Mcp-Session-Id` is issued or needed.\n\n\
              The request body schema is protocol revision 2025-11-25: `initialize`, then requests without \
              `_meta`, with `MCP-Protocol-Version` absent or `2025-11-25`. Revision 2026-07-28 is served too, \
              but ties headers to the body in ways a schema cannot state: no `initialize`; `server/discover` \
@@ -136,8 +137,8 @@ fn mcp_message_schema() -> serde_json::Value {
         json!({"type": "object", "properties": properties})
     };
     let call = json!({"type": "object", "required": ["name"], "properties": {
-        "name": {"type": "string", "description": "`lookup_ip`, `lookup_ips` or `my_ip`; another name is a JSON-RPC error"},
-        "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{\"ips\": [\"8.8.8.8\"]}` for lookup_ips, `{}` for my_ip"},
+        "name": {"type": "string", "description": "`lookup_ip`, `lookup_ips`, `my_ip` or `lookup_asn`; another name is a JSON-RPC error"},
+        "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{\"ips\": [\"8.8.8.8\"]}` for lookup_ips, `{}` for my_ip, `{\"asn\": \"AS15169\"}` for lookup_asn"},
         "_meta": meta
     }});
     json!({

@@ -22,8 +22,10 @@ use super::render::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, DocsPage, Operation, Page, Parameter, ResponseDoc,
 };
 use super::respond::{Reply, Wants, respond};
-use super::schema::{DocsJson, FieldParam, FormatName, IpFormParam, IpParam};
-use super::{assets, batch, discovery, field, pages, routes};
+use super::schema::{
+    AsnParam, AsnPathParam, DocsJson, FieldParam, FormatName, IpFormParam, IpParam,
+};
+use super::{asn, assets, batch, discovery, field, pages, routes};
 use crate::model;
 
 const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names in English and Bangla, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key, no sign-up, no external lookup while answering: the data is a local copy of the DB-IP Lite databases.";
@@ -43,6 +45,8 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         batch::api_ip_batch,
         field::api_me_field,
         field::api_ip_field,
+        asn::api_asn,
+        asn::asn_page,
         pages::root,
         pages::address_page,
         pages::healthz,
@@ -57,7 +61,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         discovery::skill_md,
         assets::asset,
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::ErrorCode, model::Accuracy, FormatName, IpParam, IpFormParam, FieldParam)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnAddresses, model::AsnCountry, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
     tags(
         (name = "lookup", description = "Address lookups (JSON by default)"),
         (name = "pages", description = "Pages for people and terminals (HTML or text by default)"),
@@ -341,6 +345,8 @@ mod tests {
             "/api/v1/ip/{ip}",
             "/",
             "/{ip}",
+            "/api/v1/asn/{asn}",
+            "/AS{asn}",
             "/docs",
             "/llms.txt",
             "/assets/{file}",

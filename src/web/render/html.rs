@@ -12,8 +12,8 @@ use std::fmt::Write;
 
 use super::map;
 use super::page::{
-    ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, LookupPage, Page, SPECIAL_ROW, links,
-    lookup_rows,
+    ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, LookupKind, LookupPage, Page, SPECIAL_ROW,
+    asn_links, asn_summary, links, listed, lookup_rows, percent,
 };
 use super::sanitize::is_unsafe;
 use crate::model::IpInfo;
@@ -41,6 +41,7 @@ footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3re
 pub fn page(page: &Page) -> String {
     match page {
         Page::Lookup(p) => lookup(p),
+        Page::Asn(p) => asn_html(p),
         Page::Health(h) => {
             let mut body = format!("<h1>Health: {}</h1><dl>", esc(h.status));
             for (name, t) in h.tables() {
@@ -163,7 +164,16 @@ fn lookup(p: &LookupPage) -> String {
         if key == "ip" || key == "flag" || value.is_empty() {
             continue;
         }
-        body.push_str(&cell(&label(key), &value));
+        match info.network.asn.filter(|_| key == "asn") {
+            Some(asn) => {
+                let _ = write!(
+                    body,
+                    "<div><dt>ASN</dt><dd><a id=\"asn-link\" href=\"{}\">{asn}</a></dd></div>",
+                    asn_links(asn).0
+                );
+            }
+            None => body.push_str(&cell(&label(key), &value)),
+        }
     }
     body.push_str("</dl>");
     let sep = if self_path.contains('?') { '&' } else { '?' };
@@ -292,4 +302,58 @@ pub fn esc(s: &str) -> String {
         }
     }
     out
+}
+
+/// HTML: the heading, the summary cells, a country list and the prefix lists.
+fn asn_html(p: &AsnPage) -> String {
+    let info = &p.info;
+    let (page, api) = asn_links(info.asn);
+    let mut body = format!(
+        "<header><div><p class=\"muted\">Autonomous system</p><h1 id=\"asn\">AS{}</h1></div></header><p class=\"lead\" id=\"organization\">{}</p><dl>",
+        info.asn,
+        esc(&info.organization)
+    );
+    for (key, value) in asn_summary(info).iter().skip(2) {
+        body.push_str(&cell(&key.replace('_', " "), value));
+    }
+    body.push_str("</dl>");
+    if !info.countries.is_empty() {
+        body.push_str("<section><h2>Countries of its IPv4 space</h2><ul id=\"countries\">");
+        for c in &info.countries {
+            let _ = write!(
+                body,
+                "<li>{} ({}): {} addresses, {}</li>",
+                esc(&c.country),
+                esc(&c.country_code),
+                c.addresses,
+                percent(c.share)
+            );
+        }
+        body.push_str("</ul></section>");
+    }
+    for (key, list, more) in listed(&info.prefixes) {
+        if list.is_empty() {
+            continue;
+        }
+        let family = if key == "prefix_v4" { "IPv4" } else { "IPv6" };
+        let _ = write!(body, "<section><h2>{family} prefixes</h2><ul id=\"{key}\">");
+        for n in list {
+            let _ = write!(body, "<li><code>{}</code></li>", esc(n));
+        }
+        if more > 0 {
+            let _ = write!(
+                body,
+                "<li>... {more} more: see <a href=\"{}\">the JSON</a></li>",
+                esc(&api)
+            );
+        }
+        body.push_str("</ul></section>");
+    }
+    let _ = write!(
+        body,
+        "<p>This page as <a href=\"{api}\">JSON</a> · <a href=\"{p}?format=md\">Markdown</a> · <a href=\"{p}?format=text\">text</a>. <a href=\"/docs\">API documentation</a></p>",
+        api = esc(&api),
+        p = esc(&page),
+    );
+    document(&format!("AS{}", info.asn), &body, &page)
 }

@@ -3,7 +3,10 @@
 
 use std::fmt::Write;
 
-use super::page::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, LookupKind, Page, links, lookup_rows};
+use super::page::{
+    ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, LookupKind, LookupPage, Page, asn_links,
+    asn_summary, links, listed, lookup_rows, percent,
+};
 use super::sanitize::one_line;
 
 pub fn page(page: &Page) -> String {
@@ -17,7 +20,7 @@ pub fn page(page: &Page) -> String {
                 _ => format!("IP address {}", escape(&p.info.ip)),
             };
             let mut out = format!("# {title}\n\n");
-            table(&mut out, &lookup_rows(p));
+            lookup_table(&mut out, p);
             let _ = writeln!(
                 out,
                 "\nOther forms: [JSON]({api_path}) · [text]({page_path}?format=text) · [HTML]({page_path}?format=html) · [Markdown]({page_path}?format=md)\n"
@@ -29,6 +32,7 @@ pub fn page(page: &Page) -> String {
             attribution(&mut out);
             out
         }
+        Page::Asn(p) => asn_markdown(p),
         Page::Health(h) => {
             let mut out = format!("# Health: {}\n\n", h.status);
             let rows: Vec<(String, String)> = h
@@ -112,6 +116,17 @@ pub fn page(page: &Page) -> String {
     }
 }
 
+/// The fields of a lookup page, the AS number linked to its page.
+fn lookup_table(out: &mut String, p: &LookupPage) {
+    out.push_str("| Field | Value |\n|---|---|\n");
+    for (key, value) in lookup_rows(p) {
+        let _ = match p.info.network.asn.filter(|_| key == "asn") {
+            Some(asn) => writeln!(out, "| {key} | [{asn}]({}) |", asn_links(asn).0),
+            None => writeln!(out, "| {key} | {} |", escape(&value)),
+        };
+    }
+}
+
 fn table(out: &mut String, rows: &[(&str, String)]) {
     out.push_str("| Field | Value |\n|---|---|\n");
     for (key, value) in rows {
@@ -165,6 +180,47 @@ pub fn escape(value: &str) -> String {
 /// autolinks, entities, headings, quotes, table cells, and GitHub's `$`
 /// math.
 const MARKUP: &str = "\\`*_~[]<>&#|$";
+
+/// Markdown: a heading, the summary table, the countries, the prefixes,
+/// the other forms and the attribution.
+fn asn_markdown(p: &AsnPage) -> String {
+    let info = &p.info;
+    let (page, api) = asn_links(info.asn);
+    let mut out = format!("# AS{} {}\n\n", info.asn, escape(&info.organization));
+    table(&mut out, &asn_summary(info));
+    if !info.countries.is_empty() {
+        out.push_str("\n## Countries (IPv4)\n\n| Country | Addresses | Share |\n|---|---|---|\n");
+        for c in &info.countries {
+            let _ = writeln!(
+                out,
+                "| {} ({}) | {} | {} |",
+                escape(&c.country),
+                escape(&c.country_code),
+                c.addresses,
+                percent(c.share)
+            );
+        }
+    }
+    for (key, list, more) in listed(&info.prefixes) {
+        if list.is_empty() {
+            continue;
+        }
+        let family = if key == "prefix_v4" { "IPv4" } else { "IPv6" };
+        let _ = writeln!(out, "\n## {family} prefixes\n");
+        for n in list {
+            let _ = writeln!(out, "- `{n}`");
+        }
+        if more > 0 {
+            let _ = writeln!(out, "- ... {more} more: see [the JSON]({api})");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nOther forms: [JSON]({api}) · [text]({page}?format=text) · [HTML]({page}?format=html) · [Markdown]({page}?format=md)\n"
+    );
+    attribution(&mut out);
+    out
+}
 
 #[cfg(test)]
 mod tests {

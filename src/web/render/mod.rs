@@ -12,8 +12,9 @@ mod text;
 
 pub use self::docs::{DocsPage, Operation, Parameter, ResponseDoc};
 pub use self::page::{
-    ATTRIBUTION_TEXT, ATTRIBUTION_URL, ErrorPage, Health, HealthData, HealthRefusal, HealthSource,
-    LookupKind, LookupPage, Page, SPECIAL_ROW, SpecialUse, info_rows, links, lookup_rows,
+    ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, ErrorPage, Health, HealthData, HealthRefusal,
+    HealthSource, LookupKind, LookupPage, PAGE_PREFIXES, Page, SPECIAL_ROW, SpecialUse, asn_links,
+    info_rows, links, lookup_rows,
 };
 pub use self::sanitize::one_line;
 use super::negotiate::Format;
@@ -38,6 +39,7 @@ impl Page {
                 json::ip_info(&mut body, &p.info);
                 Ok(())
             }
+            Page::Asn(p) => serde_json::to_writer(&mut body, &p.info),
             Page::Health(h) => serde_json::to_writer_pretty(&mut body, h),
             Page::Docs(d) => serde_json::to_writer_pretty(&mut body, d),
             Page::Error(e) => serde_json::to_writer_pretty(&mut body, &e.body),

@@ -11,7 +11,7 @@ use super::docs::DocsPage;
 use crate::fields::Field;
 use crate::geo::special::SpecialBlock;
 use crate::lookup::Answered;
-use crate::model::{self, IpInfo};
+use crate::model::{self, AsnInfo, AsnPrefixes, IpInfo};
 use crate::web::origin::FamilyOrigins;
 
 /// The DB-IP attribution its licence asks for, as a link.
@@ -23,6 +23,8 @@ pub const ATTRIBUTION_URL: &str = "https://db-ip.com";
 #[derive(Debug, Clone)]
 pub enum Page {
     Lookup(Box<LookupPage>),
+    /// One autonomous system ([`super::asn`]).
+    Asn(Box<AsnPage>),
     Health(Box<Health>),
     Docs(Box<DocsPage>),
     Error(ErrorPage),
@@ -199,6 +201,51 @@ pub fn lookup_rows(page: &LookupPage) -> Vec<(&'static str, String)> {
 /// The path of the address page and the API answer for an address.
 pub fn links(info: &IpInfo) -> (String, String) {
     (format!("/{}", info.ip), format!("/api/v1/ip/{}", info.ip))
+}
+
+/// The most prefixes of one family the text, Markdown and HTML forms of an
+/// AS page list; then they say how many more there are and link the JSON,
+/// which has them all.
+pub const PAGE_PREFIXES: usize = 1000;
+
+/// The page of one AS, before rendering.
+#[derive(Debug, Clone)]
+pub struct AsnPage {
+    pub info: AsnInfo,
+}
+
+/// The path of the AS page and of its API answer.
+pub fn asn_links(asn: u32) -> (String, String) {
+    (format!("/AS{asn}"), format!("/api/v1/asn/{asn}"))
+}
+
+/// The summary rows every form shows first.
+pub fn asn_summary(info: &AsnInfo) -> Vec<(&'static str, String)> {
+    vec![
+        ("asn", info.asn.to_string()),
+        ("organization", info.organization.clone()),
+        ("addresses_v4", info.addresses.v4.to_string()),
+        ("addresses_v6", info.addresses.v6.clone()),
+        ("prefixes_v4", info.prefixes.v4.len().to_string()),
+        ("prefixes_v6", info.prefixes.v6.len().to_string()),
+    ]
+}
+
+/// A share as a percentage with two decimals.
+pub fn percent(share: f64) -> String {
+    format!("{:.2}%", share * 100.0)
+}
+
+/// The listed prefixes of each family and how many were left out.
+pub fn listed(p: &AsnPrefixes) -> [(&'static str, &[String], usize); 2] {
+    let cut = |v: &[String]| v.len().saturating_sub(PAGE_PREFIXES);
+    fn head(v: &[String]) -> &[String] {
+        &v[..v.len().min(PAGE_PREFIXES)]
+    }
+    [
+        ("prefix_v4", head(&p.v4), cut(&p.v4)),
+        ("prefix_v6", head(&p.v6), cut(&p.v6)),
+    ]
 }
 
 #[cfg(test)]

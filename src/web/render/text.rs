@@ -2,13 +2,16 @@
 
 use std::fmt::Write;
 
-use super::page::{LookupKind, Page, lookup_rows};
+use super::page::{
+    AsnPage, LookupKind, Page, asn_links, asn_summary, listed, lookup_rows, percent,
+};
 use super::sanitize::one_line;
 
 pub fn page(page: &Page) -> String {
     match page {
         Page::Lookup(p) if p.kind == LookupKind::Root => format!("{}\n", p.info.ip),
         Page::Lookup(p) => aligned(&lookup_rows(p)),
+        Page::Asn(p) => asn_text(p),
         Page::Health(h) => {
             let mut rows = vec![("status".to_owned(), h.status.to_owned())];
             for (name, t) in h.tables() {
@@ -80,4 +83,29 @@ pub fn aligned(rows: &[(&str, String)]) -> String {
             acc.push('\n');
             acc
         })
+}
+
+/// Plain text: the summary, one `country:` line per country, one
+/// `prefix_v4:` / `prefix_v6:` line per prefix.
+fn asn_text(p: &AsnPage) -> String {
+    let info = &p.info;
+    let mut rows = asn_summary(info);
+    for c in &info.countries {
+        let line = format!(
+            "{} {} {} ({} addresses)",
+            c.country_code,
+            c.country,
+            percent(c.share),
+            c.addresses
+        );
+        rows.push(("country", line));
+    }
+    let (_, api) = asn_links(info.asn);
+    for (key, list, more) in listed(&info.prefixes) {
+        rows.extend(list.iter().map(|n| (key, n.clone())));
+        if more > 0 {
+            rows.push((key, format!("... {more} more: see {api}")));
+        }
+    }
+    aligned(&rows)
 }

@@ -1,0 +1,142 @@
+//! An autonomous system by number: the caller's text (`15169`, `AS15169`,
+//! `as15169`) parsed strictly, and what the current release attributes to
+//! it as the wire's [`AsnInfo`]. HTTP and MCP both call [`Lookup::asn`].
+
+use std::sync::Arc;
+
+use super::Lookup;
+use crate::geo::{AsSystem, GeoDb};
+use crate::model::{self, AsnAddresses, AsnCountry, AsnInfo, AsnPrefixes, ErrorCode};
+
+/// Why an AS question got no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AsnError {
+    /// Not an AS number: empty, not digits after an optional `AS`, or over 2^32 - 1.
+    #[error(
+        "not an AS number: give 1 to 10 digits, optionally after AS (15169 or AS15169), at most 4294967295"
+    )]
+    Invalid,
+    /// A valid number that no row of the ASN data names.
+    #[error("the ASN data has no rows for AS{0}")]
+    Unknown(u32),
+}
+
+impl AsnError {
+    /// The error code callers see.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            AsnError::Invalid => ErrorCode::InvalidAsn,
+            AsnError::Unknown(_) => ErrorCode::UnknownAsn,
+        }
+    }
+
+    /// The error as the wire's `Error` body.
+    pub fn body(&self) -> model::Error {
+        model::Error::new(self.code(), self.to_string())
+    }
+}
+
+/// An AS answer, and the tag of the release that gave it (for `ETag`s).
+#[derive(Debug, Clone)]
+pub struct AsnAnswered {
+    pub info: AsnInfo,
+    pub release: Arc<str>,
+}
+
+/// `15169`, `AS15169` or `as15169` (any case of `AS`): 1 to 10 ASCII digits,
+/// at most `u32::MAX`. No sign, space or other prefix.
+pub fn parse_asn(text: &str) -> Result<u32, AsnError> {
+    let digits = match text.get(..2) {
+        Some(p) if p.eq_ignore_ascii_case("as") => &text[2..],
+        _ => text,
+    };
+    if digits.is_empty() || digits.len() > 10 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(AsnError::Invalid);
+    }
+    digits.parse().map_err(|_| AsnError::Invalid)
+}
+
+/// What `db` attributes to the AS `number`, `None` when no row names it.
+pub fn describe_asn(db: &GeoDb, number: u32) -> Option<AsnInfo> {
+    db.autonomous_system(number).map(|s| info(&s))
+}
+
+/// The wire form of an [`AsSystem`].
+fn info(system: &AsSystem<'_>) -> AsnInfo {
+    let v4 = system.addresses_v4();
+    let share = |n: u64| match v4 {
+        0 => 0.0,
+        total => (n as f64 / total as f64 * 1e6).round() / 1e6,
+    };
+    AsnInfo {
+        asn: system.asn,
+        organization: system.name.to_owned(),
+        prefixes: AsnPrefixes {
+            v4: system.prefixes_v4().map(|n| n.to_string()).collect(),
+            v6: system.prefixes_v6().map(|n| n.to_string()).collect(),
+        },
+        addresses: AsnAddresses {
+            v4,
+            v6: system.addresses_v6().to_string(),
+        },
+        countries: system
+            .countries
+            .iter()
+            .map(|(c, n)| AsnCountry {
+                country_code: c.code.clone(),
+                country: c.name.clone(),
+                addresses: *n,
+                share: share(*n),
+            })
+            .collect(),
+    }
+}
+
+impl Lookup {
+    /// The AS named by the caller's `text` in the current release.
+    pub fn asn(&self, text: &str) -> Result<AsnAnswered, AsnError> {
+        let number = parse_asn(text)?;
+        let db = self.db();
+        let info = describe_asn(&db, number).ok_or(AsnError::Unknown(number))?;
+        Ok(AsnAnswered {
+            info,
+            release: db.tag(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_numbers_parse_strictly() {
+        for (text, n) in [
+            ("15169", 15169),
+            ("AS15169", 15169),
+            ("as15169", 15169),
+            ("As0", 0),
+            ("4294967295", u32::MAX),
+        ] {
+            assert_eq!(parse_asn(text), Ok(n), "{text}");
+        }
+        for text in [
+            "",
+            "AS",
+            "as",
+            "4294967296",
+            "AS-1",
+            "+1",
+            "1 ",
+            " 1",
+            "AS 1",
+            "ASN1",
+            "1.5",
+            "99999999999",
+            "١٢",
+            "x1",
+        ] {
+            assert_eq!(parse_asn(text), Err(AsnError::Invalid), "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,497 @@
+//! Autonomous systems (issue 14 §2): `GET /api/v1/asn/{asn}` and the page
+//! `/AS{asn}`, over a real socket. The prefixes are checked against the
+//! ASN rows of `data/asn.csv.gz` read here with a separate, simple reader.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+use reqwest::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG};
+use serde_json::Value;
+
+use crate::support;
+use support::http::get;
+
+/// Inclusive ranges of one family, as integers (IPv4 in the low 32 bits).
+type Ranges = Vec<(u128, u128)>;
+
+/// The ASN rows of the embedded data, per AS number: (IPv4 ranges, IPv6
+/// ranges), each range from its effective start (a row overlapping the one
+/// before begins after it, as the release rule trims it; a row inside earlier
+/// rows is dropped).
+fn rows_by_asn() -> BTreeMap<u32, (Ranges, Ranges)> {
+    let path = format!("{}/data/asn.csv.gz", env!("CARGO_MANIFEST_DIR"));
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let mut out: BTreeMap<u32, (Ranges, Ranges)> = BTreeMap::new();
+    // Per family, the first address not yet covered.
+    let mut next: [Option<u128>; 2] = [Some(0), Some(0)];
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut f = line.splitn(4, ',');
+        let (s, e) = (f.next().unwrap(), f.next().unwrap());
+        let asn: u32 = f.next().unwrap().parse().unwrap();
+        let (s, e, v6) = match (s.parse::<IpAddr>().unwrap(), e.parse::<IpAddr>().unwrap()) {
+            (IpAddr::V4(s), IpAddr::V4(e)) => (u32::from(s).into(), u32::from(e).into(), false),
+            (IpAddr::V6(s), IpAddr::V6(e)) => (u128::from(s), u128::from(e), true),
+            _ => panic!("mixed families: {line}"),
+        };
+        let Some(from) = next[usize::from(v6)] else {
+            continue;
+        };
+        if e < from {
+            continue;
+        }
+        let start = s.max(from);
+        next[usize::from(v6)] = e.checked_add(1);
+        let entry = out.entry(asn).or_default();
+        match v6 {
+            false => entry.0.push((start, e)),
+            true => entry.1.push((start, e)),
+        }
+    }
+    out
+}
+
+/// Sorted ranges with touching ones joined.
+fn union(mut ranges: Ranges) -> Ranges {
+    ranges.sort();
+    let mut out: Ranges = Vec::new();
+    for (s, e) in ranges {
+        match out.last_mut() {
+            Some(last) if last.1.checked_add(1) == Some(s) => last.1 = e,
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// The ranges of a JSON list of CIDR prefixes; panics when two overlap.
+fn prefix_ranges(list: &Value, what: &str) -> Ranges {
+    let mut ranges: Ranges = list
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: not a list"))
+        .iter()
+        .map(|p| {
+            let net: IpNet = p.as_str().unwrap().parse().unwrap();
+            assert_eq!(net, net.trunc(), "{what}: {net} has host bits");
+            match net {
+                IpNet::V4(n) => (
+                    u32::from(n.network()).into(),
+                    u32::from(n.broadcast()).into(),
+                ),
+                IpNet::V6(n) => (u128::from(n.network()), u128::from(n.broadcast())),
+            }
+        })
+        .collect();
+    ranges.sort();
+    for w in ranges.windows(2) {
+        assert!(w[0].1 < w[1].0, "{what}: {:?} overlaps {:?}", w[0], w[1]);
+    }
+    ranges
+}
+
+fn count(ranges: &Ranges) -> u128 {
+    ranges.iter().map(|(s, e)| e - s + 1).sum()
+}
+
+/// The AS numbers the coverage test asks about: Google, Cloudflare, the one
+/// with the most rows, and every 997th AS of the file (a fixed spread over
+/// all of them, IPv4-only, IPv6-only and mixed ones alike).
+fn sample(rows: &BTreeMap<u32, (Ranges, Ranges)>) -> Vec<u32> {
+    let biggest = rows
+        .iter()
+        .max_by_key(|(_, (v4, v6))| v4.len() + v6.len())
+        .map(|(asn, _)| *asn)
+        .unwrap();
+    let mut sample: BTreeSet<u32> = [15169, 13335, biggest].into();
+    sample.extend(rows.keys().step_by(997));
+    sample.into_iter().collect()
+}
+
+#[tokio::test]
+async fn prefixes_cover_exactly_the_rows_of_sampled_systems() {
+    let rows = rows_by_asn();
+    let server = support::start(support::config()).await;
+    let asns = sample(&rows);
+    assert!(asns.len() > 20, "{}", asns.len());
+    for asn in asns {
+        let info = server.get_json(&format!("/api/v1/asn/{asn}")).await;
+        assert_eq!(info["asn"], asn);
+        let (v4_rows, v6_rows) = rows[&asn].clone();
+        let v4 = prefix_ranges(&info["prefixes"]["v4"], &format!("AS{asn} v4"));
+        let v6 = prefix_ranges(&info["prefixes"]["v6"], &format!("AS{asn} v6"));
+        // The same number of addresses, in the same places.
+        assert_eq!(count(&v4), count(&v4_rows), "AS{asn} IPv4 addresses");
+        assert_eq!(count(&v6), count(&v6_rows), "AS{asn} IPv6 addresses");
+        assert_eq!(union(v4), union(v4_rows.clone()), "AS{asn} IPv4 ranges");
+        assert_eq!(union(v6), union(v6_rows.clone()), "AS{asn} IPv6 ranges");
+        assert_eq!(info["addresses"]["v4"], count(&v4_rows) as u64, "AS{asn}");
+        assert_eq!(
+            info["addresses"]["v6"],
+            count(&v6_rows).to_string(),
+            "AS{asn}"
+        );
+        // The countries share out at most its IPv4 space, most first.
+        let countries = info["countries"].as_array().unwrap();
+        let in_countries: u64 = countries
+            .iter()
+            .map(|c| c["addresses"].as_u64().unwrap())
+            .sum();
+        assert!(in_countries <= count(&v4_rows) as u64, "AS{asn}: {info}");
+        let shares: f64 = countries.iter().map(|c| c["share"].as_f64().unwrap()).sum();
+        assert!(shares <= 1.0 + 1e-4, "AS{asn}: {shares}");
+        let counts: Vec<u64> = countries
+            .iter()
+            .map(|c| c["addresses"].as_u64().unwrap())
+            .collect();
+        assert!(
+            counts.windows(2).all(|w| w[0] >= w[1]),
+            "AS{asn}: {counts:?}"
+        );
+    }
+}
+
+/// The countries of an AS's IPv4 space agree with the address pages: the
+/// country of the first address of each of its first prefixes is listed.
+#[tokio::test]
+async fn countries_are_those_of_its_addresses() {
+    let server = support::start(support::config()).await;
+    let info = server.get_json("/api/v1/asn/AS13335").await;
+    let listed: BTreeSet<&str> = info["countries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["country_code"].as_str().unwrap())
+        .collect();
+    for prefix in info["prefixes"]["v4"].as_array().unwrap().iter().take(20) {
+        let net: IpNet = prefix.as_str().unwrap().parse().unwrap();
+        let ip = server
+            .get_json(&format!("/api/v1/ip/{}", net.network()))
+            .await;
+        assert_eq!(ip["network"]["asn"], 13335, "{net}");
+        if let Some(code) = ip["location"]["country_code"].as_str() {
+            assert!(listed.contains(code), "{net}: {code} not in {listed:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn both_spellings_give_one_answer_cached_by_release() {
+    let server = support::start(support::config()).await;
+    let client = support::client();
+    let mut answers = Vec::new();
+    for spelling in ["15169", "AS15169", "as15169", "As15169"] {
+        let url = server.url(&format!("/api/v1/asn/{spelling}"));
+        let (status, headers, body) = get(&client, &url).await;
+        assert_eq!(status, 200, "{url}: {body}");
+        assert!(
+            headers[CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with("application/json")
+        );
+        assert_eq!(headers[CACHE_CONTROL], "public, max-age=300", "{url}");
+        assert!(headers.get(ETAG).is_some(), "{url}");
+        answers.push(body);
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]));
+    // The release's ETag (one per format) answers 304 on the API and on the page.
+    let (_, headers, _) = get(&client, &server.url("/api/v1/asn/15169")).await;
+    let tag = headers[ETAG].to_str().unwrap().to_owned();
+    for path in ["/api/v1/asn/AS15169", "/AS15169?format=json"] {
+        let r = client
+            .get(server.url(path))
+            .header(reqwest::header::IF_NONE_MATCH, &tag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 304, "{path}");
+    }
+    let info: Value = serde_json::from_str(&answers[0]).unwrap();
+    assert_eq!(info["asn"], 15169);
+    let direct = server.get_json("/api/v1/ip/8.8.8.8").await;
+    assert_eq!(info["organization"], direct["network"]["organization"]);
+    let v4 = info["prefixes"]["v4"].as_array().unwrap();
+    let range = direct["network"]["range"].as_str().unwrap();
+    let range: IpNet = range.parse().unwrap();
+    assert!(
+        v4.iter().any(|p| p
+            .as_str()
+            .unwrap()
+            .parse::<IpNet>()
+            .unwrap()
+            .contains(&range)),
+        "{range} in none of {v4:?}"
+    );
+}
+
+/// A number with no rows: 404 `unknown_asn`; anything not a number: 400 `invalid_asn`.
+#[tokio::test]
+async fn unknown_and_malformed_numbers_are_told_apart() {
+    let rows = rows_by_asn();
+    let unused = (1..).find(|n| !rows.contains_key(n)).unwrap();
+    let server = support::start(support::config()).await;
+    let client = support::client();
+    let cases = [
+        (format!("{unused}"), 404, "unknown_asn"),
+        (format!("AS{unused}"), 404, "unknown_asn"),
+        ("4294967295".into(), 404, "unknown_asn"),
+        ("4294967296".into(), 400, "invalid_asn"),
+        ("AS99999999999".into(), 400, "invalid_asn"),
+        ("AS".into(), 400, "invalid_asn"),
+        ("as".into(), 400, "invalid_asn"),
+        ("google".into(), 400, "invalid_asn"),
+        ("AS-1".into(), 400, "invalid_asn"),
+        ("%2B15169".into(), 400, "invalid_asn"),
+        ("AS%2015169".into(), 400, "invalid_asn"),
+        ("15169.5".into(), 400, "invalid_asn"),
+        ("%FF".into(), 400, "invalid_asn"),
+        (String::new(), 400, "invalid_asn"),
+    ];
+    for (asn, status, code) in cases {
+        let url = server.url(&format!("/api/v1/asn/{asn}"));
+        let (got, headers, body) = get(&client, &url).await;
+        assert_eq!(got, status, "{url}: {body}");
+        assert!(
+            headers[CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with("application/json")
+        );
+        let error: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(error["error"], code, "{url}: {body}");
+        assert!(
+            error["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{body}"
+        );
+        assert_ne!(headers[CACHE_CONTROL], "public, max-age=300", "{url}");
+    }
+}
+
+#[tokio::test]
+async fn the_page_comes_in_four_formats_with_the_attribution() {
+    let server = support::start(support::config()).await;
+    let client = support::client();
+    let api = server.get_json("/api/v1/asn/13335").await;
+    let first_v4 = api["prefixes"]["v4"][0].as_str().unwrap().to_owned();
+    let first_v6 = api["prefixes"]["v6"][0].as_str().unwrap().to_owned();
+    let top = api["countries"][0]["country"].as_str().unwrap().to_owned();
+    for path in ["/AS13335", "/as13335"] {
+        let url = |f: &str| server.url(&format!("{path}?format={f}"));
+        let (status, headers, json) = get(&client, &url("json")).await;
+        assert_eq!(status, 200, "{path}: {json}");
+        assert!(
+            headers[CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with("application/json")
+        );
+        assert_eq!(serde_json::from_str::<Value>(&json).unwrap(), api, "{path}");
+
+        let (status, headers, html) = get(&client, &url("html")).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(
+            headers[CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html")
+        );
+        assert!(html.contains("<h1 id=\"asn\">AS13335</h1>"), "{html}");
+        assert!(html.contains("Cloudflare, Inc."), "{path}");
+        assert!(
+            html.contains(&format!("<li><code>{first_v4}</code></li>")),
+            "{path}"
+        );
+        assert!(
+            html.contains(&format!("<li><code>{first_v6}</code></li>")),
+            "{path}"
+        );
+        assert!(html.contains("<ul id=\"countries\">"), "{path}");
+        assert!(html.contains(&top), "{path}: {top}");
+        assert!(html.contains("<a href=\"https://db-ip.com\">IP Geolocation by DB-IP</a>"));
+        assert_eq!(headers[CACHE_CONTROL], "public, max-age=300");
+
+        let (status, _, md) = get(&client, &url("md")).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(md.starts_with("# AS13335 Cloudflare, Inc.\n"), "{md}");
+        assert!(md.contains(&format!("- `{first_v4}`")), "{path}");
+        assert!(md.contains("## Countries (IPv4)"), "{path}");
+        assert!(
+            md.contains("[IP Geolocation by DB-IP](https://db-ip.com)"),
+            "{path}"
+        );
+
+        let (status, _, text) = get(&client, &url("text")).await;
+        assert_eq!(status, 200, "{path}");
+        let line = |key: &str| {
+            text.lines()
+                .filter(|l| l.split(':').next() == Some(key))
+                .count()
+        };
+        assert_eq!(line("asn"), 1, "{text}");
+        assert_eq!(
+            line("prefix_v4"),
+            api["prefixes"]["v4"].as_array().unwrap().len().min(1000)
+        );
+        assert_eq!(line("country"), api["countries"].as_array().unwrap().len());
+    }
+    // Terminals get text, browsers HTML by default.
+    let (_, headers, _) = get(&client, &server.url("/AS13335")).await;
+    assert!(
+        headers[CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain")
+    );
+}
+
+/// The pages list at most 1000 prefixes per family and point at the JSON for the rest.
+#[tokio::test]
+async fn a_large_system_page_is_capped() {
+    let rows = rows_by_asn();
+    let server = support::start(support::config()).await;
+    let client = support::client();
+    // The AS with the most IPv4 rows: its prefixes outnumber the cap.
+    let (asn, _) = rows.iter().max_by_key(|(_, (v4, _))| v4.len()).unwrap();
+    let api = server.get_json(&format!("/api/v1/asn/{asn}")).await;
+    let total = api["prefixes"]["v4"].as_array().unwrap().len();
+    assert!(total > 1000, "AS{asn}: {total}");
+    let (_, _, text) = get(&client, &server.url(&format!("/AS{asn}?format=text"))).await;
+    let listed = text.lines().filter(|l| l.starts_with("prefix_v4:")).count();
+    assert_eq!(listed, 1001, "1000 prefixes and the line naming the rest");
+    assert!(text.contains(&format!("{} more: see /api/v1/asn/{asn}", total - 1000)));
+    let (_, _, html) = get(&client, &server.url(&format!("/AS{asn}?format=html"))).await;
+    assert!(html.matches("<li><code>").count() <= 2000);
+    assert!(html.contains(&format!("{} more", total - 1000)));
+}
+
+#[tokio::test]
+async fn other_one_segment_paths_behave_as_before() {
+    let server = support::start(support::config()).await;
+    let client = support::client();
+    for (path, status, code) in [
+        ("/ASK", 404, "not_found"),
+        ("/AS", 404, "not_found"),
+        ("/ASN15169", 404, "not_found"),
+        ("/favicon.ico", 404, "not_found"),
+        ("/AS99999999999", 400, "invalid_asn"),
+        ("/AS4294967295", 404, "unknown_asn"),
+        ("/999.1.1.1", 400, "invalid_ip"),
+    ] {
+        let url = server.url(&format!("{path}?format=json"));
+        let (got, _, body) = get(&client, &url).await;
+        assert_eq!(got, status, "{path}: {body}");
+        let error: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(error["error"], code, "{path}");
+    }
+    let (status, _, _) = get(&client, &server.url("/8.8.8.8?format=json")).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn the_address_page_links_its_as_number() {
+    let server = support::start(support::config()).await;
+    let client = support::client();
+    let (_, _, html) = get(&client, &server.url("/1.0.0.1?format=html")).await;
+    assert!(
+        html.contains("<a id=\"asn-link\" href=\"/AS13335\">13335</a>"),
+        "{html}"
+    );
+    let (_, _, md) = get(&client, &server.url("/1.0.0.1?format=md")).await;
+    assert!(md.contains("| asn | [13335](/AS13335) |"), "{md}");
+    // An address without an AS has no link.
+    let (_, _, html) = get(&client, &server.url("/10.0.0.1?format=html")).await;
+    assert!(!html.contains("asn-link"));
+}
+
+/// One `tools/call` of the MCP endpoint: the JSON-RPC result.
+async fn mcp_call(server: &support::TestServer, tool: &str, arguments: &str) -> Value {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+    );
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let r = support::wire::send(server.addr, "POST", "/mcp", &headers, body.as_bytes()).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.json()["result"].clone()
+}
+
+#[tokio::test]
+async fn the_mcp_tool_answers_the_api_object() {
+    let server = support::start(support::config()).await;
+    let api = server.get_json("/api/v1/asn/13335").await;
+    for spelling in ["13335", "AS13335"] {
+        let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":"{spelling}"}}"#)).await;
+        assert_eq!(result["isError"], false, "{result}");
+        assert_eq!(result["structuredContent"], api, "{spelling}");
+    }
+    for (bad, code) in [("AS", "invalid_asn"), ("4294967295", "unknown_asn")] {
+        let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":"{bad}"}}"#)).await;
+        assert_eq!(result["isError"], true, "{bad}: {result}");
+        assert!(result.to_string().contains(code), "{bad}: {result}");
+    }
+}
+
+/// An organisation name with terminal escapes, bidi controls, Markdown and
+/// HTML bait (no `"`: the CSV field is quoted).
+const HOSTILE: &str = "\u{1b}[31mRed\u{1b}[0m \u{202e}rev\u{202c} \u{9b}2J [x](http://evil) <script>alert(1)</script> **b** | pipe";
+
+/// The AS page of a release whose ASN file names a hostile organisation:
+/// JSON keeps the name exactly; text, Markdown and HTML carry no control or
+/// bidi character, and Markdown and HTML no markup from it.
+#[tokio::test]
+async fn a_hostile_organisation_name_is_sanitised_on_every_page() {
+    use support::data::{TempDir, asn_csv, country_csv, small_release_policy};
+    let dir = TempDir::new("asn-hostile");
+    dir.write("dbip-country-lite-2030-01.csv", &country_csv(20, "DE"));
+    dir.write("dbip-asn-lite-2030-01.csv", &asn_csv(20, 64500, HOSTILE));
+    let embedded = iplookup::GeoDb::embedded().unwrap();
+    let db = iplookup::geo::load::load_dir(dir.path(), &small_release_policy(), &embedded).unwrap();
+    let server = support::start_with(support::config(), db).await;
+    let client = support::client();
+
+    let info = server.get_json("/api/v1/asn/AS64500").await;
+    assert_eq!(info["organization"], HOSTILE);
+    assert_eq!(info["prefixes"]["v4"], serde_json::json!(["8.8.8.0/24"]));
+    assert_eq!(info["addresses"]["v4"], 256);
+
+    let unsafe_char = |c: char| {
+        matches!(c, '\u{0}'..='\u{9}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
+    };
+    for format in ["text", "md", "html"] {
+        let url = server.url(&format!("/AS64500?format={format}"));
+        let (status, _, body) = get(&client, &url).await;
+        assert_eq!(status, 200, "{url}");
+        assert!(!body.chars().any(unsafe_char), "{url}: {body:?}");
+        if format != "text" {
+            assert!(!body.contains("<script>"), "{url}: {body}");
+        }
+        if format == "md" {
+            assert!(!body.contains("[x](http://evil)"), "{url}: {body}");
+        }
+    }
+    let (_, _, text) = get(&client, &server.url("/AS64500?format=text")).await;
+    let org = text
+        .lines()
+        .find(|l| l.starts_with("organization:"))
+        .unwrap();
+    let visible: String = HOSTILE.chars().filter(|c| !unsafe_char(*c)).collect();
+    assert_eq!(org["organization:".len()..].trim(), visible);
+    let (_, _, html) = get(&client, &server.url("/AS64500?format=html")).await;
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{html}"
+    );
+    let (_, _, md) = get(&client, &server.url("/AS64500?format=md")).await;
+    assert!(
+        md.contains("\\<script\\>") && md.contains("\\| pipe"),
+        "{md}"
+    );
+}
