@@ -54,13 +54,22 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// Raises the open-file limit, loads the data, binds `config.listen`, then
-/// serves until `shutdown` resolves (the binary passes SIGTERM or Ctrl-C).
+/// Raises the open-file limit, binds `config.listen`, then [`run`]s until
+/// `shutdown` resolves (the binary passes SIGTERM or Ctrl-C).
 pub async fn serve(
     mut config: ServeConfig,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
     fit_open_files(&mut config.limits);
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| ServeError::Bind(config.listen, e))?;
+    run(listener, &config, shutdown).await
+}
+
+/// The data `config` names: its data directory by the release policy, the
+/// embedded release for what the directory lacks ([`load_database`]).
+async fn load(config: &ServeConfig) -> Result<GeoDb, ServeError> {
     let dir = config.data_dir.clone();
     let policy = config.policy.clone();
     let db = tokio::task::spawn_blocking(move || load_database(dir.as_deref(), &policy))
@@ -69,10 +78,7 @@ pub async fn serve(
     // Loading a data directory frees what it parsed: hand it back now, as a
     // reload does, rather than keep it for the life of the process.
     crate::memory::release_freed();
-    let listener = TcpListener::bind(config.listen)
-        .await
-        .map_err(|e| ServeError::Bind(config.listen, e))?;
-    run(listener, db, &config, shutdown).await
+    Ok(db)
 }
 
 /// Raises the open-file limit and lowers `max_connections` (with a warning)
@@ -97,15 +103,17 @@ fn fit_open_files(limits: &mut Limits) {
     }
 }
 
-/// Serves on an already bound listener (tests bind port 0 and read the port)
-/// until `shutdown` resolves, then stops accepting, lets the connections
-/// finish their requests for at most `config.drain`, and returns.
+/// Loads the data `config` names, then serves on an already bound listener
+/// (tests bind port 0 and read the port) until `shutdown` resolves; then
+/// stops accepting, lets the connections finish their requests for at most
+/// `config.drain`, and returns. Connections that arrive while the data loads
+/// wait in the listener's backlog.
 pub async fn run(
     listener: TcpListener,
-    db: GeoDb,
     config: &ServeConfig,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
+    let db = load(config).await?;
     web::metrics::handle();
     let rdns = config.rdns.as_ref().map(ReverseDns::new).transpose()?;
     let lookup = Arc::new(Lookup::with_rdns(db, rdns));

@@ -208,8 +208,7 @@ fn dual_stack_server() -> u16 {
                 v4: Some(origin("v4.test")),
                 v6: Some(origin("v6.test")),
             };
-            let db = iplookup::GeoDb::embedded().expect("embedded data loads");
-            support::start_on(listener, config, db);
+            support::start_on(listener, config);
             tx.send(port).unwrap();
             std::future::pending::<()>().await;
         });

@@ -809,8 +809,7 @@ async fn ipv4_peer_of_a_dual_stack_listener_is_reported_as_ipv4() {
     // A dual-stack listener even where the host makes IPv6 sockets IPv6-only.
     let mut cfg = support::config();
     cfg.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
-    let db = iplookup::GeoDb::embedded().expect("embedded data loads");
-    let srv = support::start_on(support::net::dual_stack_listener(), cfg, db);
+    let srv = support::start_on(support::net::dual_stack_listener(), cfg);
     let v4: SocketAddr = SocketAddr::from(([127, 0, 0, 1], srv.addr.port()));
     // The socket peer is ::ffff:127.0.0.1; the answer is the IPv4 address.
     let v = raw(v4, "GET", "/api/v1/me", &[]).await.json();

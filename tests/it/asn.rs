@@ -451,9 +451,13 @@ async fn a_hostile_organisation_name_is_sanitised_on_every_page() {
     let dir = TempDir::new("asn-hostile");
     dir.write("dbip-country-lite-2030-01.csv", &country_csv(20, "DE"));
     dir.write("dbip-asn-lite-2030-01.csv", &asn_csv(20, 64500, HOSTILE));
-    let embedded = iplookup::GeoDb::embedded().unwrap();
-    let db = iplookup::geo::load::load_dir(dir.path(), &small_release_policy(), &embedded).unwrap();
-    let server = support::start_with(support::config(), db).await;
+    let server = support::start(iplookup::ServeConfig {
+        data_dir: Some(dir.path().to_owned()),
+        policy: small_release_policy(),
+        watch: false,
+        ..support::config()
+    })
+    .await;
     let client = support::client();
 
     let info = server.get_json("/api/v1/asn/AS64500").await;

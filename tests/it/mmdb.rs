@@ -899,8 +899,7 @@ async fn server_answers_from_an_mmdb_data_dir() {
         (ASN, "GeoLite2-ASN.mmdb.gz"),
         (CITY, "GeoLite2-City.mmdb.gz"),
     ]);
-    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = support::start_with(config_for(dir.path(), false), db).await;
+    let server = support::start(config_for(dir.path(), false)).await;
     let client = support::client();
     let url = |p: &str| format!("{}{p}", server.base);
 
@@ -966,8 +965,7 @@ async fn server_answers_from_an_mmdb_data_dir() {
 #[tokio::test]
 async fn healthz_has_no_city_without_a_city_database() {
     let dir = data_dir(&[(COUNTRY, "GeoLite2-Country.mmdb")]);
-    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = support::start_with(config_for(dir.path(), false), db).await;
+    let server = support::start(config_for(dir.path(), false)).await;
     let h = get_json(&support::client(), &format!("{}/healthz", server.base)).await;
     assert!(h["data"].get("city").is_none(), "{h}");
     assert_eq!(h["data"]["country"]["source"], "MMDB file");
@@ -979,8 +977,7 @@ async fn healthz_text_reports_the_city_source() {
         (COUNTRY, "GeoLite2-Country.mmdb"),
         (CITY, "dbip-city-lite-2026-06.mmdb"),
     ]);
-    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = support::start_with(config_for(dir.path(), false), db).await;
+    let server = support::start(config_for(dir.path(), false)).await;
     let (status, _, text) = get(
         &support::client(),
         &format!("{}/healthz?format=text", server.base),
@@ -1000,8 +997,7 @@ async fn a_city_mmdb_dropped_into_the_watched_dir_is_picked_up() {
         (COUNTRY, "GeoLite2-Country.mmdb"),
         (ASN, "GeoLite2-ASN.mmdb"),
     ]);
-    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = support::start_with(config_for(dir.path(), true), db).await;
+    let server = support::start(config_for(dir.path(), true)).await;
     let client = support::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
     let v = get_json(&client, &url).await;
@@ -1036,8 +1032,7 @@ async fn the_etag_changes_when_a_city_database_is_added() {
         (COUNTRY, "GeoLite2-Country.mmdb"),
         (ASN, "GeoLite2-ASN.mmdb"),
     ]);
-    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
-    let server = support::start_with(config_for(dir.path(), true), db).await;
+    let server = support::start(config_for(dir.path(), true)).await;
     let client = support::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
     let (_, headers, before) = get(&client, &url).await;

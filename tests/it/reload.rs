@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use iplookup::ServeConfig;
-use iplookup::geo::load::load_database;
 use serde_json::Value;
 
 use support::data::{
@@ -131,16 +130,12 @@ fn assert_clean(outcomes: &[Vec<Result<String, String>>], from: &str, to: &str) 
 async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
-    let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
-    let server = support::start_with(
-        ServeConfig {
-            data_dir: Some(dir.path().to_owned()),
-            watch: true,
-            policy: small_release_policy(),
-            ..support::config()
-        },
-        db,
-    )
+    let server = support::start(ServeConfig {
+        data_dir: Some(dir.path().to_owned()),
+        watch: true,
+        policy: small_release_policy(),
+        ..support::config()
+    })
     .await;
     let client = support::client();
     let h = health(&client, &server.base).await;
@@ -215,16 +210,12 @@ async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
 async fn a_gzipped_asn_release_is_picked_up_next_to_the_country_file() {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
-    let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
-    let server = support::start_with(
-        ServeConfig {
-            data_dir: Some(dir.path().to_owned()),
-            watch: true,
-            policy: small_release_policy(),
-            ..support::config()
-        },
-        db,
-    )
+    let server = support::start(ServeConfig {
+        data_dir: Some(dir.path().to_owned()),
+        watch: true,
+        policy: small_release_policy(),
+        ..support::config()
+    })
     .await;
     let client = support::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
@@ -551,16 +542,12 @@ async fn the_real_asn_release_reloads_with_its_overlap_counted() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_half_written_gzip_is_not_loaded_until_it_is_complete() {
     let dir = january_dir();
-    let db = load_database(Some(dir.path()), &small_release_policy()).unwrap();
-    let server = support::start_with(
-        ServeConfig {
-            data_dir: Some(dir.path().to_owned()),
-            watch: true,
-            policy: small_release_policy(),
-            ..support::config()
-        },
-        db,
-    )
+    let server = support::start(ServeConfig {
+        data_dir: Some(dir.path().to_owned()),
+        watch: true,
+        policy: small_release_policy(),
+        ..support::config()
+    })
     .await;
     let client = support::client();
     // Temporary and partial names are never read, whatever they hold.

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use iplookup::GeoDb;
 use iplookup::config::{ServeConfig, TlsFiles};
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose,
@@ -269,14 +268,13 @@ async fn absolute_links_use_https_and_the_port_over_http2() {
 /// `run` with these files, expected to fail: its error text.
 async fn run_error(files: TlsFiles) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let db = GeoDb::embedded().unwrap();
     let config = ServeConfig {
         tls: Some(files),
         ..support::config()
     };
     let result = tokio::time::timeout(
         Duration::from_secs(10),
-        iplookup::server::run(listener, db, &config, std::future::pending()),
+        iplookup::server::run(listener, &config, std::future::pending()),
     )
     .await
     .expect("run returns at once when the certificate cannot be read");

@@ -79,12 +79,13 @@ async fn get_json(base: &str, path: &str) -> Value {
 }
 
 async fn server(dir: &Path) -> support::TestServer {
-    let db = load_database(Some(dir), &Policy::default()).expect("the city fixture loads");
+    // The same load the server does, so that a broken fixture fails here.
+    load_database(Some(dir), &Policy::default()).expect("the city fixture loads");
     let config = iplookup::ServeConfig {
         data_dir: Some(dir.to_owned()),
         ..support::config()
     };
-    support::start_with(config, db).await
+    support::start(config).await
 }
 
 #[tokio::test]

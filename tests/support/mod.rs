@@ -19,7 +19,6 @@ pub mod wire;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use iplookup::GeoDb;
 use iplookup::ServeConfig;
 use iplookup::server::run;
 use tokio::net::TcpListener;
@@ -51,24 +50,20 @@ pub fn config() -> ServeConfig {
     }
 }
 
-/// Starts a server with the embedded data on the configured address (port 0).
+/// Starts a server on the configured address (port 0) with the data the
+/// configuration names (`data_dir`, `policy`; the embedded data by default).
+/// It runs as long as the test.
 pub async fn start(config: ServeConfig) -> TestServer {
-    let db = GeoDb::embedded().expect("embedded data loads");
-    start_with(config, db).await
-}
-
-/// Starts a server with a given database; it runs as long as the test.
-pub async fn start_with(config: ServeConfig, db: GeoDb) -> TestServer {
     let listener = TcpListener::bind(config.listen).await.expect("bind");
-    start_on(listener, config, db)
+    start_on(listener, config)
 }
 
 /// Starts a server on a listener the test bound itself (`config.listen` is
 /// not used); it runs as long as the test.
-pub fn start_on(listener: TcpListener, config: ServeConfig, db: GeoDb) -> TestServer {
+pub fn start_on(listener: TcpListener, config: ServeConfig) -> TestServer {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
-        run(listener, db, &config, std::future::pending())
+        run(listener, &config, std::future::pending())
             .await
             .expect("server runs");
     });
@@ -115,9 +110,8 @@ impl Stoppable {
     }
 }
 
-/// Starts a server with the embedded data that shuts down on [`Stoppable::stop`].
+/// Starts a server (as [`start`]) that shuts down on [`Stoppable::stop`].
 pub async fn start_stoppable(config: ServeConfig) -> Stoppable {
-    let db = GeoDb::embedded().expect("embedded data loads");
     let listener = TcpListener::bind(config.listen).await.expect("bind");
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -125,9 +119,7 @@ pub async fn start_stoppable(config: ServeConfig) -> Stoppable {
         let shutdown = async {
             let _ = stopped.await;
         };
-        run(listener, db, &config, shutdown)
-            .await
-            .expect("server runs");
+        run(listener, &config, shutdown).await.expect("server runs");
     });
     Stoppable {
         server: TestServer {

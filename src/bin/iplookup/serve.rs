@@ -1,6 +1,7 @@
 //! `iplookup serve`: the parsed flags turned into a [`ServeConfig`], logging,
-//! the runtime, and the signals that end the service (SIGTERM or Ctrl-C).
+//! and the runtime that serves until the shutdown future `main` passes.
 
+use std::future::Future;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -17,7 +18,7 @@ use iplookup::web::ratelimit::RateLimit;
 
 use crate::args::ServeArgs;
 
-pub fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
+pub fn run_serve(args: ServeArgs, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
     crate::logging::init(&args.log_format);
     // Before any table is allocated: reloads must hand the old release back.
     iplookup::memory::pin_mmap_threshold();
@@ -89,7 +90,7 @@ pub fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(server::serve(config, shutdown_signal()))?;
+    runtime.block_on(server::serve(config, shutdown))?;
     Ok(())
 }
 
@@ -108,28 +109,4 @@ fn log_caller_address(proxies: &[IpNet], header: &ClientIpHeader) {
         );
     }
     tracing::info!(?proxies, %header, "the caller's address: the socket peer, or this header of these trusted proxies");
-}
-
-/// Resolves on SIGTERM or Ctrl-C.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
-    }
 }
