@@ -32,17 +32,15 @@
 //!
 //! [`Lookup::lookup_cached`]: crate::lookup::Lookup::lookup_cached
 
-use axum::body::{Body, Bytes, HttpBody};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde::Serialize;
 
-use super::negotiate::ClientKind;
+use super::body::{error_json, read_capped};
 use super::refusal;
-use super::render::ErrorPage;
-use super::respond::{Wants, error};
 use super::routes;
 use super::state::AppState;
 use crate::fields::csv;
@@ -224,7 +222,7 @@ pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Re
         return not_acceptable();
     };
     let cap = max_body_bytes(state.batch_limit);
-    let bytes = match read_capped(body, cap).await {
+    let bytes = match read_capped(body, cap, &routes::API_IP_BATCH).await {
         Ok(bytes) => bytes,
         Err(refused) => return refused,
     };
@@ -232,10 +230,16 @@ pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Re
     let inputs = match entries(content_type.as_deref(), &bytes, state.batch_limit) {
         Ok(inputs) => inputs,
         Err(BodyError::Bad(message)) => {
-            return error_json(StatusCode::BAD_REQUEST, ErrorCode::BadBody, message);
+            return error_json(
+                &routes::API_IP_BATCH,
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadBody,
+                message,
+            );
         }
         Err(BodyError::TooLarge(message)) => {
             return error_json(
+                &routes::API_IP_BATCH,
                 StatusCode::PAYLOAD_TOO_LARGE,
                 ErrorCode::BodyTooLarge,
                 message,
@@ -264,39 +268,6 @@ pub async fn lookup_all(state: &AppState, inputs: &[String]) -> Vec<Entry> {
 fn extra_tokens(state: &AppState, parts: &Parts, entries: usize) -> Option<Response> {
     let extra = u32::try_from(entries.saturating_sub(1)).unwrap_or(u32::MAX);
     refusal::rate_limit_n(state, parts, &routes::API_IP_BATCH, extra)
-}
-
-/// The body, read to its end but never beyond `cap` bytes; 413 or 400.
-async fn read_capped(mut body: Body, cap: usize) -> Result<Bytes, Response> {
-    let too_large = || {
-        error_json(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::BodyTooLarge,
-            format!("the request body may hold at most {cap} bytes"),
-        )
-    };
-    if body.size_hint().lower() > cap as u64 {
-        return Err(too_large());
-    }
-    let mut collected = Vec::new();
-    while let Some(frame) =
-        std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
-    {
-        let frame = frame.map_err(|_| {
-            error_json(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadBody,
-                "the request body could not be read".into(),
-            )
-        })?;
-        if let Ok(data) = frame.into_data() {
-            if data.len() > cap - collected.len() {
-                return Err(too_large());
-            }
-            collected.extend_from_slice(&data);
-        }
-    }
-    Ok(collected.into())
 }
 
 /// The body of a 200 answer, written one entry at a time as it is
@@ -400,25 +371,13 @@ fn not_acceptable() -> Response {
         .map(|o| o.content_type().split(';').next().unwrap_or(""))
         .collect();
     error_json(
+        &routes::API_IP_BATCH,
         StatusCode::NOT_ACCEPTABLE,
         ErrorCode::NotAcceptable,
         format!(
             "no offered format matches Accept; offered: {}",
             offered.join(", ")
         ),
-    )
-}
-
-/// An Error body as JSON (the route's only error format).
-fn error_json(status: StatusCode, code: ErrorCode, message: String) -> Response {
-    let page = ErrorPage {
-        status,
-        body: model::Error::new(code, message),
-    };
-    error(
-        page,
-        &Wants::default(),
-        routes::API_IP_BATCH.error_default(ClientKind::Other),
     )
 }
 

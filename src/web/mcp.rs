@@ -34,7 +34,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::body::{Body, HttpBody};
+use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -56,14 +56,12 @@ use serde_json::{Value, json};
 use tower::ServiceExt;
 
 use super::batch::Entry;
+use super::body::{error_json, read_capped};
 use super::client::client_addr;
-use super::negotiate::ClientKind;
 use super::origin::WebOrigin;
-use super::render::ErrorPage;
-use super::respond::{Wants, error};
 use super::routes;
 use super::state::AppState;
-use crate::model::{self, AsnInfo, ErrorCode, IpInfo};
+use crate::model::{AsnInfo, ErrorCode, IpInfo};
 
 /// The largest request body `/mcp` reads (64 KiB); a tool call is a few hundred bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -262,6 +260,7 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
     }
     if !accepts_json_and_sse(&parts.headers) {
         return error_json(
+            &routes::MCP,
             StatusCode::NOT_ACCEPTABLE,
             ErrorCode::NotAcceptable,
             "Accept must list both application/json and text/event-stream".into(),
@@ -275,7 +274,7 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
             "Parse error: Content-Type must be application/json",
         );
     }
-    let bytes = match read_body(body, MAX_BODY_BYTES).await {
+    let bytes = match read_capped(body, MAX_BODY_BYTES, &routes::MCP).await {
         Ok(bytes) => bytes,
         Err(refusal) => return refusal,
     };
@@ -331,6 +330,7 @@ fn request_host<'a>(headers: &'a HeaderMap, uri: &'a axum::http::Uri) -> Option<
 
 fn forbidden(message: &str) -> Response {
     error_json(
+        &routes::MCP,
         StatusCode::FORBIDDEN,
         ErrorCode::ForbiddenOrigin,
         message.to_owned(),
@@ -369,39 +369,6 @@ fn is_json(headers: &HeaderMap) -> bool {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
-}
-
-/// Reads the body, at most `limit` bytes, whatever `Content-Length` says.
-async fn read_body(mut body: Body, limit: usize) -> Result<axum::body::Bytes, Response> {
-    let too_large = || {
-        error_json(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::BodyTooLarge,
-            format!("the request body may hold at most {limit} bytes"),
-        )
-    };
-    if body.size_hint().lower() > limit as u64 {
-        return Err(too_large());
-    }
-    let mut collected = Vec::new();
-    while let Some(frame) =
-        std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
-    {
-        let frame = frame.map_err(|e| {
-            error_json(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadBody,
-                format!("the request body could not be read: {e}"),
-            )
-        })?;
-        if let Ok(data) = frame.into_data() {
-            if data.len() > limit - collected.len() {
-                return Err(too_large());
-            }
-            collected.extend_from_slice(&data);
-        }
-    }
-    Ok(collected.into())
 }
 
 /// The body as rmcp is to read it, or the 400 answer to a body that is not
@@ -520,17 +487,4 @@ fn jsonrpc_error(status: StatusCode, code: i32, id: Value, message: &str) -> Res
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
-}
-
-/// An Error JSON answer (`{"error": ..., "message": ...}`).
-fn error_json(status: StatusCode, code: ErrorCode, message: String) -> Response {
-    let page = ErrorPage {
-        status,
-        body: model::Error::new(code, message),
-    };
-    error(
-        page,
-        &Wants::default(),
-        routes::MCP.error_default(ClientKind::Other),
-    )
 }

@@ -8,7 +8,7 @@
 //!   and [`Limits`];
 //! - [`render`]: every page as one value rendered four ways (with the docs
 //!   page model and the world map); [`respond`]: a page into a response;
-//! - [`refusal`]: the answers of the limits (414, 429, 408, 503);
+//! - [`body`]: request bodies under a byte cap; [`refusal`]: the answers of the limits (414, 429, 408, 503);
 //!   [`metrics`]; [`base`]: the base URL of the description documents;
 //! - the handlers: [`pages`], [`field`], [`batch`], [`asn`], [`assets`], [`mcp`], [`discovery`];
 //!   [`schema`], the types only the OpenAPI document names;
@@ -21,6 +21,7 @@ pub mod asn;
 pub mod assets;
 pub mod base;
 pub mod batch;
+pub mod body;
 pub mod client;
 pub mod common;
 pub mod discovery;
