@@ -30,6 +30,7 @@ use crate::rdns::{RdnsError, ReverseDns};
 use crate::reload;
 use crate::web::client::TrustedProxies;
 use crate::web::ratelimit::RateLimiter;
+use crate::web::slots::BatchSlots;
 use crate::web::{self, AppState, Limits};
 
 /// Why the service could not run.
@@ -139,6 +140,10 @@ pub async fn run(
         mcp_origins: config.mcp_allowed_origins.clone().into(),
         families: Arc::new(config.families.clone()),
         batch_limit: config.batch_limit,
+        batch_slots: BatchSlots::new(
+            config.limits.batch_max_in_flight,
+            config.limits.queue_timeout,
+        ),
     };
     let tls = match &config.tls {
         Some(files) => Some(load_tls(files).await?),

@@ -19,8 +19,10 @@
 //!   passes);
 //! - the answer: built in memory one entry at a time, each written as soon
 //!   as it is answered (no answer kept): about 470 bytes per entry as JSON,
-//!   180 as CSV, so about 0.5 MB for a batch of 1,000, held while it is
-//!   sent; `--max-in-flight` and the connection caps bound how many at once;
+//!   180 as CSV, so about 0.3-0.5 MB for a batch of 1,000, held while it is
+//!   sent; at most `--batch-max-in-flight` answers are built or unsent at
+//!   once ([`super::slots`]: a batch waits `--queue-timeout` for a slot, then
+//!   gets 503 `overloaded`);
 //! - reverse DNS: each entry is answered by [`Lookup::lookup_cached`], with
 //!   `reverse_dns` from the cache only: a batch sends no PTR query and waits
 //!   for none, so it cannot take the `--rdns-max-in-flight` slots of single
@@ -42,6 +44,7 @@ use serde::Serialize;
 use super::body::{error_json, read_capped};
 use super::refusal;
 use super::routes;
+use super::slots::{Slot, SlotBody};
 use super::state::AppState;
 use crate::fields::csv;
 use crate::lookup::LookupError;
@@ -249,7 +252,11 @@ pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Re
     if let Some(refused) = extra_tokens(&state, &parts, inputs.len()) {
         return refused;
     }
-    answer(&state, output, &inputs).await
+    let Some(slot) = state.batch_slots.take().await else {
+        metrics::counter!("iplookup_overloaded_total").increment(1);
+        return refusal::Refusal::of_parts(&parts, &routes::API_IP_BATCH).overloaded();
+    };
+    answer(&state, output, &inputs, slot).await
 }
 
 /// The answer of each of `inputs`, in order (the batch route's and the MCP
@@ -333,14 +340,15 @@ impl Writer {
     }
 }
 
-/// The 200 answer in `output`: each of `inputs` looked up and written in turn.
-async fn answer(state: &AppState, output: Output, inputs: &[String]) -> Response {
+/// The 200 answer in `output`: each of `inputs` looked up and written in
+/// turn; its body keeps `slot` until it is sent ([`SlotBody`]).
+async fn answer(state: &AppState, output: Output, inputs: &[String], slot: Slot) -> Response {
     let mut writer = Writer::new(output, inputs.len());
     for input in inputs {
         let result = state.lookup.lookup_cached(input).await;
         writer.entry(input, &Entry::of(result.map(|a| a.info)));
     }
-    let mut response = Response::new(Body::from(writer.finish()));
+    let mut response = Response::new(Body::new(SlotBody::new(writer.finish(), slot)));
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,

@@ -155,6 +155,13 @@ impl IpLookupMcp {
             ));
         }
         self.take_tokens(&parts, params.ips.len())?;
+        // A batch slot while the answers are built (rmcp sends them after).
+        let Some(_slot) = self.state.batch_slots.take().await else {
+            return Err(format!(
+                "{}: every batch slot is busy; retry in 1 s",
+                ErrorCode::Overloaded
+            ));
+        };
         let results = super::batch::lookup_all(&self.state, &params.ips).await;
         Ok(Json(LookupManyResults { results }))
     }

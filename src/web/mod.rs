@@ -40,6 +40,7 @@ pub mod respond;
 pub mod router;
 pub mod routes;
 pub mod schema;
+pub mod slots;
 pub mod state;
 
 pub use batch::DEFAULT_BATCH_LIMIT;

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::client::TrustedProxies;
 use super::origin::{FamilyOrigins, PublicUrl, WebOrigin};
 use super::ratelimit::RateLimiter;
+use super::slots::BatchSlots;
 use crate::lookup::Lookup;
 
 /// What every handler can reach.
@@ -31,6 +32,9 @@ pub struct AppState {
     pub families: Arc<FamilyOrigins>,
     /// `--batch-limit`: most addresses in one batch (see [`super::batch`]).
     pub batch_limit: usize,
+    /// `--batch-max-in-flight`: batch answers built or unsent at once (see
+    /// [`super::slots`]).
+    pub batch_slots: BatchSlots,
 }
 
 /// Limits that protect the service from slow or oversized requests.
@@ -47,8 +51,10 @@ pub struct Limits {
     pub max_uri_bytes: usize,
     /// Requests handled at once; more wait their turn.
     pub max_in_flight: usize,
-    /// Longest wait for a turn; then 503 with `Retry-After`.
+    /// Longest wait for a turn (and for a batch slot); then 503 with `Retry-After`.
     pub queue_timeout: Duration,
+    /// Batch answers built or waiting to be sent at once (see [`super::slots`]).
+    pub batch_max_in_flight: usize,
     /// Connections open at once; more are closed on arrival.
     pub max_connections: usize,
     /// Connections open at once from one address (IPv6: one /64); more are
@@ -67,6 +73,7 @@ impl Default for Limits {
             max_uri_bytes: 4096,
             max_in_flight: 1024,
             queue_timeout: Duration::from_secs(1),
+            batch_max_in_flight: super::slots::DEFAULT_BATCH_MAX_IN_FLIGHT,
             max_connections: 10_000,
             max_connections_per_ip: 256,
             idle_timeout: Duration::from_secs(60),

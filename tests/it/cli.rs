@@ -470,6 +470,11 @@ const OUT_OF_RANGE: &[(&str, &str, &[&str])] = &[
         "IPLOOKUP_MAX_IN_FLIGHT",
         &["0", "18446744073709551615"],
     ),
+    (
+        "--batch-max-in-flight",
+        "IPLOOKUP_BATCH_MAX_IN_FLIGHT",
+        &["0", "10001", "many"],
+    ),
 ];
 
 #[test]

@@ -1350,3 +1350,132 @@ async fn the_binary_frees_what_zero_window_http2_clients_pin() {
     );
     drop(conns);
 }
+
+// ---------------------------------------------------------------------------
+// (f) batches: what answers a client never reads may hold
+// ---------------------------------------------------------------------------
+
+/// A batch body of 1,000 distinct public addresses (`text/plain`), the
+/// `n`-th of a series (no two bodies share an address).
+fn batch_body(n: u32) -> axum::body::Bytes {
+    let mut body = String::with_capacity(16 * 1000);
+    for i in 0..1000u32 {
+        let k = n * 1000 + i;
+        // 11.0.0.0/8 onwards: public, in the data, away from special blocks.
+        body.push_str(&format!(
+            "{}.{}.{}.{}\n",
+            11 + k / 65536 % 100,
+            k / 256 % 256,
+            k % 256,
+            1 + n % 250
+        ));
+    }
+    body.into()
+}
+
+/// A batch POST for h2.
+fn h2_batch(addr: SocketAddr) -> axum::http::Request<()> {
+    axum::http::Request::post(format!("http://{addr}/api/v1/ip"))
+        .header("content-type", "text/plain")
+        .body(())
+        .unwrap()
+}
+
+/// Sends `streams` batches on a new zero-window h2c connection; the status
+/// of each answer's head, and the connection (kept open by the caller).
+async fn stalled_batches(
+    addr: SocketAddr,
+    first: u32,
+    streams: u32,
+) -> (
+    Vec<u16>,
+    Vec<h2::RecvStream>,
+    (
+        h2::client::SendRequest<axum::body::Bytes>,
+        tokio::task::JoinHandle<Result<(), h2::Error>>,
+    ),
+) {
+    let (mut send, _ping, conn) = h2c(addr, Some(0)).await;
+    let mut pending = Vec::new();
+    for n in first..first + streams {
+        send = send.ready().await.expect("a stream slot");
+        let (response, mut body) = send
+            .send_request(h2_batch(addr), false)
+            .expect("request sent");
+        body.send_data(batch_body(n), true).expect("body sent");
+        pending.push(response);
+    }
+    let mut statuses = Vec::new();
+    let mut bodies = Vec::new();
+    for response in pending {
+        let response = response.await.expect("response head");
+        statuses.push(response.status().as_u16());
+        bodies.push(response.into_body());
+    }
+    (statuses, bodies, (send, conn))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_answers_nobody_reads_hold_at_most_the_batch_slots() {
+    let _serial = serial();
+    let bin = support::proc::serve(&[
+        "--no-reverse-dns",
+        "--request-timeout",
+        "4",
+        "--batch-max-in-flight",
+        "4",
+    ]);
+    let pid = bin.pid();
+    // Warm up: one batch read whole, so its allocations are in the baseline.
+    let client = support::client();
+    let warm = client
+        .post(format!("{}/api/v1/ip", bin.base))
+        .header("content-type", "text/plain")
+        .body(batch_body(999).to_vec())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(warm.status(), 200);
+    warm.bytes().await.unwrap();
+    let before = rss_of(pid);
+
+    // The attack: two zero-window connections, 100 batches each.
+    let opened = Instant::now();
+    let (a, bodies_a, conn_a) = stalled_batches(bin.addr, 0, 100).await;
+    let (b, bodies_b, conn_b) = stalled_batches(bin.addr, 100, 100).await;
+    let stalled = rss_of(pid);
+    let statuses: Vec<u16> = a.into_iter().chain(b).collect();
+    let ok = statuses.iter().filter(|s| **s == 200).count();
+    let busy = statuses.iter().filter(|s| **s == 503).count();
+    eprintln!(
+        "server RSS: before {before} KiB, 200 stalled batches {stalled} KiB (+{} KiB); \
+         {ok} answered, {busy} refused with 503, in {:?}",
+        stalled.saturating_sub(before),
+        opened.elapsed()
+    );
+    assert_eq!(ok, 4, "as many answers as batch slots: {statuses:?}");
+    assert_eq!(busy, 196, "the others refused: {statuses:?}");
+    // Four answers of ~0.5 MB, the bodies read and the streams' buffers.
+    assert!(
+        stalled < before + 24 * 1024,
+        "200 stalled batches took {} KiB",
+        stalled.saturating_sub(before)
+    );
+    // Single lookups are served meanwhile.
+    let (status, _) = timed_get(&format!("{}/api/v1/ip/8.8.8.8", bin.base))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+
+    // Once the stalled answers are reset (the send deadline), the slots are free.
+    tokio::time::sleep(Duration::from_secs(5).saturating_sub(opened.elapsed())).await;
+    let again = client
+        .post(format!("{}/api/v1/ip", bin.base))
+        .header("content-type", "text/plain")
+        .body(batch_body(998).to_vec())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 200);
+    drop((bodies_a, bodies_b, conn_a, conn_b));
+}

@@ -294,6 +294,18 @@ pub struct ServeArgs {
         value_name = "N"
     )]
     pub batch_limit: usize,
+    /// Batch answers (POST /api/v1/ip) built or not yet sent at once
+    /// (1..=10000); a batch waits up to --queue-timeout for one, then gets 503.
+    /// Memory held by batch answers stays below this times the largest answer
+    /// (about 0.3 MB per 1,000 addresses).
+    #[arg(
+        long,
+        env = "IPLOOKUP_BATCH_MAX_IN_FLIGHT",
+        default_value_t = iplookup::web::slots::DEFAULT_BATCH_MAX_IN_FLIGHT,
+        value_parser = bounds::count::<usize>(iplookup::web::slots::BATCH_MAX_IN_FLIGHT_RANGE),
+        value_name = "N"
+    )]
+    pub batch_max_in_flight: usize,
     /// Connections open at once; further connections are closed on arrival (1..=1000000).
     #[arg(
         long,

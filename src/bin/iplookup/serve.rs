@@ -72,6 +72,7 @@ pub fn run_serve(args: ServeArgs, shutdown: impl Future<Output = ()>) -> anyhow:
             request_timeout: args.request_timeout,
             max_in_flight: args.max_in_flight,
             queue_timeout: Duration::from_secs_f64(args.queue_timeout),
+            batch_max_in_flight: args.batch_max_in_flight,
             max_connections: args.max_connections,
             max_connections_per_ip: args.max_connections_per_ip,
             idle_timeout: args.idle_timeout,

@@ -102,11 +102,19 @@ fn uri_too_long(route: &Route) -> Response {
 }
 
 fn unavailable(route: &Route) -> Response {
-    let description = "Every request slot stayed busy for the queue timeout (`--queue-timeout`, 1 s \
+    let mut description =
+        "Every request slot stayed busy for the queue timeout (`--queue-timeout`, 1 s \
          by default; Error `overloaded`, `Retry-After`), or the request ran past the request \
-         timeout (empty body). `/healthz` and `/metrics` never wait for a slot";
+         timeout (empty body). `/healthz` and `/metrics` never wait for a slot"
+            .to_owned();
+    if route.template == routes::API_IP_BATCH.template {
+        description.push_str(
+            ". A batch also waits at most the queue timeout for one of the batch slots \
+             (`--batch-max-in-flight`, 16 by default; held until its answer is sent)",
+        );
+    }
     let builder = ResponseBuilder::new().header("Retry-After", retry_after());
-    errors(route, description, builder).build()
+    errors(route, &description, builder).build()
 }
 
 fn body_timeout(route: &Route) -> Response {
