@@ -4,9 +4,15 @@
 //! arrival and counted in `iplookup_connections_refused_total{reason}`.
 //! Trusted proxies (`--trusted-proxy`) carry many callers on their
 //! connections: only the global cap applies to them.
+//!
+//! The connections of one address also share one [`Share`] of answers
+//! waiting to be sent ([`PER_ADDRESS_UNSENT`] bytes), and all connections
+//! one global share ([`TOTAL_UNSENT`]); the server's HTTP/2 streams draw on
+//! both (`server::unsent`).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -32,19 +38,69 @@ impl Refused {
     }
 }
 
+/// Bytes of answers to one address that may wait to be sent at once.
+pub const PER_ADDRESS_UNSENT: usize = 8 * 1024 * 1024;
+/// Bytes of answers to all addresses that may wait to be sent at once.
+pub const TOTAL_UNSENT: usize = 128 * 1024 * 1024;
+
+/// A budget of bytes, drawn on and given back.
+#[derive(Debug)]
+pub struct Share {
+    cap: usize,
+    used: AtomicUsize,
+}
+
+impl Share {
+    /// A budget of `cap` bytes.
+    pub fn new(cap: usize) -> Self {
+        Share {
+            cap,
+            used: AtomicUsize::new(0),
+        }
+    }
+
+    /// Takes `bytes`, unless that would pass the cap.
+    pub fn take(&self, bytes: usize) -> bool {
+        let mut used = self.used.load(Ordering::Relaxed);
+        loop {
+            let Some(next) = used.checked_add(bytes).filter(|n| *n <= self.cap) else {
+                return false;
+            };
+            match self
+                .used
+                .compare_exchange_weak(used, next, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => return true,
+                Err(now) => used = now,
+            }
+        }
+    }
+
+    /// Gives back `bytes` taken before.
+    pub fn give_back(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::AcqRel);
+    }
+
+    /// Bytes taken now.
+    pub fn used(&self) -> usize {
+        self.used.load(Ordering::Relaxed)
+    }
+}
+
 /// The two caps, shared by every accepted connection.
 #[derive(Debug, Clone)]
 pub struct Admission {
     global: Arc<Semaphore>,
     per_ip: Arc<PerIp>,
     exempt: Arc<TrustedProxies>,
+    unsent: Arc<Share>,
 }
 
-/// Open connections by address key.
+/// Open connections and their share by address key.
 #[derive(Debug)]
 struct PerIp {
     max: u32,
-    open: Mutex<HashMap<u128, u32>>,
+    open: Mutex<HashMap<u128, (u32, Arc<Share>)>>,
 }
 
 impl Admission {
@@ -58,6 +114,7 @@ impl Admission {
                 open: Mutex::new(HashMap::new()),
             }),
             exempt,
+            unsent: Arc::new(Share::new(TOTAL_UNSENT)),
         }
     }
 
@@ -86,27 +143,31 @@ impl Admission {
         };
         Ok(Admitted {
             _global: global,
-            slot: slot.map(|key| (self.per_ip.clone(), key)),
+            unsent: self.unsent.clone(),
+            slot: slot.map(|(key, share)| (self.per_ip.clone(), key, share)),
         })
     }
 }
 
 impl PerIp {
-    /// Counts one more connection for `key`, unless it is at the cap.
-    fn take(&self, key: u128) -> Result<u128, Refused> {
+    /// Counts one more connection for `key`, unless it is at the cap; the
+    /// key and the address's share of unsent answers.
+    fn take(&self, key: u128) -> Result<(u128, Arc<Share>), Refused> {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = open.entry(key).or_insert(0);
+        let (count, share) = open
+            .entry(key)
+            .or_insert_with(|| (0, Arc::new(Share::new(PER_ADDRESS_UNSENT))));
         if *count >= self.max {
             return Err(Refused::MaxConnectionsPerIp);
         }
         *count += 1;
-        Ok(key)
+        Ok((key, share.clone()))
     }
 
     /// Counts one connection of `key` fewer (forgets the key at zero).
     fn give_back(&self, key: u128) {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(count) = open.get_mut(&key) {
+        if let Some((count, _)) = open.get_mut(&key) {
             *count -= 1;
             if *count == 0 {
                 open.remove(&key);
@@ -128,12 +189,22 @@ fn key(ip: IpAddr) -> u128 {
 #[derive(Debug)]
 pub struct Admitted {
     _global: OwnedSemaphorePermit,
-    slot: Option<(Arc<PerIp>, u128)>,
+    unsent: Arc<Share>,
+    slot: Option<(Arc<PerIp>, u128, Arc<Share>)>,
+}
+
+impl Admitted {
+    /// The shares of unsent answers this connection draws on: all
+    /// connections' and, unless it comes from a trusted proxy, its address's.
+    pub fn unsent(&self) -> (Arc<Share>, Option<Arc<Share>>) {
+        let address = self.slot.as_ref().map(|(_, _, share)| share.clone());
+        (self.unsent.clone(), address)
+    }
 }
 
 impl Drop for Admitted {
     fn drop(&mut self) {
-        if let Some((per_ip, key)) = &self.slot {
+        if let Some((per_ip, key, _)) = &self.slot {
             per_ip.give_back(*key);
         }
     }
@@ -186,5 +257,34 @@ mod tests {
         );
         drop(held);
         assert!(a.admit(ip("192.0.2.9")).is_ok());
+    }
+
+    #[test]
+    fn connections_of_one_address_share_one_budget_and_proxies_have_none() {
+        let a = admission(10, 5, &["10.0.0.0/8"]);
+        let one = a.admit(ip("192.0.2.1")).unwrap();
+        let two = a.admit(ip("192.0.2.1")).unwrap();
+        let (total, mine) = one.unsent();
+        let (_, also_mine) = two.unsent();
+        let (mine, also_mine) = (mine.unwrap(), also_mine.unwrap());
+        assert!(Arc::ptr_eq(&mine, &also_mine));
+        assert!(mine.take(PER_ADDRESS_UNSENT));
+        assert!(!also_mine.take(1), "the address's budget is spent");
+        let other = a.admit(ip("192.0.2.2")).unwrap();
+        assert!(
+            other.unsent().1.unwrap().take(1),
+            "another address has its own"
+        );
+        mine.give_back(PER_ADDRESS_UNSENT);
+        assert!(also_mine.take(1));
+        assert!(
+            total.take(TOTAL_UNSENT) && !total.take(1),
+            "the total caps all"
+        );
+        let proxy = a.admit(ip("10.1.2.3")).unwrap();
+        assert!(
+            proxy.unsent().1.is_none(),
+            "a proxy only draws on the total"
+        );
     }
 }

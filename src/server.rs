@@ -11,6 +11,7 @@ mod deadline;
 pub mod nofile;
 mod service;
 mod tls;
+mod unsent;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -251,10 +252,12 @@ async fn accept_until(
 async fn handle(
     stream: TcpStream,
     peer: SocketAddr,
-    _admitted: Admitted,
+    admitted: Admitted,
     server: Arc<Server>,
     mut stopping: watch::Receiver<bool>,
 ) {
+    let (total, address) = admitted.unsent();
+    let shares = unsent::Shares { total, address };
     // A response is written as soon as it is ready, not held back by Nagle.
     if let Err(e) = stream.set_nodelay(true) {
         tracing::debug!(error = %e, "cannot set TCP_NODELAY");
@@ -262,7 +265,17 @@ async fn handle(
     let settings = &server.settings;
     let routes = server.routes.clone();
     match &server.tls {
-        None => connection::serve(TokioIo::new(stream), peer, routes, settings, stopping).await,
+        None => {
+            connection::serve(
+                TokioIo::new(stream),
+                peer,
+                routes,
+                shares,
+                settings,
+                stopping,
+            )
+            .await
+        }
         Some(tls) => {
             let handshake = tokio::time::timeout(settings.header_timeout, tls.accept(stream));
             let stream = tokio::select! {
@@ -273,7 +286,15 @@ async fn handle(
                 },
                 _ = stopping.wait_for(|stop| *stop) => return,
             };
-            connection::serve(TokioIo::new(stream), peer, routes, settings, stopping).await;
+            connection::serve(
+                TokioIo::new(stream),
+                peer,
+                routes,
+                shares,
+                settings,
+                stopping,
+            )
+            .await;
         }
     }
 }

@@ -13,7 +13,8 @@
 //! Within a connection, hyper enforces the header read timeout and the
 //! header size limit (HTTP/1.1, 431 above it), and HTTP/2's limits: 100
 //! concurrent streams, the header list size, keep-alive PINGs; each HTTP/2
-//! response must be sent within `request_timeout` ([`deadline`](super::deadline)).
+//! response must be sent within `request_timeout` ([`deadline`](super::deadline))
+//! and fit its address's share of unsent answers ([`unsent`](super::unsent)).
 
 use std::net::SocketAddr;
 use std::pin::pin;
@@ -28,6 +29,7 @@ use tokio::sync::watch;
 use super::activity::{Activity, Snapshot};
 use super::deadline::{Handoff, StreamExecutor};
 use super::service::ConnService;
+use super::unsent::Shares;
 use crate::web::hot::Routes;
 
 /// Concurrent HTTP/2 streams per connection (as most servers: nginx 128, Envoy 100).
@@ -50,11 +52,13 @@ pub struct Settings {
 }
 
 /// Serves `io`, a connection from `peer`, until it closes, the watchdog
-/// closes it, or `shutdown` turns true.
+/// closes it, or `shutdown` turns true; its HTTP/2 answers are charged to
+/// `shares` ([`unsent`](super::unsent)).
 pub async fn serve<I>(
     io: I,
     peer: SocketAddr,
     routes: Routes,
+    shares: Shares,
     settings: &Settings,
     mut shutdown: watch::Receiver<bool>,
 ) where
@@ -63,7 +67,7 @@ pub async fn serve<I>(
     let activity = Arc::new(Activity::new());
     let handoff = Arc::new(Handoff::default());
     let builder = builder(settings, handoff.clone());
-    let service = ConnService::new(routes, peer, activity.clone(), handoff);
+    let service = ConnService::new(routes, peer, activity.clone(), handoff, shares);
     let mut conn = pin!(builder.serve_connection(io, service));
     let first_look = settings.header_timeout.min(settings.idle_timeout);
     let timer = tokio::time::sleep_until((activity.epoch() + first_look).into());

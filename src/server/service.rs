@@ -2,10 +2,10 @@
 //! ([`Routes::call_from`], with the peer's address for the handlers), counts
 //! it in the connection's [`Activity`] while it runs, and, for an HTTP/2
 //! request, stamps the moment its response is ready for the stream's send
-//! deadline ([`deadline`](super::deadline)).
+//! deadline ([`deadline`](super::deadline)) and charges it to the client's
+//! share of unsent answers ([`unsent`](super::unsent)).
 
 use std::cell::RefCell;
-use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -18,6 +18,7 @@ use hyper::body::Incoming;
 
 use super::activity::Activity;
 use super::deadline::{Handoff, Stamp};
+use super::unsent::{Shares, Shed};
 use crate::web::hot::{Routes, RoutesFuture};
 
 /// The service of one connection.
@@ -28,6 +29,7 @@ pub struct ConnService {
     peer: SocketAddr,
     activity: Arc<Activity>,
     handoff: Arc<Handoff>,
+    shares: Shares,
 }
 
 impl ConnService {
@@ -36,50 +38,57 @@ impl ConnService {
         peer: SocketAddr,
         activity: Arc<Activity>,
         handoff: Arc<Handoff>,
+        shares: Shares,
     ) -> Self {
         ConnService {
             routes: RefCell::new(routes),
             peer,
             activity,
             handoff,
+            shares,
         }
     }
 }
 
 impl hyper::service::Service<Request<Incoming>> for ConnService {
     type Response = Response;
-    type Error = Infallible;
+    type Error = Shed;
     type Future = Tracked;
 
     fn call(&self, request: Request<Incoming>) -> Tracked {
-        let stamp = (request.version() == Version::HTTP_2).then(|| self.handoff.give());
+        let http2 = (request.version() == Version::HTTP_2)
+            .then(|| (self.handoff.give(), self.shares.clone()));
         self.activity.start();
         let inner = self.routes.borrow_mut().call_from(request, self.peer);
         Tracked {
             inner,
             activity: self.activity.clone(),
-            stamp,
+            http2,
         }
     }
 }
 
-/// A request's answer, counted in flight until it is ready or dropped.
+/// A request's answer, counted in flight until it is ready or dropped;
+/// for HTTP/2, stamped for the send deadline and charged to the shares.
 pub struct Tracked {
     inner: RoutesFuture,
     activity: Arc<Activity>,
-    stamp: Option<Stamp>,
+    http2: Option<(Stamp, Shares)>,
 }
 
 impl Future for Tracked {
-    type Output = Result<Response, Infallible>;
+    type Output = Result<Response, Shed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let response = ready!(Pin::new(&mut this.inner).poll(cx));
-        if let Some(stamp) = &this.stamp {
-            stamp.ready();
-        }
-        Poll::Ready(response)
+        let Ok(response) = ready!(Pin::new(&mut this.inner).poll(cx));
+        Poll::Ready(match &this.http2 {
+            Some((stamp, shares)) => {
+                stamp.ready();
+                shares.charge(response)
+            }
+            None => Ok(response),
+        })
     }
 }
 

@@ -943,7 +943,18 @@ async fn h2c(
     h2::PingPong,
     tokio::task::JoinHandle<Result<(), h2::Error>>,
 ) {
-    let tcp = TcpStream::connect(addr).await.expect("connect");
+    h2c_from(TcpStream::connect(addr).await.expect("connect"), window).await
+}
+
+/// [`h2c`] on a connection already open.
+async fn h2c_from(
+    tcp: TcpStream,
+    window: Option<u32>,
+) -> (
+    h2::client::SendRequest<axum::body::Bytes>,
+    h2::PingPong,
+    tokio::task::JoinHandle<Result<(), h2::Error>>,
+) {
     let mut builder = h2::client::Builder::new();
     if let Some(w) = window {
         builder.initial_window_size(w);
@@ -1478,4 +1489,98 @@ async fn batch_answers_nobody_reads_hold_at_most_the_batch_slots() {
         .unwrap();
     assert_eq!(again.status(), 200);
     drop((bodies_a, bodies_b, conn_a, conn_b));
+}
+
+// ---------------------------------------------------------------------------
+// (g) answers one address does not read: its share of unsent bytes
+// ---------------------------------------------------------------------------
+
+/// Opens `streams` zero-window HTTP/2 streams for `path` as HTML on a new
+/// connection from `from`; the status of each answer's head (0 for a stream
+/// the server reset), the bodies and the connection (kept open by the caller).
+async fn stalled_pages(
+    server: SocketAddr,
+    from: &str,
+    path: &str,
+    streams: usize,
+) -> (
+    Vec<u16>,
+    Vec<h2::RecvStream>,
+    (
+        h2::client::SendRequest<axum::body::Bytes>,
+        tokio::task::JoinHandle<Result<(), h2::Error>>,
+    ),
+) {
+    let tcp = connect_from(from, server).await.expect("connect");
+    let (mut send, _ping, conn) = h2c_from(tcp, Some(0)).await;
+    let mut pending = Vec::new();
+    for _ in 0..streams {
+        send = send.ready().await.expect("a stream slot");
+        let (response, _) = send
+            .send_request(h2_get(server, path, "text/html"), true)
+            .expect("request sent");
+        pending.push(response);
+    }
+    let mut statuses = Vec::new();
+    let mut bodies = Vec::new();
+    for response in pending {
+        match response.await {
+            Ok(response) => {
+                statuses.push(response.status().as_u16());
+                bodies.push(response.into_body());
+            }
+            Err(e) => {
+                assert!(e.is_reset(), "{e:?}");
+                statuses.push(0);
+            }
+        }
+    }
+    (statuses, bodies, (send, conn))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_holds_at_most_its_share_of_unsent_answers() {
+    let _serial = serial();
+    let bin = support::proc::serve(&["--no-reverse-dns", "--request-timeout", "4"]);
+    let pid = bin.pid();
+    let (status, _) = timed_get(&format!("{}/8.8.8.8", bin.base)).await.unwrap();
+    assert_eq!(status, 200);
+    let before = rss_of(pid);
+
+    // The attack: 40 zero-window connections from one address, 100 HTML
+    // pages (about 12 KB each) on each.
+    let opened = Instant::now();
+    let mut statuses = Vec::new();
+    let mut held = Vec::new();
+    for _ in 0..40 {
+        let (s, bodies, conn) = stalled_pages(bin.addr, "127.0.0.1", "/8.8.8.8", 100).await;
+        statuses.extend(s);
+        held.push((bodies, conn));
+    }
+    let stalled = rss_of(pid);
+    let ok = statuses.iter().filter(|s| **s == 200).count();
+    let busy = statuses.iter().filter(|s| **s == 0).count();
+    eprintln!(
+        "server RSS: before {before} KiB, 4,000 stalled pages from one address {stalled} KiB \
+         (+{} KiB); {ok} answered, {busy} reset, in {:?}",
+        stalled.saturating_sub(before),
+        opened.elapsed()
+    );
+    assert_eq!(ok + busy, 4000, "only answers and resets: {statuses:?}");
+    assert!(busy > 0, "the address's share was never reached");
+    assert!(
+        stalled < before + 24 * 1024,
+        "4,000 stalled pages took {} KiB",
+        stalled.saturating_sub(before)
+    );
+
+    // Another address gets its pages meanwhile, on HTTP/2 too.
+    let (other, _bodies, _conn) = stalled_pages(bin.addr, "127.0.0.2", "/8.8.8.8", 10).await;
+    assert_eq!(other, vec![200; 10]);
+
+    // Once the stalled answers are reset (the send deadline), the share is back.
+    tokio::time::sleep(Duration::from_secs(5).saturating_sub(opened.elapsed())).await;
+    let (again, _bodies, _conn) = stalled_pages(bin.addr, "127.0.0.1", "/8.8.8.8", 10).await;
+    assert_eq!(again, vec![200; 10]);
+    drop(held);
 }
