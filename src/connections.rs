@@ -5,10 +5,10 @@
 //! Trusted proxies (`--trusted-proxy`) carry many callers on their
 //! connections: only the global cap applies to them.
 //!
-//! The connections of one address also share one [`Share`] of answers
-//! waiting to be sent ([`PER_ADDRESS_UNSENT`] bytes), and all connections
-//! one global share ([`TOTAL_UNSENT`]); the server's HTTP/2 streams draw on
-//! both (`server::unsent`).
+//! The connections of one address also share its [`Address`] budgets:
+//! requests in flight (`max_requests_per_ip`; more get 503 at once, see
+//! `server::service`), and answers waiting to be sent ([`PER_ADDRESS_UNSENT`]
+//! bytes, beside the global [`TOTAL_UNSENT`]; see `server::unsent`).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -87,6 +87,15 @@ impl Share {
     }
 }
 
+/// What the connections of one address share.
+#[derive(Debug)]
+pub struct Address {
+    /// Its requests in flight (a count).
+    pub requests: Share,
+    /// Its HTTP/2 answers waiting to be sent (bytes).
+    pub unsent: Share,
+}
+
 /// The two caps, shared by every accepted connection.
 #[derive(Debug, Clone)]
 pub struct Admission {
@@ -96,21 +105,29 @@ pub struct Admission {
     unsent: Arc<Share>,
 }
 
-/// Open connections and their share by address key.
+/// Open connections and their shares by address key.
 #[derive(Debug)]
 struct PerIp {
     max: u32,
-    open: Mutex<HashMap<u128, (u32, Arc<Share>)>>,
+    max_requests: usize,
+    open: Mutex<HashMap<u128, (u32, Arc<Address>)>>,
 }
 
 impl Admission {
-    /// At most `max` connections in all and `max_per_ip` per address; the
-    /// addresses in `exempt` only count against `max`.
-    pub fn new(max: usize, max_per_ip: usize, exempt: Arc<TrustedProxies>) -> Self {
+    /// At most `max` connections in all and `max_per_ip` per address, and
+    /// `max_requests_per_ip` requests in flight per address; the addresses
+    /// in `exempt` only count against `max`.
+    pub fn new(
+        max: usize,
+        max_per_ip: usize,
+        max_requests_per_ip: usize,
+        exempt: Arc<TrustedProxies>,
+    ) -> Self {
         Admission {
             global: Arc::new(Semaphore::new(max.max(1))),
             per_ip: Arc::new(PerIp {
                 max: u32::try_from(max_per_ip.max(1)).unwrap_or(u32::MAX),
+                max_requests: max_requests_per_ip.max(1),
                 open: Mutex::new(HashMap::new()),
             }),
             exempt,
@@ -144,24 +161,28 @@ impl Admission {
         Ok(Admitted {
             _global: global,
             unsent: self.unsent.clone(),
-            slot: slot.map(|(key, share)| (self.per_ip.clone(), key, share)),
+            slot: slot.map(|(key, address)| (self.per_ip.clone(), key, address)),
         })
     }
 }
 
 impl PerIp {
     /// Counts one more connection for `key`, unless it is at the cap; the
-    /// key and the address's share of unsent answers.
-    fn take(&self, key: u128) -> Result<(u128, Arc<Share>), Refused> {
+    /// key and what the address's connections share.
+    fn take(&self, key: u128) -> Result<(u128, Arc<Address>), Refused> {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        let (count, share) = open
-            .entry(key)
-            .or_insert_with(|| (0, Arc::new(Share::new(PER_ADDRESS_UNSENT))));
+        let (count, address) = open.entry(key).or_insert_with(|| {
+            let address = Address {
+                requests: Share::new(self.max_requests),
+                unsent: Share::new(PER_ADDRESS_UNSENT),
+            };
+            (0, Arc::new(address))
+        });
         if *count >= self.max {
             return Err(Refused::MaxConnectionsPerIp);
         }
         *count += 1;
-        Ok((key, share.clone()))
+        Ok((key, address.clone()))
     }
 
     /// Counts one connection of `key` fewer (forgets the key at zero).
@@ -190,14 +211,15 @@ fn key(ip: IpAddr) -> u128 {
 pub struct Admitted {
     _global: OwnedSemaphorePermit,
     unsent: Arc<Share>,
-    slot: Option<(Arc<PerIp>, u128, Arc<Share>)>,
+    slot: Option<(Arc<PerIp>, u128, Arc<Address>)>,
 }
 
 impl Admitted {
-    /// The shares of unsent answers this connection draws on: all
-    /// connections' and, unless it comes from a trusted proxy, its address's.
-    pub fn unsent(&self) -> (Arc<Share>, Option<Arc<Share>>) {
-        let address = self.slot.as_ref().map(|(_, _, share)| share.clone());
+    /// The budgets this connection draws on: all connections' share of
+    /// unsent answers and, unless it comes from a trusted proxy, what its
+    /// address's connections share.
+    pub fn shares(&self) -> (Arc<Share>, Option<Arc<Address>>) {
+        let address = self.slot.as_ref().map(|(_, _, address)| address.clone());
         (self.unsent.clone(), address)
     }
 }
@@ -216,7 +238,7 @@ mod tests {
 
     fn admission(max: usize, per_ip: usize, exempt: &[&str]) -> Admission {
         let nets = exempt.iter().map(|n| n.parse().unwrap()).collect();
-        Admission::new(max, per_ip, Arc::new(TrustedProxies::new(nets)))
+        Admission::new(max, per_ip, 4, Arc::new(TrustedProxies::new(nets)))
     }
 
     fn ip(s: &str) -> IpAddr {
@@ -264,26 +286,28 @@ mod tests {
         let a = admission(10, 5, &["10.0.0.0/8"]);
         let one = a.admit(ip("192.0.2.1")).unwrap();
         let two = a.admit(ip("192.0.2.1")).unwrap();
-        let (total, mine) = one.unsent();
-        let (_, also_mine) = two.unsent();
+        let (total, mine) = one.shares();
+        let (_, also_mine) = two.shares();
         let (mine, also_mine) = (mine.unwrap(), also_mine.unwrap());
         assert!(Arc::ptr_eq(&mine, &also_mine));
-        assert!(mine.take(PER_ADDRESS_UNSENT));
-        assert!(!also_mine.take(1), "the address's budget is spent");
+        assert!(mine.unsent.take(PER_ADDRESS_UNSENT));
+        assert!(!also_mine.unsent.take(1), "the address's budget is spent");
+        assert!((0..4).all(|_| mine.requests.take(1)) && !also_mine.requests.take(1));
         let other = a.admit(ip("192.0.2.2")).unwrap();
+        let theirs = other.shares().1.unwrap();
         assert!(
-            other.unsent().1.unwrap().take(1),
+            theirs.unsent.take(1) && theirs.requests.take(1),
             "another address has its own"
         );
-        mine.give_back(PER_ADDRESS_UNSENT);
-        assert!(also_mine.take(1));
+        mine.unsent.give_back(PER_ADDRESS_UNSENT);
+        assert!(also_mine.unsent.take(1));
         assert!(
             total.take(TOTAL_UNSENT) && !total.take(1),
             "the total caps all"
         );
         let proxy = a.admit(ip("10.1.2.3")).unwrap();
         assert!(
-            proxy.unsent().1.is_none(),
+            proxy.shares().1.is_none(),
             "a proxy only draws on the total"
         );
     }

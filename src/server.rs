@@ -9,6 +9,7 @@ mod activity;
 pub mod connection;
 mod deadline;
 pub mod nofile;
+mod per_address;
 mod service;
 mod tls;
 mod unsent;
@@ -166,6 +167,7 @@ pub async fn run(
     let admission = Admission::new(
         limits.max_connections,
         limits.max_connections_per_ip,
+        limits.max_in_flight_per_ip,
         proxies,
     );
     let (stop, stopping) = watch::channel(false);
@@ -256,7 +258,7 @@ async fn handle(
     server: Arc<Server>,
     mut stopping: watch::Receiver<bool>,
 ) {
-    let (total, address) = admitted.unsent();
+    let (total, address) = admitted.shares();
     let shares = unsent::Shares { total, address };
     // A response is written as soon as it is ready, not held back by Nagle.
     if let Err(e) = stream.set_nodelay(true) {

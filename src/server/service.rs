@@ -3,7 +3,9 @@
 //! it in the connection's [`Activity`] while it runs, and, for an HTTP/2
 //! request, stamps the moment its response is ready for the stream's send
 //! deadline ([`deadline`](super::deadline)) and charges it to the client's
-//! share of unsent answers ([`unsent`](super::unsent)).
+//! share of unsent answers ([`unsent`](super::unsent)). A request from an
+//! address at its cap of requests in flight is answered 503 at once
+//! ([`per_address`](super::per_address)).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -18,6 +20,7 @@ use hyper::body::Incoming;
 
 use super::activity::Activity;
 use super::deadline::{Handoff, Stamp};
+use super::per_address::{self, Counted};
 use super::unsent::{Shares, Shed};
 use crate::web::hot::{Routes, RoutesFuture};
 
@@ -59,11 +62,21 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
         let http2 = (request.version() == Version::HTTP_2)
             .then(|| (self.handoff.give(), self.shares.clone()));
         self.activity.start();
-        let inner = self.routes.borrow_mut().call_from(request, self.peer);
+        let (inner, counted) =
+            match per_address::count(self.shares.address.as_ref(), request.uri().path()) {
+                Ok(counted) => {
+                    let answer = self.routes.borrow_mut().call_from(request, self.peer);
+                    (Inner::Answer(answer), counted)
+                }
+                Err(per_address::OverCap) => {
+                    (Inner::Refused(Some(per_address::overloaded())), None)
+                }
+            };
         Tracked {
             inner,
             activity: self.activity.clone(),
             http2,
+            _counted: counted,
         }
     }
 }
@@ -71,9 +84,16 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
 /// A request's answer, counted in flight until it is ready or dropped;
 /// for HTTP/2, stamped for the send deadline and charged to the shares.
 pub struct Tracked {
-    inner: RoutesFuture,
+    inner: Inner,
     activity: Arc<Activity>,
     http2: Option<(Stamp, Shares)>,
+    _counted: Option<Counted>,
+}
+
+/// The answer of the routes, or the 503 of an address at its cap.
+enum Inner {
+    Answer(RoutesFuture),
+    Refused(Option<Response>),
 }
 
 impl Future for Tracked {
@@ -81,7 +101,13 @@ impl Future for Tracked {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let Ok(response) = ready!(Pin::new(&mut this.inner).poll(cx));
+        let response = match &mut this.inner {
+            Inner::Answer(answer) => {
+                let Ok(response) = ready!(Pin::new(answer).poll(cx));
+                response
+            }
+            Inner::Refused(refused) => refused.take().unwrap_or_default(),
+        };
         Poll::Ready(match &this.http2 {
             Some((stamp, shares)) => {
                 stamp.ready();

@@ -27,17 +27,18 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 use http_body::{Frame, SizeHint};
 
-use crate::connections::Share;
+use crate::connections::{Address, Share};
 
 /// Answers up to this size are not charged: a lookup's JSON (about 650
 /// bytes) never is.
 pub const SMALL: u64 = 4 * 1024;
 
-/// The shares one connection's answers are charged to.
+/// The shares one connection's answers are charged to: all connections'
+/// and (unless it comes from a trusted proxy) its address's.
 #[derive(Debug, Clone)]
 pub struct Shares {
     pub total: Arc<Share>,
-    pub address: Option<Arc<Share>>,
+    pub address: Option<Arc<Address>>,
 }
 
 impl Shares {
@@ -64,13 +65,13 @@ impl Shares {
 
     fn take(&self, bytes: usize) -> Option<Charge> {
         if let Some(address) = &self.address
-            && !address.take(bytes)
+            && !address.unsent.take(bytes)
         {
             return None;
         }
         if !self.total.take(bytes) {
             if let Some(address) = &self.address {
-                address.give_back(bytes);
+                address.unsent.give_back(bytes);
             }
             return None;
         }
@@ -92,7 +93,7 @@ impl Drop for Charge {
     fn drop(&mut self) {
         self.shares.total.give_back(self.bytes);
         if let Some(address) = &self.shares.address {
-            address.give_back(self.bytes);
+            address.unsent.give_back(self.bytes);
         }
     }
 }

@@ -51,6 +51,10 @@ pub struct Limits {
     pub max_uri_bytes: usize,
     /// Requests handled at once; more wait their turn.
     pub max_in_flight: usize,
+    /// Requests handled or waiting at once from one address (IPv6: one /64;
+    /// trusted proxies exempt); more get 503 at once. `/healthz` and
+    /// `/metrics` are not counted.
+    pub max_in_flight_per_ip: usize,
     /// Longest wait for a turn (and for a batch slot); then 503 with `Retry-After`.
     pub queue_timeout: Duration,
     /// Batch answers built or waiting to be sent at once (see [`super::slots`]).
@@ -72,6 +76,7 @@ impl Default for Limits {
             max_header_bytes: 16 * 1024,
             max_uri_bytes: 4096,
             max_in_flight: 1024,
+            max_in_flight_per_ip: 128,
             queue_timeout: Duration::from_secs(1),
             batch_max_in_flight: super::slots::DEFAULT_BATCH_MAX_IN_FLIGHT,
             max_connections: 10_000,

@@ -471,6 +471,11 @@ const OUT_OF_RANGE: &[(&str, &str, &[&str])] = &[
         &["0", "18446744073709551615"],
     ),
     (
+        "--max-in-flight-per-ip",
+        "IPLOOKUP_MAX_IN_FLIGHT_PER_IP",
+        &["0", "1000001"],
+    ),
+    (
         "--batch-max-in-flight",
         "IPLOOKUP_BATCH_MAX_IN_FLIGHT",
         &["0", "10001", "many"],

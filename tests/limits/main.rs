@@ -1584,3 +1584,89 @@ async fn one_address_holds_at_most_its_share_of_unsent_answers() {
     assert_eq!(again, vec![200; 10]);
     drop(held);
 }
+
+// ---------------------------------------------------------------------------
+// (h) requests in flight from one address
+// ---------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bodies_that_never_come_hold_at_most_their_address_share_of_slots() {
+    let _serial = serial();
+    let mut cfg = support::config();
+    cfg.limits.max_in_flight = 64;
+    cfg.limits.max_in_flight_per_ip = 16;
+    cfg.limits.header_timeout = Duration::from_secs(8);
+    let server = support::start(cfg).await;
+
+    // The attack: 4 connections from 127.0.0.1, 25 streams each announcing a
+    // body (`content-length: 100`) that never comes; each would hold one of
+    // the 64 request slots until the body deadline.
+    let mut held = Vec::new();
+    let mut conns = Vec::new();
+    let mut answered = Vec::new();
+    for _ in 0..4 {
+        let tcp = connect_from("127.0.0.1", server.addr)
+            .await
+            .expect("connect");
+        let (mut send, _ping, conn) = h2c_from(tcp, None).await;
+        for _ in 0..25 {
+            send = send.ready().await.expect("a stream slot");
+            let request = axum::http::Request::post(format!("http://{}/mcp", server.addr))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("content-length", "100")
+                .body(())
+                .unwrap();
+            let (response, body) = send.send_request(request, false).expect("request sent");
+            answered.push(response);
+            held.push(body);
+        }
+        conns.push((send, conn));
+    }
+    // The streams over the address's share are refused at once (which
+    // connection's streams the server counts first is a race); the others
+    // wait for their bodies.
+    let mut refused = 0;
+    let mut waiting = 0;
+    let deadline = Instant::now() + Duration::from_secs(2);
+    for response in answered.iter_mut() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, response).await {
+            Ok(Ok(r)) => {
+                assert_eq!(r.status(), 503);
+                assert_eq!(r.headers()["retry-after"], "1");
+                refused += 1;
+            }
+            Ok(Err(e)) => panic!("{e:?}"),
+            Err(_) => waiting += 1,
+        }
+    }
+    assert_eq!((waiting, refused), (16, 84));
+
+    // Another address is answered at once, on HTTP/1.1 and HTTP/2.
+    let mut other = connect_from("127.0.0.2", server.addr).await.unwrap();
+    let t = Instant::now();
+    get_ok(&mut other, "/api/v1/ip/8.8.8.8").await;
+    assert!(
+        t.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        t.elapsed()
+    );
+    let (statuses, _bodies, _conn) = stalled_pages(server.addr, "127.0.0.2", "/8.8.8.8", 5).await;
+    assert_eq!(statuses, vec![200; 5]);
+
+    // The same address still gets its probes, and nothing else.
+    let mut probe = connect_from("127.0.0.1", server.addr).await.unwrap();
+    get_ok(&mut probe, "/healthz").await;
+    probe
+        .write_all(b"GET /api/v1/ip/8.8.8.8 HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut head = [0u8; 12];
+    tokio::time::timeout(Duration::from_secs(2), probe.read_exact(&mut head))
+        .await
+        .expect("answered at once")
+        .unwrap();
+    assert_eq!(&head, b"HTTP/1.1 503");
+    drop((answered, held, conns));
+}

@@ -335,6 +335,17 @@ pub struct ServeArgs {
         value_name = "SECONDS"
     )]
     pub idle_timeout: Duration,
+    /// Requests in flight at once from one client address (IPv6: per /64;
+    /// trusted proxies exempt; /healthz and /metrics not counted); more get
+    /// 503 at once (1..=1000000).
+    #[arg(
+        long,
+        env = "IPLOOKUP_MAX_IN_FLIGHT_PER_IP",
+        default_value = "128",
+        value_parser = bounds::count::<usize>(1..=1_000_000),
+        value_name = "N"
+    )]
+    pub max_in_flight_per_ip: usize,
     /// Requests handled at once; further requests wait up to --queue-timeout (1..=1000000).
     #[arg(
         long,

@@ -71,6 +71,7 @@ pub fn run_serve(args: ServeArgs, shutdown: impl Future<Output = ()>) -> anyhow:
             header_timeout: args.header_timeout,
             request_timeout: args.request_timeout,
             max_in_flight: args.max_in_flight,
+            max_in_flight_per_ip: args.max_in_flight_per_ip,
             queue_timeout: Duration::from_secs_f64(args.queue_timeout),
             batch_max_in_flight: args.batch_max_in_flight,
             max_connections: args.max_connections,
