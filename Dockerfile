@@ -15,9 +15,9 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY crates/iplookup-data/Cargo.toml crates/iplookup-data/
 COPY benches benches
-RUN mkdir -p src crates/iplookup-data/src \
+RUN mkdir -p src/bin/iplookup crates/iplookup-data/src \
     && echo 'fn main() {}' > build.rs \
-    && echo 'fn main() {}' > src/main.rs \
+    && echo 'fn main() {}' > src/bin/iplookup/main.rs \
     && touch src/lib.rs crates/iplookup-data/src/lib.rs \
     && cargo build --release --locked --bin iplookup \
     && rm -rf src build.rs crates/iplookup-data/src
@@ -30,7 +30,7 @@ COPY assets assets
 # the two crates (and runs build.rs), not the dependencies. The binary, its
 # manual pages and completions go to /out in the same step, so that target/
 # may be a cache volume (podman build -v, as scripts/image does).
-RUN touch build.rs src/main.rs src/lib.rs crates/iplookup-data/src/lib.rs \
+RUN touch build.rs src/bin/iplookup/main.rs src/lib.rs crates/iplookup-data/src/lib.rs \
     && cargo build --release --locked --bin iplookup \
     && mkdir -p /out/bin /out/man /out/completions /out/data \
     && cp target/release/iplookup /out/bin/iplookup \
