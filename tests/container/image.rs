@@ -8,7 +8,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::podman::{Container, IMAGE, healthy, image, podman};
+use serde_json::Value;
+
+use crate::podman::{Container, IMAGE, healthy, image, logs, podman};
 use crate::support::proc::free_port;
 use crate::support::wire;
 
@@ -52,12 +54,18 @@ fn run_read_only(name: &str) -> (Container, std::net::SocketAddr) {
     let drain = format!("IPLOOKUP_DRAIN_SECONDS={}", DRAIN.as_secs());
     let container = Container(name.to_owned());
     podman(&[
-        "run", "--detach", "--read-only", "--name", name, "--publish", &publish, "--env",
-        &drain, image(),
+        "run",
+        "--detach",
+        "--read-only",
+        "--name",
+        name,
+        "--publish",
+        &publish,
+        "--env",
+        &drain,
+        image(),
     ]);
-    let health = healthy(addr, Duration::from_secs(60), || {
-        podman(&["logs", name])
-    });
+    let health = healthy(addr, Duration::from_secs(60), || logs(name));
     assert!(health.contains("\"country\""), "{health}");
     (container, addr)
 }
@@ -88,7 +96,7 @@ fn the_image_runs_read_only_as_nonroot_and_stops_cleanly_on_sigterm() {
     podman(&["kill", "--signal", "TERM", &name]);
     let code = podman(&["wait", &name]);
     let waited = stop.elapsed();
-    let logs = podman(&["logs", &name]);
+    let logs = logs(&name);
     assert_eq!(code.trim(), "0", "exit code; logs:\n{logs}");
     assert!(waited < DRAIN, "stopped after {waited:?}:\n{logs}");
     assert!(logs.contains("shutting down"), "{logs}");
@@ -99,19 +107,26 @@ fn the_image_runs_read_only_as_nonroot_and_stops_cleanly_on_sigterm() {
 
 /// A layer's size in bytes and the instruction that made it, newest first.
 fn layers() -> Vec<(u64, String)> {
-    podman(&[
-        "history",
-        "--human=false",
-        "--format",
-        "{{.Size}}\t{{.CreatedBy}}",
-        IMAGE,
-    ])
-    .lines()
-    .map(|l| {
-        let (size, by) = l.split_once('\t').expect("size and instruction");
-        (size.trim().parse().expect("layer size"), by.to_owned())
-    })
-    .collect()
+    let history: Vec<Value> =
+        serde_json::from_str(&podman(&["history", "--format", "json", IMAGE]))
+            .expect("podman history as JSON");
+    history
+        .iter()
+        .map(|layer| {
+            let size = layer["size"].as_u64().expect("layer size");
+            // "/bin/sh -c #(nop) COPY file:HASH in /usr/local/bin/iplookup " -> "COPY /usr/local/bin/iplookup"
+            let by = layer["CreatedBy"].as_str().unwrap_or_default();
+            let words: Vec<&str> = by
+                .trim_start_matches("/bin/sh -c #(nop) ")
+                .split_whitespace()
+                .collect();
+            let by = match words[..] {
+                [op @ ("COPY" | "ADD"), .., "in", dest] => format!("{op} {dest}"),
+                _ => words.join(" "),
+            };
+            (size, by)
+        })
+        .collect()
 }
 
 /// The sizes of the binary's larger ELF sections (`size -A`), largest first.
@@ -166,7 +181,6 @@ fn the_image_is_the_binary_on_a_small_runtime_and_ships_the_manual_and_completio
 
     eprintln!("image {IMAGE}: {:.1} MB", total as f64 / 1e6);
     for (size, by) in layers.iter().filter(|(size, _)| *size > 0) {
-        let by: String = by.chars().take(90).collect();
         eprintln!("  layer {:>6.1} MB  {by}", *size as f64 / 1e6);
     }
     eprintln!("  binary (stripped) {:.1} MB:", binary_size as f64 / 1e6);

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::podman::{Container, healthy, image, podman, try_podman};
+use crate::podman::{Container, healthy, image, logs, podman, try_podman};
 use crate::support::data::TempDir;
 use crate::support::proc::free_port;
 use crate::support::wire;
@@ -214,7 +214,7 @@ impl Pod {
     }
 
     fn logs(&self) -> String {
-        podman(&["logs", &self.container])
+        logs(&self.container)
     }
 }
 
@@ -279,7 +279,14 @@ fn the_manifests_play_and_the_monthly_update_reaches_the_running_pods() {
     let _update = Container(name.clone());
     let volume = format!("{CLAIM}:/data");
     let mut run = vec![
-        "run", "--name", &name, "--network=host", "--user", "65532:65532", "--volume", &volume,
+        "run",
+        "--name",
+        &name,
+        "--network=host",
+        "--user",
+        "65532:65532",
+        "--volume",
+        &volume,
         image,
     ];
     run.extend(args.iter().map(String::as_str));
@@ -287,7 +294,9 @@ fn the_manifests_play_and_the_monthly_update_reaches_the_running_pods() {
     eprintln!("update: {stdout}");
     let asked = mirror.asked.lock().unwrap().clone();
     assert!(
-        asked.iter().any(|p| p.contains(&format!("country-lite-{month}"))),
+        asked
+            .iter()
+            .any(|p| p.contains(&format!("country-lite-{month}"))),
         "{asked:?}"
     );
 

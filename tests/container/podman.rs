@@ -43,6 +43,17 @@ pub fn podman(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// A container's log: what it wrote to standard output and standard error
+/// (`podman logs` passes each through on its own stream).
+pub fn logs(name: &str) -> String {
+    let out = try_podman(&["logs", name]);
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 /// [`IMAGE`], built from the repository's Dockerfile by `scripts/image` (base
 /// images made first when missing) once per run; later callers wait for it.
 pub fn image() -> &'static str {
