@@ -229,7 +229,11 @@ fn wait_ready(pods: &[Pod]) {
 fn the_manifests_play_and_the_monthly_update_reaches_the_running_pods() {
     let image = image();
     let dir = TempDir::new("kube");
-    let ports = [free_port().port(), free_port().port()];
+    let first = free_port().port();
+    let second = std::iter::repeat_with(|| free_port().port())
+        .find(|p| *p != first)
+        .expect("a second free port");
+    let ports = [first, second];
     let file = dir.path().join("iplookup.yaml");
     std::fs::write(&file, test_copy(image, ports)).expect("write the test copy");
     Played::down(&file); // what a killed earlier run may have left
