@@ -1,7 +1,7 @@
 # Multi-stage build: the release binary (data compiled in) on a small, non-root
 # runtime image. Base images are build arguments so that the image also builds
-# where no registry is reachable (tests/external/deploy.rs builds it on local images made
-# by scripts/base-images):
+# where no registry is reachable (tests/container builds it on local images made
+# by scripts/base-images, see scripts/image):
 #   docker build -t iplookup .   (or podman build)
 #   docker run -p 8080:8080 --read-only iplookup
 ARG BUILDER_IMAGE=docker.io/library/rust:1-bookworm
@@ -9,31 +9,45 @@ ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12:nonroot
 
 FROM ${BUILDER_IMAGE} AS build
 WORKDIR /src
-# Dependencies first, on stand-in sources: this layer is rebuilt only when
-# Cargo.toml or Cargo.lock change, not on every change of the code.
+# Dependencies first, on stand-in sources: this layer is rebuilt only when the
+# manifests, Cargo.lock or the benchmarks change, not on every change of the code.
+# (cargo needs every target's file to exist: the benchmarks are copied as they are.)
 COPY Cargo.toml Cargo.lock ./
-RUN mkdir -p src benches \
+COPY crates/iplookup-data/Cargo.toml crates/iplookup-data/
+COPY benches benches
+RUN mkdir -p src/bin/iplookup crates/iplookup-data/src \
     && echo 'fn main() {}' > build.rs \
-    && echo 'fn main() {}' > src/main.rs \
-    && touch src/lib.rs \
-    && echo 'fn main() {}' > benches/lookup.rs \
+    && echo 'fn main() {}' > src/bin/iplookup/main.rs \
+    && touch src/lib.rs crates/iplookup-data/src/lib.rs \
     && cargo build --release --locked --bin iplookup \
-    && rm -rf src benches build.rs
+    && rm -rf src build.rs crates/iplookup-data/src
 COPY build.rs ./
+COPY crates crates
 COPY src src
 COPY data data
 COPY assets assets
-COPY benches benches
 # The stand-ins' build outputs are older than the real sources: cargo rebuilds
-# the crate itself (and runs build.rs), not the dependencies.
-RUN touch build.rs src/main.rs src/lib.rs \
+# the two crates (and runs build.rs), not the dependencies. The binary, its
+# manual pages and completions go to /out in the same step, so that target/
+# may be a cache volume (podman build -v, as scripts/image does).
+RUN touch build.rs src/bin/iplookup/main.rs src/lib.rs crates/iplookup-data/src/lib.rs \
     && cargo build --release --locked --bin iplookup \
-    && strip target/release/iplookup \
-    && mkdir -p /out/data \
+    && mkdir -p /out/bin /out/man /out/completions /out/data \
+    && cp target/release/iplookup /out/bin/iplookup \
+    && strip /out/bin/iplookup \
+    && /out/bin/iplookup man --out-dir /out/man \
+    && gzip -9n /out/man/*.1 \
+    && /out/bin/iplookup completions bash > /out/completions/iplookup \
+    && /out/bin/iplookup completions zsh > /out/completions/_iplookup \
+    && /out/bin/iplookup completions fish > /out/completions/iplookup.fish \
     && chown 65532:65532 /out/data
 
 FROM ${RUNTIME_IMAGE}
-COPY --from=build /src/target/release/iplookup /usr/local/bin/iplookup
+COPY --from=build /out/bin/iplookup /usr/local/bin/iplookup
+COPY --from=build /out/man /usr/local/share/man/man1
+COPY --from=build /out/completions/iplookup /usr/local/share/bash-completion/completions/iplookup
+COPY --from=build /out/completions/_iplookup /usr/local/share/zsh/site-functions/_iplookup
+COPY --from=build /out/completions/iplookup.fish /usr/local/share/fish/vendor_completions.d/iplookup.fish
 # The embedded data needs nothing else; mount a volume on /data for monthly
 # updates (IPLOOKUP_DATA_DIR=/data), as deploy/kubernetes does.
 COPY --from=build --chown=65532:65532 /out/data /data

@@ -1,9 +1,14 @@
-//! The deployment files, checked by the tools their ecosystems use (no
-//! container engine or cluster here): hadolint on the `Dockerfile`, and
-//! kubernetes-validate in strict mode (every resource against the Kubernetes
-//! schemas, unknown fields refused) on `deploy/kubernetes/`. Both come from
-//! tests/requirements.txt, installed into .venv/ by scripts/test. The systemd
-//! units of `deploy/systemd/` pass `systemd-analyze verify` and its security score.
+//! The deployment files, checked by the tools their ecosystems use: hadolint
+//! on the `Dockerfile`, and kubernetes-validate in strict mode (every resource
+//! against the Kubernetes schemas, unknown fields refused) on
+//! `deploy/kubernetes/`, which also covers the kinds `podman kube play` cannot
+//! run (Service, NetworkPolicy, HorizontalPodAutoscaler, the CronJob's
+//! schedule). Both come from tests/requirements.txt, installed into .venv/ by
+//! scripts/test. The systemd units of `deploy/systemd/` pass `systemd-analyze
+//! verify` and its security score; the Debian package is built with cargo-deb
+//! and installed with dpkg into a scratch root. The image itself is built and
+//! run, and the manifests played, by the `container` test binary
+//! (`tests/container/`).
 
 use crate::support;
 
@@ -11,8 +16,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use support::data::TempDir;
-use support::proc::free_port;
-use support::wire;
 
 /// A tool installed beside the test Python ([`support::test_python`]).
 fn venv_tool(name: &str) -> PathBuf {
@@ -261,121 +264,4 @@ fn the_debian_package_installs_with_dpkg_and_its_binary_runs() {
     args.extend(units.iter().map(String::as_str));
     let (ok, text) = systemd_analyze(&args);
     assert!(ok && text.trim().is_empty(), "{text}");
-}
-
-// ---------------------------------------------------------------------------
-// The container image, built and run with podman (scripts/podman)
-// ---------------------------------------------------------------------------
-
-const IMAGE: &str = "localhost/iplookup:test";
-
-/// `scripts/podman ARGS`: panics with the output unless it exits 0.
-fn podman(args: &[&str]) -> String {
-    let mut all = vec!["scripts/podman"];
-    all.extend_from_slice(args);
-    sh("bash", &all, &[])
-}
-
-/// The image from the repository's Dockerfile, both stages, on the local base
-/// images of scripts/base-images (made once, then cached). The build reaches the
-/// crate registry through the host's CA bundle.
-fn build_image() {
-    sh("bash", &["scripts/base-images"], &[]);
-    podman(&[
-        "build",
-        "--network=host",
-        "--volume=/etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro",
-        "--build-arg=BUILDER_IMAGE=localhost/iplookup-builder:bookworm",
-        "--build-arg=RUNTIME_IMAGE=localhost/iplookup-runtime:nonroot",
-        "--tag",
-        IMAGE,
-        ".",
-    ]);
-}
-
-/// Removes the container when the test ends, however it ends.
-struct Container(String);
-
-impl Drop for Container {
-    fn drop(&mut self) {
-        let _ = Command::new("bash")
-            .args(["scripts/podman", "rm", "--force", &self.0])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output();
-    }
-}
-
-#[test]
-#[ignore = "builds the release image with podman on local base images (about 10 min on 2 cores, needs podman, runc, debootstrap); run with: cargo test --test external -- --ignored deploy::"]
-fn the_image_runs_read_only_as_nonroot_and_stops_cleanly_on_sigterm() {
-    build_image();
-    let size: u64 = podman(&["image", "inspect", "--format", "{{.Size}}", IMAGE])
-        .trim()
-        .parse()
-        .expect("image size");
-    eprintln!("image {IMAGE}: {:.1} MB", size as f64 / 1e6);
-    // The embedded tables make most of it; far above this means a build tree leaked in.
-    assert!(size < 150_000_000, "image is {size} bytes");
-
-    let addr = free_port();
-    let port = addr.port();
-    let name = format!("iplookup-test-{}", std::process::id());
-    let container = Container(name.clone());
-    let publish = format!("127.0.0.1:{port}:8080");
-    podman(&[
-        "run",
-        "--detach",
-        "--read-only",
-        "--name",
-        &name,
-        "--publish",
-        &publish,
-        IMAGE,
-    ]);
-    let started = std::time::Instant::now();
-    let health = loop {
-        if let Some(r) = wire::try_get_blocking(addr, "/healthz", &[])
-            && r.status == 200
-        {
-            break r.body;
-        }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(30),
-            "no /healthz 200 within 30 s: {}",
-            podman(&["logs", &name])
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    };
-    assert!(health.contains("country"), "{health}");
-    let r = wire::get_blocking(addr, "/api/v1/ip/8.8.8.8", &[]);
-    assert_eq!(r.status, 200, "{}", r.body);
-    let answer = r.json();
-    assert_eq!(answer["network"]["asn"], 15169);
-
-    // The process runs as the distroless nonroot user.
-    let users = podman(&["top", &name, "user", "huser"]);
-    let row: Vec<&str> = users
-        .lines()
-        .nth(1)
-        .unwrap_or_default()
-        .split_whitespace()
-        .collect();
-    assert!(
-        matches!(row[..], ["nonroot" | "65532", "65532"]),
-        "process users: {users}"
-    );
-
-    // SIGTERM: the service drains (default 10 s, nothing in flight here) and exits 0.
-    let stop = std::time::Instant::now();
-    podman(&["kill", "--signal", "TERM", &name]);
-    let code = podman(&["wait", &name]);
-    let waited = stop.elapsed();
-    assert_eq!(code.trim(), "0", "exit code: {}", podman(&["logs", &name]));
-    assert!(
-        waited < std::time::Duration::from_secs(10),
-        "took {waited:?}"
-    );
-    let logs = podman(&["logs", &name]);
-    assert!(logs.contains("shutting down"), "{logs}");
-    drop(container);
 }

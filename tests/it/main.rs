@@ -14,10 +14,16 @@
 //!   would skew both, so they get a process of their own.
 //! - `external` (`tests/external/main.rs`): the slow black-box checks that
 //!   drive outside tools (chromium, schemathesis and the MCP SDK in Python,
-//!   curl/wget/httpie, systemd-analyze, dpkg, podman); `cargo test --test it`
-//!   runs everything else without them.
+//!   curl/wget/httpie, hadolint, kubernetes-validate, systemd-analyze, dpkg);
+//!   `cargo test --test it` runs everything else without them.
+//! - `container` (`tests/container/main.rs`): the image built from the
+//!   `Dockerfile` with podman and run, and the Kubernetes manifests played
+//!   with `podman kube play`. Its release build inside the image is the
+//!   longest step of the suite; cargo runs test binaries one after another,
+//!   so in a binary of its own it never competes with the browser and
+//!   timing-sensitive tests of `external`.
 //!
-//! All three share one support module, `tests/support/`.
+//! All four share one support module, `tests/support/`.
 
 #[path = "../support/mod.rs"]
 mod support;

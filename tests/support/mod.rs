@@ -1,5 +1,5 @@
 //! The one support module of the test binaries (`tests/it`, `tests/limits`,
-//! `tests/external`, each `#[path]`-includes it): the real server on a real
+//! `tests/external`, `tests/container`, each `#[path]`-includes it): the real server on a real
 //! loopback socket, started in-process ([`start`]); the raw HTTP/1.1 client
 //! ([`wire`]); one `reqwest` client ([`client`]), `GET` and [`http::eventually`]
 //! ([`http`]); sockets the tests bind themselves ([`net`]); the app
