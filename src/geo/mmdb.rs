@@ -23,6 +23,8 @@ use iplookup_data::policy::{Defect, Policy};
 use iplookup_data::ranges::{Pushed, RangeTable, TableBuilder, Value};
 use iplookup_data::rows::{self, RowError};
 
+use super::tree::Tree;
+
 /// One city: name and coordinates.
 #[derive(Debug, Clone, PartialEq)]
 pub struct City {
@@ -401,9 +403,22 @@ fn walk<T: Copy>(
     walk_reader(open_reader(bytes, file)?, file, policy, value, add)
 }
 
-/// Reads an MMDB's metadata.
+/// Reads an MMDB's metadata, and refuses a search tree the walk could not
+/// finish ([`Tree::check`]).
 fn open_reader(bytes: Vec<u8>, file: &str) -> Result<MmdbReader, DataError> {
-    Reader::from_source(bytes).map_err(|e| io_fail(file, format!("not a MaxMind database: {e}")))
+    let not_mmdb =
+        |e: maxminddb::MaxMindDbError| io_fail(file, format!("not a MaxMind database: {e}"));
+    let meta = Reader::from_source(bytes.as_slice())
+        .map_err(not_mmdb)?
+        .metadata()
+        .clone();
+    let tree = Tree {
+        node_count: meta.node_count,
+        record_size: meta.record_size,
+        depth: if meta.ip_version == 6 { 128 } else { 32 },
+    };
+    tree.check(&bytes).map_err(|reason| io_fail(file, reason))?;
+    Reader::from_source(bytes).map_err(not_mmdb)
 }
 
 /// [`walk`] over an open reader.

@@ -36,6 +36,7 @@ pub mod load;
 pub mod mmdb;
 pub mod release;
 pub mod special;
+pub mod tree;
 
 pub use iplookup_data::{DataError, ImportStats};
 pub use iplookup_data::{

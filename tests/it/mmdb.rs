@@ -42,6 +42,9 @@ const FLAT_CITY_F64: &str = "flat-city-f64.mmdb";
 const CYCLE: &str = "pointer-cycle.mmdb";
 const NO_USABLE: &str = "no-usable-record.mmdb";
 const BAD_CODE: &str = "bad-country-code.mmdb";
+/// A search tree of 100 nodes whose children are shared: 2^100 networks
+/// (`tools/mmdb-fixtures/shared_children.py`).
+const SHARED: &str = "shared-children.mmdb";
 
 fn fixture_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -791,6 +794,24 @@ fn a_pointer_cycle_is_refused_naming_the_file() {
 }
 
 #[test]
+fn a_search_tree_with_shared_children_is_refused_at_once() {
+    // 2^100 networks in 849 bytes: the walk would never end; the shape check
+    // refuses it before (whatever the kind the file is named as).
+    for name in [
+        "GeoLite2-Country.mmdb",
+        "GeoLite2-ASN.mmdb",
+        "GeoLite2-City.mmdb",
+    ] {
+        let dir = data_dir(&[(SHARED, name)]);
+        let message = load(dir.path()).map(|_| ()).expect_err(name).to_string();
+        assert!(
+            message.contains(name) && message.contains("the search tree is not a tree"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
 fn an_mmdb_over_the_size_cap_is_refused_at_load() {
     // The city fixture padded past 1 MiB, under --max-data-file-mib 1: refused
     // before it is read whole, plain or gzipped; the service starts without it.
@@ -852,13 +873,14 @@ async fn a_bad_mmdb_reload_is_refused_and_the_old_data_keeps_serving() {
     let city = fixture(CITY);
     let mut noise = vec![0u8; 2048];
     StdRng::seed_from_u64(7).fill(&mut noise[..]);
-    let bad: [(&str, &str, Vec<u8>); 4] = [
+    let bad: [(&str, &str, Vec<u8>); 5] = [
         (
             "GeoLite2-City.mmdb",
             "truncated city",
             city[..city.len() / 2].to_vec(),
         ),
         ("GeoLite2-Country.mmdb", "random bytes", noise),
+        ("GeoLite2-Country.mmdb", "shared children", fixture(SHARED)),
         ("GeoLite2-ASN.mmdb", "no usable record", fixture(NO_USABLE)),
         ("GeoLite2-City.mmdb", "no usable record", fixture(NO_USABLE)),
     ];
@@ -1133,8 +1155,13 @@ fn the_binary_starts_beside_a_bad_mmdb_and_names_it() {
     let city = fixture(CITY);
     // Each bad file with a good file of another kind beside it (a second
     // file of the same kind with a greater name would be the one chosen).
-    let cases: [(&str, Vec<u8>, &str); 3] = [
+    let cases: [(&str, Vec<u8>, &str); 4] = [
         ("GeoLite2-Country.mmdb", noise, "not a MaxMind database"),
+        (
+            "GeoLite2-Country.mmdb",
+            fixture(SHARED),
+            "the search tree is not a tree",
+        ),
         (
             "GeoLite2-City.mmdb",
             city[..city.len() / 3].to_vec(),
