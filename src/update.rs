@@ -38,7 +38,15 @@ pub struct UpdateConfig {
     pub max_download_bytes: u64,
     /// The month to try first (the current one by default).
     pub month: Option<NaiveDate>,
+    /// Longest wait for any bytes from the mirror (the answer's head, or
+    /// the next part of a download); then the update fails.
+    pub stall_timeout: Duration,
 }
+
+/// The default of [`UpdateConfig::stall_timeout`].
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// The longest a whole download may take.
+pub const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Why an update failed.
 #[derive(Debug, thiserror::Error)]
@@ -111,7 +119,8 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
     let client = reqwest::Client::builder()
         .user_agent(concat!("iplookup/", env!("CARGO_PKG_VERSION"), " (update)"))
         .connect_timeout(Duration::from_secs(20))
-        .timeout(Duration::from_secs(600))
+        .read_timeout(config.stall_timeout)
+        .timeout(DOWNLOAD_TIMEOUT)
         .build()
         .map_err(|e| UpdateError::Download {
             url: config.base_url.clone(),

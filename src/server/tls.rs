@@ -1,7 +1,8 @@
 //! HTTPS: the rustls configuration (ring, TLS 1.2 and 1.3, ALPN `h2` and
 //! `http/1.1`) from the PEM certificate chain and key files, reloaded when
 //! either file changes (checked every 5 seconds; a bad new pair is refused
-//! and the old one kept), and the handshake of each connection.
+//! and the old one kept), and the handshake of each connection. Each file is
+//! read only if it is a regular file, and at most 1 MiB of it.
 
 use std::io;
 use std::path::Path;
@@ -76,6 +77,35 @@ fn stamp(files: &TlsFiles) -> Option<(SystemTime, SystemTime)> {
     Some((modified(&files.cert)?, modified(&files.key)?))
 }
 
+/// The largest certificate chain or key file read: real ones are a few KiB.
+pub const MAX_PEM_BYTES: u64 = 1024 * 1024;
+
+/// A PEM file: a regular file (after symlinks) of at most [`MAX_PEM_BYTES`],
+/// read no further than that (a path swapped for `/dev/zero` or a huge file
+/// must not exhaust memory).
+fn read_pem(path: &Path) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let fail = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let file = std::fs::File::open(path).map_err(fail)?;
+    if !file.metadata().map_err(fail)?.is_file() {
+        return Err(fail(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_PEM_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(fail)?;
+    if bytes.len() as u64 > MAX_PEM_BYTES {
+        return Err(fail(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("larger than {MAX_PEM_BYTES} bytes"),
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Reads and checks both files off the runtime's threads.
 async fn read(files: TlsFiles) -> io::Result<ServerConfig> {
     tokio::task::spawn_blocking(move || config(&files))
@@ -90,10 +120,8 @@ fn config(files: &TlsFiles) -> io::Result<ServerConfig> {
             format!("{what} {}: {e}", path.display()),
         )
     };
-    let cert_pem = std::fs::read(&files.cert)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", files.cert.display())))?;
-    let key_pem = std::fs::read(&files.key)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", files.key.display())))?;
+    let cert_pem = read_pem(&files.cert)?;
+    let key_pem = read_pem(&files.key)?;
     let chain = CertificateDer::pem_slice_iter(&cert_pem)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| invalid("no readable certificate in", &files.cert, &e))?;

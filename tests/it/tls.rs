@@ -313,6 +313,30 @@ async fn a_wrong_certificate_path_is_a_clear_error() {
     .await;
     assert!(err.contains(&garbage.display().to_string()), "{err}");
 
+    // Not a regular file (a path pointed at /dev/zero): refused, not read.
+    let err = run_error(TlsFiles {
+        cert: good.cert.clone(),
+        key: PathBuf::from("/dev/zero"),
+    })
+    .await;
+    assert!(
+        err.contains("/dev/zero") && err.contains("not a regular file"),
+        "{err}"
+    );
+
+    // A huge file (8 GiB, sparse): read no further than the cap.
+    let huge = tmp.path().join("huge.pem");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(8 << 30)
+        .unwrap();
+    let err = run_error(TlsFiles {
+        cert: huge.clone(),
+        key: good.key.clone(),
+    })
+    .await;
+    assert!(err.contains("larger than 1048576 bytes"), "{err}");
+
     // A key that does not belong to the certificate.
     let other = install(&ca.leaf("other", 2), &tmp.path().join("x").tap_mkdir());
     let err = run_error(TlsFiles {

@@ -396,6 +396,38 @@ async fn an_unreachable_mirror_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_mirror_that_never_answers_fails_after_the_stall_timeout() {
+    let (dir, _m, _base) = installed_january().await;
+    // Accepts connections and reads nothing, answers nothing.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = silent.local_addr().unwrap();
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((s, _)) = silent.accept().await {
+            open.push(s);
+        }
+    });
+    let started = std::time::Instant::now();
+    let out = update_with(
+        dir.path(),
+        &format!("http://{addr}/free/"),
+        "2026-02",
+        &["--stall-timeout", "1"],
+    )
+    .await;
+    let took = started.elapsed();
+    held.abort();
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(err.contains("cannot download"), "{err}");
+    // Two months tried at most, each failing after about a second.
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "took {took:?}: {err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_bad_month_argument_is_refused() {
     let dir = TempDir::new("update");
     let out = update(dir.path(), "http://127.0.0.1:9/", "2030-13").await;

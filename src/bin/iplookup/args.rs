@@ -85,6 +85,17 @@ pub struct UpdateArgs {
         value_name = "MIB"
     )]
     pub max_download_mib: u64,
+    /// Seconds to wait for any bytes from the mirror (an answer, or the next
+    /// part of a download) before the update fails (1-3600); a whole download
+    /// may take at most 600 s.
+    #[arg(
+        long,
+        env = "IPLOOKUP_UPDATE_STALL_TIMEOUT",
+        default_value = "30",
+        value_parser = bounds::seconds(1..=3600),
+        value_name = "SECONDS"
+    )]
+    pub stall_timeout: Duration,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }

@@ -24,6 +24,7 @@ pub fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
         policy: args.policy.policy(),
         max_download_bytes: args.max_download_mib << 20,
         month,
+        stall_timeout: args.stall_timeout,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
