@@ -637,3 +637,29 @@ async fn mcp_answers_what_is_not_json_rpc_in_json() {
     .await;
     expect_pong(&f);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_requests_do_not_flood_the_log() {
+    // The MCP library logs three lines per request at `info`; the binary's
+    // default filter keeps its warnings only.
+    let bin = support::proc::serve(&["--no-reverse-dns"]);
+    let client = support::client();
+    for _ in 0..5 {
+        let r = client
+            .post(format!("{}/mcp", bin.base))
+            .header(MCP_ACCEPT.0, MCP_ACCEPT.1)
+            .header(JSON.0, JSON.1)
+            .body(PING)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let from_rmcp: Vec<String> = bin
+        .log()
+        .into_iter()
+        .filter(|l| l.contains("\"target\":\"rmcp"))
+        .collect();
+    assert!(from_rmcp.is_empty(), "{from_rmcp:#?}");
+}
