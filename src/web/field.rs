@@ -28,11 +28,11 @@ use crate::model::{self, ErrorCode, IpInfo};
 /// `GET /api/v1/ip/{ip}/{field}`.
 #[utoipa::path(get, path = "/api/v1/ip/{ip}/{field}", tag = "lookup",
     summary = "One field of an address's answer, as plain text",
-    description = "The field's value and a newline (an empty line when it is null), always `text/plain`: `curl host/api/v1/ip/8.8.8.8/asn` prints `15169`. Fields are the members of IpInfo, flat (`country_code`, not `location.country_code`). Control and bidi characters are removed. The answer carries a weak ETag tied to the data release.",
+    description = "The field's value and a newline (an empty line when it is null), always `text/plain`: `curl host/api/v1/ip/8.8.8.8/asn` prints `15169`. Fields are the members of IpInfo, flat (`country_code`, not `location.country_code`). Control and bidi characters are removed. The answer carries a weak ETag tied to the data release (and to the PTR name when there is one).",
     params(("ip" = IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address", example = "8.8.8.8"), ("field" = FieldParam, Path, description = "A field of IpInfo", example = "country_code")),
     responses(
         (status = 200, description = "The value and a newline", content_type = "text/plain; charset=utf-8", body = String),
-        (status = 304, description = "Not modified (If-None-Match matched the data release)"),
+        (status = 304, description = "Not modified (If-None-Match matched the data release and PTR name)"),
         (status = 400, description = "`ip` is not a valid IPv4 or IPv6 address (error `invalid_ip`)", body = model::Error),
         (status = 404, description = "No such field (error `unknown_field`)", body = model::Error),
     ))]
@@ -54,7 +54,10 @@ pub async fn api_ip_field(
         Ok(answered) => value(
             field,
             &answered.info,
-            Some(&answered.release),
+            Some(&super::respond::answer_tag(
+                &answered.release,
+                &answered.info,
+            )),
             &wants,
             route,
         ),

@@ -181,7 +181,7 @@ async fn lookup_reply(
 ) -> Response {
     match state.lookup.lookup(text).await {
         Ok(answered) => {
-            let release = answered.release.clone();
+            let release = super::respond::answer_tag(&answered.release, &answered.info);
             let page = Page::Lookup(Box::new(LookupPage::new(answered, kind)));
             respond(
                 page,

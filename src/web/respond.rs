@@ -91,6 +91,23 @@ impl Wants {
     }
 }
 
+/// The tag of an answer about `info` from the data release `release`: the
+/// release, and when the answer names a PTR name, a hash of it too, so that
+/// a cached answer whose `reverse_dns` was null (or another name) is not
+/// revalidated once the name is known.
+pub fn answer_tag(release: &Arc<str>, info: &model::IpInfo) -> Arc<str> {
+    use std::hash::{Hash, Hasher};
+    match &info.network.reverse_dns {
+        None => release.clone(),
+        Some(name) => {
+            // Fixed keys: the same name gives the same tag in every replica.
+            let mut h = std::hash::DefaultHasher::new();
+            name.hash(&mut h);
+            Arc::from(format!("{release}-{:08x}", h.finish() as u32))
+        }
+    }
+}
+
 /// Options of one response.
 #[derive(Debug, Clone)]
 pub struct Reply {

@@ -159,6 +159,53 @@ async fn a_slow_answer_misses_the_deadline_and_is_cached_when_it_lands() {
     // (same ID) every 333 ms while no answer comes, so the server may see up
     // to three packets of it; a second lookup would carry a new ID.
     assert_eq!(dns.lookups_for(ip("9.9.9.9")), 1, "{:?}", dns.queries());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_cached_without_its_name_is_not_revalidated_once_the_name_is_known() {
+    let dns = DnsServer::start(&[(
+        ip("9.9.9.9"),
+        slow_ptr("slow.example.test", Duration::from_secs(1)),
+    )])
+    .await;
+    let server = support::start(config(dns.addr, Duration::from_millis(250))).await;
+    let client = support::client();
+    let url = format!("{}/api/v1/ip/9.9.9.9", server.base);
+    let first = client.get(&url).send().await.unwrap();
+    let tag = first.headers()["etag"].to_str().unwrap().to_owned();
+    let body: Value = serde_json::from_str(&first.text().await.unwrap()).unwrap();
+    assert_eq!(body["network"]["reverse_dns"], Value::Null);
+    // Before the name is known the tag still matches: 304.
+    let again = client
+        .get(&url)
+        .header("if-none-match", &tag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+
+    // Once it is known, the cached copy (null) is not confirmed: 200, a new tag.
+    tokio::time::sleep(Duration::from_millis(1400)).await;
+    for path in ["", "/reverse_dns"] {
+        let url = format!("{url}{path}");
+        let stale = if path.is_empty() {
+            tag.clone()
+        } else {
+            tag.replace("-json", "-reverse_dns")
+        };
+        let r = client
+            .get(&url)
+            .header("if-none-match", &stale)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{url}");
+        assert_ne!(r.headers()["etag"].to_str().unwrap(), stale, "{url}");
+        assert!(
+            r.text().await.unwrap().contains("slow.example.test"),
+            "{url}"
+        );
+    }
     assert!(dns.queries_for(ip("9.9.9.9")) <= 3, "{:?}", dns.queries());
 }
 
