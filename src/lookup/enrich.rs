@@ -1,0 +1,215 @@
+//! The CSV rows of bulk enrichment (`iplookup lookup --format csv`), written
+//! from the data straight into the output buffer: byte for byte the row
+//! [`fields::csv::row`] writes for the [`IpInfo`](crate::model::IpInfo) of
+//! [`describe`], without building it.
+//!
+//! Most of a row depends on the country alone: from `country_code` to
+//! `calling_code` (names, flag, continent, centroid, accuracy, zone, local
+//! time, currency, calling code) it is rendered once per country and second
+//! and copied from then on. What varies per address (its text, the AS
+//! number and organisation, the CIDR block) is written with table lookups,
+//! no allocation. Answers with a city (a city database) and any second that
+//! is a leap second go the general way: [`describe`], then [`fields::csv::row`].
+
+use std::net::IpAddr;
+
+use chrono::{DateTime, Utc};
+
+use super::{describe, local_time, special};
+use crate::address;
+use crate::fields::{csv, spreadsheet_safe};
+use crate::geo::countries::Country;
+use crate::geo::{Answer, GeoDb};
+use crate::model::ErrorCode;
+
+/// Fields from `country_code` to `calling_code`: the part of a row that
+/// comes from the country.
+const COUNTRY_FIELDS: usize = 13;
+
+/// Writes the CSV rows of one database at one time.
+pub struct CsvRows<'db> {
+    db: &'db GeoDb,
+    now: DateTime<Utc>,
+    /// `now` in whole seconds, and whether it is a leap second (never
+    /// cached, see `local_time`).
+    second: i64,
+    leap: bool,
+    /// The country part of a row for each two-letter code (`A`..`Z` twice).
+    countries: Vec<Segment>,
+}
+
+/// The country part of a row, rendered for one second.
+#[derive(Default)]
+struct Segment {
+    /// The second it was rendered for (`None`: never).
+    second: Option<i64>,
+    /// `country_code,...,calling_code,`: every field with its comma.
+    bytes: Vec<u8>,
+}
+
+impl<'db> CsvRows<'db> {
+    /// Rows answered from `db`, `local_time` as of `now`.
+    pub fn new(db: &'db GeoDb, now: DateTime<Utc>) -> Self {
+        let mut countries = Vec::new();
+        countries.resize_with(26 * 26, Segment::default);
+        let mut rows = CsvRows {
+            db,
+            now,
+            second: 0,
+            leap: false,
+            countries,
+        };
+        rows.set_now(now);
+        rows
+    }
+
+    /// The time `local_time` is given for from the next row on.
+    pub fn set_now(&mut self, now: DateTime<Utc>) {
+        self.now = now;
+        self.second = now.timestamp();
+        self.leap = now.timestamp_subsec_nanos() >= 1_000_000_000;
+    }
+
+    /// Appends the row of one input (a line or an argument): the answer, or
+    /// an error row keeping the input (not UTF-8: the bad bytes as U+FFFD).
+    /// Returns whether the input was an address.
+    pub fn line(&mut self, out: &mut Vec<u8>, input: &[u8]) -> bool {
+        let ip = std::str::from_utf8(input)
+            .ok()
+            .and_then(|text| address::parse(text).ok());
+        match ip {
+            // A dotted quad that parses is its own canonical text (no
+            // leading zeros, four decimal octets); other forms are written.
+            Some(ip) if !input.contains(&b':') => self.answer(out, ip, Some(input)),
+            Some(ip) => self.answer(out, ip, None),
+            None => csv::error_row(
+                out,
+                &String::from_utf8_lossy(input),
+                ErrorCode::InvalidIp.as_str(),
+            ),
+        }
+        ip.is_some()
+    }
+
+    /// Appends the row of a canonical address (`text`: its text, if known).
+    fn answer(&mut self, out: &mut Vec<u8>, ip: IpAddr, text: Option<&[u8]>) {
+        if let Some(block) = special(ip) {
+            return not_public(out, ip, &block.net);
+        }
+        let answer = self.db.lookup(ip);
+        if (answer.city.is_some() && answer.country.is_some()) || self.leap {
+            return csv::row(out, &describe(self.db, ip, self.now));
+        }
+        match text {
+            Some(text) => out.extend_from_slice(text),
+            None => csv::ip(out, ip),
+        }
+        out.extend_from_slice(match ip {
+            IpAddr::V4(_) => b",IPv4,true,",
+            IpAddr::V6(_) => b",IPv6,true,",
+        });
+        match answer.country {
+            Some(c) => self.country(out, c),
+            None => out.extend_from_slice(&[b','; COUNTRY_FIELDS]),
+        }
+        network(out, &answer);
+        out.extend_from_slice(b",,\n");
+    }
+
+    /// Appends the country part, rendered again when the second changed.
+    fn country(&mut self, out: &mut Vec<u8>, c: &Country) {
+        let second = self.second;
+        let Some(segment) = slot(&c.code).and_then(|i| self.countries.get_mut(i)) else {
+            // Never for a country of the table (its codes are A-Z twice).
+            return country_fields(out, c, self.now);
+        };
+        if segment.second != Some(second) {
+            segment.bytes.clear();
+            country_fields(&mut segment.bytes, c, self.now);
+            segment.second = Some(second);
+        }
+        out.extend_from_slice(&segment.bytes);
+    }
+}
+
+/// The slot of a two-letter upper-case code.
+fn slot(code: &str) -> Option<usize> {
+    match code.as_bytes() {
+        [a @ b'A'..=b'Z', b @ b'A'..=b'Z'] => {
+            Some(usize::from(a - b'A') * 26 + usize::from(b - b'A'))
+        }
+        _ => None,
+    }
+}
+
+/// The row of an address in a special-purpose block: not public, its
+/// block as the range, nothing else.
+fn not_public(out: &mut Vec<u8>, ip: IpAddr, block: &ipnet::IpNet) {
+    csv::ip(out, ip);
+    out.extend_from_slice(match ip {
+        IpAddr::V4(_) => b",IPv4,false,",
+        IpAddr::V6(_) => b",IPv6,false,",
+    });
+    // The country fields, `asn` and `organization`: empty.
+    out.extend_from_slice(&[b','; COUNTRY_FIELDS + 2]);
+    csv::net(out, block);
+    out.extend_from_slice(b",,\n");
+}
+
+/// `country_code,...,calling_code,` of a country-level answer (no city):
+/// the fields `lookup::location` fills, each with its comma.
+fn country_fields(out: &mut Vec<u8>, c: &Country, now: DateTime<Utc>) {
+    let text = |out: &mut Vec<u8>, value: Option<&str>| {
+        if let Some(v) = value {
+            csv::cell(out, v);
+        }
+        out.push(b',');
+    };
+    text(out, Some(&c.code));
+    text(out, Some(&c.name));
+    text(out, c.name_bn.as_deref());
+    text(out, Some(c.flag()));
+    text(out, c.continent.as_deref());
+    text(out, None); // city
+    csv::float(out, c.latitude);
+    out.push(b',');
+    csv::float(out, c.longitude);
+    out.push(b',');
+    text(out, Some("country")); // accuracy
+    text(out, c.time_zone.map(|tz| tz.name()));
+    let local = c.time_zone.map(|tz| local_time(tz, now));
+    text(out, local.as_deref());
+    text(out, c.currency.as_deref());
+    text(out, c.calling_code.as_deref());
+}
+
+/// `asn,organization,range` (no comma after the range).
+fn network(out: &mut Vec<u8>, answer: &Answer<'_>) {
+    if let Some((asn, org)) = answer.network {
+        out.extend_from_slice(itoa::Buffer::new().format(asn).as_bytes());
+        out.push(b',');
+        if !org.is_empty() {
+            csv::cell(out, &spreadsheet_safe(org.into()));
+        }
+        out.push(b',');
+    } else {
+        out.extend_from_slice(b",,");
+    }
+    if let Some(net) = &answer.range {
+        csv::net(out, net);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_cover_the_two_letter_codes_only() {
+        assert_eq!(slot("AA"), Some(0));
+        assert_eq!(slot("ZZ"), Some(26 * 26 - 1));
+        for bad in ["", "A", "ABC", "aa", "A1", "ÄA"] {
+            assert_eq!(slot(bad), None, "{bad:?}");
+        }
+    }
+}
