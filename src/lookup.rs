@@ -12,6 +12,7 @@
 pub mod asn;
 pub mod enrich;
 pub mod lines;
+pub mod quick;
 
 use std::borrow::Cow;
 use std::cell::RefCell;

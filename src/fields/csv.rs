@@ -181,6 +181,8 @@ fn longest_zero_run(groups: &[u16; 8]) -> (usize, usize) {
 }
 
 /// Groups in hex separated by `:`, into `buf` at `at`; returns the end.
+/// Each group's four digits are stored at once and the end moved past the
+/// significant ones (no branch per digit); `buf` has room for the extra.
 fn hex_groups(buf: &mut [u8; 48], mut at: usize, groups: &[u16]) -> usize {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     for (i, &g) in groups.iter().enumerate() {
@@ -189,10 +191,13 @@ fn hex_groups(buf: &mut [u8; 48], mut at: usize, groups: &[u16]) -> usize {
             at += 1;
         }
         let digits = (16 - g.leading_zeros()).div_ceil(4).max(1);
-        for d in (0..digits).rev() {
-            buf[at] = HEX[usize::from((g >> (4 * d)) & 0xf)];
-            at += 1;
-        }
+        let nibble = |shift: u16| HEX[usize::from((g >> shift) & 0xf)];
+        let chars = [nibble(12), nibble(8), nibble(4), nibble(0)];
+        // Little-endian: the first character is the low byte; dropping the
+        // leading zeros is a shift.
+        let word = u32::from_le_bytes(chars) >> (8 * (4 - digits));
+        buf[at..at + 4].copy_from_slice(&word.to_le_bytes());
+        at += digits as usize;
     }
     at
 }

@@ -15,11 +15,11 @@ use std::net::IpAddr;
 
 use chrono::{DateTime, Utc};
 
-use super::{describe, local_time, special};
+use super::{describe, local_time, quick, special};
 use crate::address;
 use crate::fields::{csv, spreadsheet_safe};
+use crate::geo::GeoDb;
 use crate::geo::countries::Country;
-use crate::geo::{Answer, GeoDb};
 use crate::model::ErrorCode;
 
 /// Fields from `country_code` to `calling_code`: the part of a row that
@@ -36,6 +36,54 @@ pub struct CsvRows<'db> {
     leap: bool,
     /// The country part of a row for each two-letter code (`A`..`Z` twice).
     countries: Vec<Segment>,
+    /// `asn,organization,` of the AS rows met lately.
+    networks: Networks,
+}
+
+/// `asn,organization,` (CSV-escaped, formulas defused) of AS rows, in a
+/// direct-mapped cache keyed by the AS number and the address of the row's
+/// organisation text (which lives as long as the release): the escaping is
+/// done once per row rather than once per address.
+struct Networks {
+    /// Per slot: the key, and the text's place in `text`.
+    slots: Vec<((usize, u32), u32, u32)>,
+    text: Vec<u8>,
+}
+
+impl Networks {
+    const SLOTS: usize = 1 << 14;
+    /// The text is started afresh past this size (rows evicted and met
+    /// again would otherwise add to it forever).
+    const TEXT_MAX: usize = 4 << 20;
+
+    fn new() -> Self {
+        Networks {
+            slots: vec![((0, 0), 0, 0); Self::SLOTS],
+            text: Vec::new(),
+        }
+    }
+
+    /// Appends `asn,organization,` of an AS row.
+    fn write(&mut self, out: &mut Vec<u8>, asn: u32, org: &str) {
+        if org.is_empty() {
+            // (Every empty text may share one address.)
+            return network_fields(out, asn, org);
+        }
+        let key = (org.as_ptr() as usize, asn);
+        let slot = (key.0 >> 3 ^ key.1 as usize) % Self::SLOTS;
+        let (k, from, to) = self.slots[slot];
+        if k != key {
+            if self.text.len() > Self::TEXT_MAX {
+                self.text.clear();
+                self.slots.fill(((0, 0), 0, 0));
+            }
+            let from = self.text.len();
+            network_fields(&mut self.text, asn, org);
+            self.slots[slot] = (key, from as u32, self.text.len() as u32);
+            return out.extend_from_slice(&self.text[from..]);
+        }
+        out.extend_from_slice(&self.text[from as usize..to as usize]);
+    }
 }
 
 /// The country part of a row, rendered for one second.
@@ -58,6 +106,7 @@ impl<'db> CsvRows<'db> {
             second: 0,
             leap: false,
             countries,
+            networks: Networks::new(),
         };
         rows.set_now(now);
         rows
@@ -74,13 +123,17 @@ impl<'db> CsvRows<'db> {
     /// an error row keeping the input (not UTF-8: the bad bytes as U+FFFD).
     /// Returns whether the input was an address.
     pub fn line(&mut self, out: &mut Vec<u8>, input: &[u8]) -> bool {
-        let ip = std::str::from_utf8(input)
-            .ok()
-            .and_then(|text| address::parse(text).ok());
+        // A dotted quad that parses is its own canonical text (four
+        // decimal octets, no leading zeros); other forms are written.
+        if let Some(v4) = quick::v4(input) {
+            self.answer(out, IpAddr::V4(v4), Some(input));
+            return true;
+        }
+        let ip = quick::parse(input).or_else(|| {
+            let text = std::str::from_utf8(input).ok()?;
+            address::parse(text).ok()
+        });
         match ip {
-            // A dotted quad that parses is its own canonical text (no
-            // leading zeros, four decimal octets); other forms are written.
-            Some(ip) if !input.contains(&b':') => self.answer(out, ip, Some(input)),
             Some(ip) => self.answer(out, ip, None),
             None => csv::error_row(
                 out,
@@ -112,7 +165,13 @@ impl<'db> CsvRows<'db> {
             Some(c) => self.country(out, c),
             None => out.extend_from_slice(&[b','; COUNTRY_FIELDS]),
         }
-        network(out, &answer);
+        match answer.network {
+            Some((asn, org)) => self.networks.write(out, asn, org),
+            None => out.extend_from_slice(b",,"),
+        }
+        if let Some(net) = &answer.range {
+            csv::net(out, net);
+        }
         out.extend_from_slice(b",,\n");
     }
 
@@ -183,21 +242,14 @@ fn country_fields(out: &mut Vec<u8>, c: &Country, now: DateTime<Utc>) {
     text(out, c.calling_code.as_deref());
 }
 
-/// `asn,organization,range` (no comma after the range).
-fn network(out: &mut Vec<u8>, answer: &Answer<'_>) {
-    if let Some((asn, org)) = answer.network {
-        out.extend_from_slice(itoa::Buffer::new().format(asn).as_bytes());
-        out.push(b',');
-        if !org.is_empty() {
-            csv::cell(out, &spreadsheet_safe(org.into()));
-        }
-        out.push(b',');
-    } else {
-        out.extend_from_slice(b",,");
+/// `asn,organization,` of an AS row (an empty organisation is null).
+fn network_fields(out: &mut Vec<u8>, asn: u32, org: &str) {
+    out.extend_from_slice(itoa::Buffer::new().format(asn).as_bytes());
+    out.push(b',');
+    if !org.is_empty() {
+        csv::cell(out, &spreadsheet_safe(org.into()));
     }
-    if let Some(net) = &answer.range {
-        csv::net(out, net);
-    }
+    out.push(b',');
 }
 
 #[cfg(test)]
