@@ -124,9 +124,14 @@ impl<'db> CsvRows<'db> {
     /// Returns whether the input was an address.
     pub fn line(&mut self, out: &mut Vec<u8>, input: &[u8]) -> bool {
         // A dotted quad that parses is its own canonical text (four
-        // decimal octets, no leading zeros); other forms are written.
+        // decimal octets, no leading zeros), so is the full IPv6 form
+        // `quick::full_v6` takes; other forms are written.
         if let Some(v4) = quick::v4(input) {
             self.answer(out, IpAddr::V4(v4), Some(input));
+            return true;
+        }
+        if let Some(v6) = quick::full_v6(input) {
+            self.answer(out, IpAddr::V6(v6), Some(input));
             return true;
         }
         let ip = quick::parse(input).or_else(|| {

@@ -20,6 +20,33 @@ pub fn parse(b: &[u8]) -> Option<IpAddr> {
     }
 }
 
+/// An IPv6 address written in full, lower case, every group four digits
+/// without a leading zero (`2a02:8109:9a3f:e500:1d4b:8c2e:7f3a:44d1`, the
+/// usual form of an address with a random interface identifier): the one
+/// form whose canonical text is the input itself (no zero group to
+/// compress, not IPv4-mapped). Read without a branch per digit.
+#[inline]
+pub fn full_v6(b: &[u8]) -> Option<Ipv6Addr> {
+    let b: &[u8; 39] = b.try_into().ok()?;
+    let mut groups = [0u16; 8];
+    let mut bad = false;
+    for (i, group) in groups.iter_mut().enumerate() {
+        let at = i * 5;
+        if i > 0 {
+            bad |= b[at - 1] != b':';
+        }
+        let mut value = 0u16;
+        for &c in &b[at..at + 4] {
+            let h = LOWER_HEX[usize::from(c)];
+            bad |= h >= 16;
+            value = value << 4 | u16::from(h & 15);
+        }
+        bad |= b[at] == b'0';
+        *group = value;
+    }
+    (!bad).then_some(Ipv6Addr::from(groups))
+}
+
 /// The input copied into a zeroed buffer (a zero byte is neither a digit nor
 /// a separator), so that a token can be read a few bytes past its end
 /// without a bounds check or a branch per byte.
@@ -138,6 +165,17 @@ fn group_at(buf: &[u8; 48], at: usize) -> Option<(u16, usize)> {
     (!bad).then_some((value as u16, len))
 }
 
+/// The value of each byte as a lower-case hex digit, 16 if it is none.
+const LOWER_HEX: [u8; 256] = {
+    let mut table = HEX;
+    let mut i = 0;
+    while i < 6 {
+        table[b'A' as usize + i] = 16;
+        i += 1;
+    }
+    table
+};
+
 /// The value of each byte as a hex digit (either case), 16 if it is none.
 const HEX: [u8; 256] = {
     let mut table = [16; 256];
@@ -195,6 +233,25 @@ mod tests {
             let full = groups.map(|g| format!("{g:04x}")).join(":");
             assert!(agrees(full.as_bytes()), "{full}");
         }
+        // The full form: taken exactly when it is its own canonical text.
+        for _ in 0..200_000 {
+            let groups: [u16; 8] = rng
+                .random::<[u16; 8]>()
+                .map(|g| g >> rng.random_range(0..5));
+            let text = groups.map(|g| format!("{g:04x}")).join(":");
+            let a = Ipv6Addr::from(groups);
+            let canonical = a.to_string() == text;
+            assert_eq!(full_v6(text.as_bytes()).is_some(), canonical, "{text}");
+            if canonical {
+                assert_eq!(full_v6(text.as_bytes()), Some(a));
+                assert!(agrees(text.as_bytes()));
+                assert_eq!(parse(text.as_bytes()), Some(IpAddr::V6(a)));
+            }
+            assert_eq!(
+                full_v6(text.to_uppercase().as_bytes()).is_some(),
+                canonical && text == text.to_uppercase()
+            );
+        }
         for plain in ["::", "::1", "1::", "1::2", "0.0.0.0", "255.255.255.255"] {
             assert!(agrees(plain.as_bytes()), "{plain}");
         }
@@ -235,6 +292,9 @@ mod tests {
                 }
             }
             agrees(&text);
+            if let Some(a) = full_v6(&text) {
+                assert_eq!(a.to_string().as_bytes(), &text[..]);
+            }
             let len = rng.random_range(0..48);
             let junk: Vec<u8> = (0..len)
                 .map(|_| *alphabet.choose(&mut rng).unwrap())
