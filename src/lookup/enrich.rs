@@ -261,6 +261,31 @@ fn network_fields(out: &mut Vec<u8>, asn: u32, org: &str) {
 mod tests {
     use super::*;
 
+    /// The cache gives what rendering gives, for rows met again, rows
+    /// sharing a slot, an empty organisation, and past the text's limit.
+    #[test]
+    fn the_network_cache_writes_what_rendering_writes() {
+        let orgs: Vec<String> = (0..120_000)
+            .map(|i| match i % 4 {
+                0 => format!("Org {i}, Inc."),
+                1 => format!("=cmd|{i}"),
+                2 => format!("\"Quoted\" {i} {}", "x".repeat(i % 50)),
+                _ => String::new(),
+            })
+            .collect();
+        let mut cache = Networks::new();
+        for round in 0..2 {
+            for (i, org) in orgs.iter().enumerate() {
+                let asn = (i % 1000) as u32 + round;
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                cache.write(&mut got, asn, org);
+                network_fields(&mut want, asn, org);
+                assert_eq!(got, want, "{asn} {org:?}");
+            }
+        }
+        assert!(cache.text.len() <= Networks::TEXT_MAX + 200);
+    }
+
     #[test]
     fn slots_cover_the_two_letter_codes_only() {
         assert_eq!(slot("AA"), Some(0));
