@@ -1,7 +1,7 @@
 //! The CSV rows of bulk enrichment (`iplookup lookup --format csv`), written
 //! from the data straight into the output buffer: byte for byte the row
-//! [`fields::csv::row`] writes for the [`IpInfo`](crate::model::IpInfo) of
-//! [`describe`], without building it.
+//! [`csv::row`] writes for the [`IpInfo`](crate::model::IpInfo) of
+//! [`describe`], without building it (`tests/it/enrich.rs` holds them to it).
 //!
 //! Most of a row depends on the country alone: from `country_code` to
 //! `calling_code` (names, flag, continent, centroid, accuracy, zone, local
@@ -9,7 +9,7 @@
 //! and copied from then on. What varies per address (its text, the AS
 //! number and organisation, the CIDR block) is written with table lookups,
 //! no allocation. Answers with a city (a city database) and any second that
-//! is a leap second go the general way: [`describe`], then [`fields::csv::row`].
+//! is a leap second go the general way: [`describe`], then [`csv::row`].
 
 use std::net::IpAddr;
 
