@@ -17,6 +17,9 @@
 #    up included. The outputs are checked: one row per input, and the share of
 #    rows where both name the same country and AS.
 #
+#  - BEFORE=/path/to/iplookup (optional): an older binary timed in the same
+#    rounds (its rows checked to be the same, local_time aside).
+#
 # Needs: python3 with venv (Debian python3-venv), npm (bench/fetch-mmdb.sh).
 # Usage: bash bench/enrich.sh        (COUNT=100000 ROUNDS=5 for a quick run)
 set -euo pipefail
@@ -43,23 +46,49 @@ python3 bench/ceiling/helpers/addresses.py "$COUNT" > "$WORK/addresses.txt"
 OURS=("$ROOT/target/release/iplookup" lookup --format csv)
 BASE=("$ROOT/target/release/examples/enrich_maxminddb" "$DATA/dbip-country.mmdb" "$DATA/asn.mmdb")
 
-# Wall seconds of one run: COMMAND... < addresses > OUT
+# Wall and CPU (user + system) seconds of one run: COMMAND... < addresses > OUT.
+# The CPU time is the steadier figure on a shared machine (a pinned process
+# waiting for its CPU adds wall time, not CPU time).
 timed() { # OUT COMMAND...
     local out=$1
     shift
-    local t0 t1
-    t0=$(date +%s.%N)
-    "${SERVER_PIN[@]}" "$@" < "$WORK/addresses.txt" > "$out"
-    t1=$(date +%s.%N)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+    local TIMEFORMAT='%R %U %S' t
+    t=$( { time "${SERVER_PIN[@]}" "$@" < "$WORK/addresses.txt" > "$out"; } 2>&1 )
+    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.3f %.3f", a[1], a[2] + a[3] }'
 }
 
-ours=() base=()
+# Each side's wall and CPU seconds per round.
+ours=() base=() before=() ours_cpu=() base_cpu=() before_cpu=()
+run() { # NAME OUT COMMAND...: appends to NAME and NAME_cpu
+    local -n wall=$1 cpu=${1}_cpu
+    local t
+    t=$(timed "${@:2}")
+    wall+=("${t% *}") cpu+=("${t#* }")
+}
 for r in $(seq 1 "$ROUNDS"); do
-    ours+=("$(timed "$WORK/ours.csv" "${OURS[@]}")")
-    base+=("$(timed "$WORK/base.csv" "${BASE[@]}")")
-    echo "$BENCH: round $r: ours ${ours[-1]} s, maxminddb ${base[-1]} s"
+    run ours "$WORK/ours.csv" "${OURS[@]}"
+    run base "$WORK/base.csv" "${BASE[@]}"
+    line="round $r (wall/CPU s): ours ${ours[-1]}/${ours_cpu[-1]}, maxminddb ${base[-1]}/${base_cpu[-1]}"
+    if [[ -n "${BEFORE:-}" ]]; then
+        run before "$WORK/before.csv" "$BEFORE" lookup --format csv
+        line+=", before ${before[-1]}/${before_cpu[-1]}"
+    fi
+    echo "$BENCH: $line"
 done
+if [[ -n "${BEFORE:-}" ]]; then
+    # The same rows, local_time aside (the runs are seconds apart).
+    python3 - "$WORK/ours.csv" "$WORK/before.csv" <<'PY'
+import csv, sys
+with open(sys.argv[1], newline="") as a, open(sys.argv[2], newline="") as b:
+    ours, before = csv.reader(a), csv.reader(b)
+    head = next(ours)
+    assert head == next(before), "headers differ"
+    t = head.index("local_time")
+    for n, (o, p) in enumerate(zip(ours, before)):
+        o[t] = p[t] = ""
+        assert o == p, (n, o, p)
+PY
+fi
 
 rows_ours=$(( $(wc -l < "$WORK/ours.csv") - 1 ))
 rows_base=$(( $(wc -l < "$WORK/base.csv") - 1 ))
@@ -83,9 +112,18 @@ PY
 )
 
 mo=$(median "${ours[@]}") mb=$(median "${base[@]}")
+co=$(median "${ours_cpu[@]}") cb=$(median "${base_cpu[@]}")
+per_s() { awk -v n="$COUNT" -v t="$1" 'BEGIN { printf "%.0f", n / t }'; }
 echo
 echo "$BENCH: $COUNT addresses, median of $ROUNDS rounds, one CPU each"
-printf '| | wall (s) | addresses/s |\n|---|---|---|\n'
-printf '| iplookup lookup --format csv | %s | %.0f |\n' "$mo" "$(awk -v n="$COUNT" -v t="$mo" 'BEGIN { print n / t }')"
-printf '| maxminddb loop (examples/enrich_maxminddb.rs) | %s | %.0f |\n' "$mb" "$(awk -v n="$COUNT" -v t="$mb" 'BEGIN { print n / t }')"
-echo "speed-up (maxminddb time / ours): $(ratio "$mb" "$mo")x; rows agreeing: $agree"
+printf '| | wall (s) | addresses/s | CPU (s) | addresses per CPU second |\n|---|---|---|---|---|\n'
+printf '| iplookup lookup --format csv | %s | %s | %s | %s |\n' "$mo" "$(per_s "$mo")" "$co" "$(per_s "$co")"
+printf '| maxminddb loop (examples/enrich_maxminddb.rs) | %s | %s | %s | %s |\n' "$mb" "$(per_s "$mb")" "$cb" "$(per_s "$cb")"
+if [[ -n "${BEFORE:-}" ]]; then
+    mp=$(median "${before[@]}") cp=$(median "${before_cpu[@]}")
+    printf '| before (%s) | %s | %s | %s | %s |\n' "$BEFORE" "$mp" "$(per_s "$mp")" "$cp" "$(per_s "$cp")"
+fi
+echo "speed-up (maxminddb time / ours): wall $(ratio "$mb" "$mo")x, CPU $(ratio "$cb" "$co")x; rows agreeing: $agree"
+if [[ -n "${BEFORE:-}" ]]; then
+    echo "before: maxminddb time / before: wall $(ratio "$mb" "$mp")x, CPU $(ratio "$cb" "$cp")x; before / ours: wall $(ratio "$mp" "$mo")x, CPU $(ratio "$cp" "$co")x"
+fi

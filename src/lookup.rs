@@ -10,6 +10,9 @@
 //! release while readers keep the one they started with, never locking.
 
 pub mod asn;
+pub mod enrich;
+pub mod lines;
+pub mod quick;
 
 use std::borrow::Cow;
 use std::cell::RefCell;

@@ -34,6 +34,7 @@ mod batch;
 mod cli;
 mod client_ip;
 mod dataset;
+mod enrich;
 mod families;
 mod fields;
 mod formats;

@@ -1,21 +1,26 @@
 //! `iplookup lookup`: addresses from the arguments or standard input (one per
 //! line) to JSON lines or CSV on standard output. A data tool for enriching
-//! logs in bulk: input read in large blocks, output written in large blocks
-//! (never flushed per line), a line that is not an address (or not UTF-8)
-//! answered with an error in its place and the run going on.
+//! logs in bulk: input read in large blocks ([`lines::each_line`], memory
+//! bounded per line), output written in large blocks (never flushed per
+//! line), a line that is not an address (or not UTF-8) answered with an
+//! error in its place and the run going on. CSV rows are written straight
+//! from the data ([`CsvRows`]), byte for byte the rows of `fields::csv`.
 
-use std::io::{self, BufRead, Write};
+use std::cell::Cell;
+use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use chrono::{DateTime, Utc};
 
 use iplookup::fields::csv;
-use iplookup::model::{Error, IpInfo};
+use iplookup::lookup::enrich::CsvRows;
+use iplookup::lookup::lines;
 use iplookup::{GeoDb, Lookup};
 
 use crate::args::{LookupArgs, OutputFormat};
 
-/// Size of the output buffer: large writes, few system calls.
+/// Size of the output blocks: large writes, few system calls.
 const OUT_BUFFER: usize = 256 * 1024;
 
 /// Answers each address; exits 1 when any of them was not an address.
@@ -27,30 +32,40 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
         None => embedded,
     };
     let lookup = Lookup::new(db);
-    let out = io::BufWriter::with_capacity(OUT_BUFFER, io::stdout().lock());
-    // (CSV fills its own buffer of the same size and writes it whole.)
-    let mut sink: Box<dyn Sink> = match args.format {
-        OutputFormat::Json => Box::new(JsonLines(out)),
-        OutputFormat::Csv => Box::new(Csv::new(out)?),
-    };
+    let mut out = Blocks::new(io::stdout().lock());
     let mut failed = false;
-    let mut answer = |text: &str| -> io::Result<()> {
-        match lookup.lookup_data(text) {
-            Ok(info) => sink.info(&info),
-            Err(e) => {
-                failed = true;
-                sink.error(text, &e.body())
-            }
+    match args.format {
+        OutputFormat::Json => {
+            each_input(&args.addresses, &Cell::new(None), &mut out, |out, input| {
+                let text = String::from_utf8_lossy(input);
+                let line = match lookup.lookup_data(&text) {
+                    Ok(info) => serde_json::to_writer(&mut *out, &info),
+                    Err(e) => {
+                        failed = true;
+                        serde_json::to_writer(&mut *out, &e.body())
+                    }
+                };
+                line.map_err(io::Error::from)?;
+                out.push(b'\n');
+                Ok(())
+            })?
         }
-    };
-    if args.addresses.is_empty() {
-        each_line(io::stdin().lock(), &mut answer)?;
-    } else {
-        for a in &args.addresses {
-            answer(a).context("cannot write to standard output")?;
+        OutputFormat::Csv => {
+            let db = lookup.db();
+            let mut rows = CsvRows::new(&db, Utc::now());
+            csv::header(&mut out.buffer);
+            let read_at = Cell::new(None);
+            each_input(&args.addresses, &read_at, &mut out, |out, input| {
+                // `local_time` as of the read that brought the line.
+                if let Some(now) = read_at.take() {
+                    rows.set_now(now);
+                }
+                failed |= !rows.line(out, input);
+                Ok(())
+            })?
         }
     }
-    sink.finish().context("cannot write to standard output")?;
+    out.finish().context("cannot write to standard output")?;
     Ok(if failed {
         ExitCode::FAILURE
     } else {
@@ -58,74 +73,67 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Calls `answer` with each non-empty line of `input` (without its `\n` or
-/// `\r\n`); a line that is not UTF-8 is passed with U+FFFD in place of the
-/// bad bytes, so it gets its error row like any other bad input.
-fn each_line(
-    mut input: impl BufRead,
-    answer: &mut impl FnMut(&str) -> io::Result<()>,
+/// Calls `answer` with each input (each argument as it is, else each line
+/// of standard input, [`lines::each_line`]) and the output buffer, handing
+/// the buffer to standard output whenever it is full. Each read of standard
+/// input puts the time it returned in `read_at`.
+fn each_input<W: Write>(
+    addresses: &[String],
+    read_at: &Cell<Option<DateTime<Utc>>>,
+    out: &mut Blocks<W>,
+    mut answer: impl FnMut(&mut Vec<u8>, &[u8]) -> io::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut line = Vec::with_capacity(64);
-    loop {
-        line.clear();
-        let n = input
-            .read_until(b'\n', &mut line)
-            .context("cannot read standard input")?;
-        if n == 0 {
-            return Ok(());
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches('\n').trim_end_matches('\r');
-        if !text.is_empty() {
-            answer(text).context("cannot write to standard output")?;
-        }
+    let mut write_failed = false;
+    let mut one = |input: &[u8]| {
+        answer(&mut out.buffer, input)?;
+        out.spill().inspect_err(|_| write_failed = true)
+    };
+    let read = if addresses.is_empty() {
+        let stdin = Stamped {
+            input: io::stdin().lock(),
+            read_at,
+        };
+        lines::each_line(stdin, &mut one)
+    } else {
+        addresses.iter().try_for_each(|a| one(a.as_bytes()))
+    };
+    read.context(if write_failed || !addresses.is_empty() {
+        "cannot write to standard output"
+    } else {
+        "cannot read standard input"
+    })
+}
+
+/// A reader that notes the time of each read.
+struct Stamped<'a, R> {
+    input: R,
+    read_at: &'a Cell<Option<DateTime<Utc>>>,
+}
+
+impl<R: Read> Read for Stamped<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.input.read(buf)?;
+        self.read_at.set(Some(Utc::now()));
+        Ok(n)
     }
 }
 
-/// Where answers go, in one output format.
-trait Sink {
-    fn info(&mut self, info: &IpInfo) -> io::Result<()>;
-    /// The answer for `input`, which is not an address.
-    fn error(&mut self, input: &str, error: &Error) -> io::Result<()>;
-    fn finish(&mut self) -> io::Result<()>;
-}
-
-/// One JSON object per line: the IpInfo, or the Error in its place.
-struct JsonLines<W: Write>(W);
-
-impl<W: Write> Sink for JsonLines<W> {
-    fn info(&mut self, info: &IpInfo) -> io::Result<()> {
-        serde_json::to_writer(&mut self.0, info)?;
-        self.0.write_all(b"\n")
-    }
-
-    fn error(&mut self, _input: &str, error: &Error) -> io::Result<()> {
-        serde_json::to_writer(&mut self.0, error)?;
-        self.0.write_all(b"\n")
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
-}
-
-/// RFC 4180 CSV ([`iplookup::fields::csv`]): a header row with every field
-/// and `error`, then one row per input. An input that is not an address
-/// keeps its text in `ip` and its error code in `error`; every other cell of
-/// that row is empty. Rows are written into one buffer, handed to the output
-/// when it holds [`OUT_BUFFER`] bytes.
-struct Csv<W: Write> {
+/// The output: rows are written into `buffer`, handed to `out` when it
+/// holds [`OUT_BUFFER`] bytes.
+struct Blocks<W: Write> {
     out: W,
     buffer: Vec<u8>,
 }
 
-impl<W: Write> Csv<W> {
-    fn new(out: W) -> io::Result<Self> {
-        let mut buffer = Vec::with_capacity(OUT_BUFFER + 4096);
-        csv::header(&mut buffer);
-        Ok(Csv { out, buffer })
+impl<W: Write> Blocks<W> {
+    fn new(out: W) -> Self {
+        Blocks {
+            out,
+            buffer: Vec::with_capacity(OUT_BUFFER + 64 * 1024),
+        }
     }
 
+    /// Writes the buffer out if it is full.
     fn spill(&mut self) -> io::Result<()> {
         if self.buffer.len() >= OUT_BUFFER {
             self.out.write_all(&self.buffer)?;
@@ -133,19 +141,8 @@ impl<W: Write> Csv<W> {
         }
         Ok(())
     }
-}
 
-impl<W: Write> Sink for Csv<W> {
-    fn info(&mut self, info: &IpInfo) -> io::Result<()> {
-        csv::row(&mut self.buffer, info);
-        self.spill()
-    }
-
-    fn error(&mut self, input: &str, error: &Error) -> io::Result<()> {
-        csv::error_row(&mut self.buffer, input, error.error.as_str());
-        self.spill()
-    }
-
+    /// Writes out what is left.
     fn finish(&mut self) -> io::Result<()> {
         self.out.write_all(&self.buffer)?;
         self.buffer.clear();

@@ -1,0 +1,197 @@
+//! Lines of untrusted input (`iplookup lookup` reading standard input), read
+//! in large blocks and split without a copy or an allocation per line.
+//!
+//! Memory is bounded whatever the input: a line longer than [`LINE_MAX`]
+//! bytes is cut there (the rest of it, up to its newline, is skipped), so
+//! one block buffer of [`BLOCK`] bytes is all that is ever held. Binary junk,
+//! a missing final newline and CRLF line ends are all input like any other.
+
+use std::io::{self, ErrorKind, Read};
+
+/// Bytes read from the input at a time.
+pub const BLOCK: usize = 256 * 1024;
+
+/// The longest line passed on whole; a longer one is passed as its first
+/// `LINE_MAX` bytes. An address is at most 45 bytes: such a line is never
+/// one, and its error row echoes the first 4 KiB of it.
+pub const LINE_MAX: usize = 4096;
+
+/// Calls `line` with each line of `input` that is not empty once its line
+/// end is taken off: the `\n`, then every `\r` before it (a last line
+/// without `\n` counts too). Bytes are passed as they are (not checked to be
+/// UTF-8). Stops at the first error of `input` (other than an interrupted
+/// read) or of `line`.
+pub fn each_line<R: Read>(
+    mut input: R,
+    mut line: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut buf = vec![0u8; BLOCK];
+    // buf[..held] is the start of a line not ended yet (at most LINE_MAX bytes).
+    let mut held = 0;
+    // Whether the line being read was cut: skip up to its newline.
+    let mut skipping = false;
+    loop {
+        let n = match input.read(&mut buf[held..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            if !skipping {
+                pass(&buf[..held], &mut line)?;
+            }
+            return Ok(());
+        }
+        let end = held + n;
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', &buf[held..end]) {
+            let nl = held + nl;
+            if !skipping {
+                pass(&buf[start..nl.min(start + LINE_MAX)], &mut line)?;
+            }
+            skipping = false;
+            start = nl + 1;
+        }
+        let rest = end - start;
+        if skipping {
+            held = 0;
+        } else if rest > LINE_MAX {
+            pass(&buf[start..start + LINE_MAX], &mut line)?;
+            (held, skipping) = (0, true);
+        } else {
+            buf.copy_within(start..end, 0);
+            held = rest;
+        }
+    }
+}
+
+/// Takes the `\r`s off the end and passes the line on unless it is empty.
+fn pass(bytes: &[u8], line: &mut impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+    let mut end = bytes.len();
+    while end > 0 && bytes[end - 1] == b'\r' {
+        end -= 1;
+    }
+    if end == 0 {
+        return Ok(());
+    }
+    line(&bytes[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that hands out its bytes in pieces of the given sizes (in
+    /// turn), with an interruption before each.
+    struct Pieces<'a> {
+        data: &'a [u8],
+        sizes: Vec<usize>,
+        turn: usize,
+        interrupt: bool,
+    }
+
+    impl Read for Pieces<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            self.interrupt = !self.interrupt;
+            if self.interrupt {
+                return Err(ErrorKind::Interrupted.into());
+            }
+            let size = self.sizes[self.turn % self.sizes.len()];
+            self.turn += 1;
+            let n = size.min(out.len()).min(self.data.len());
+            out[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn lines(data: &[u8], sizes: &[usize]) -> Vec<Vec<u8>> {
+        let mut got = Vec::new();
+        let reader = Pieces {
+            data,
+            sizes: sizes.to_vec(),
+            turn: 0,
+            interrupt: false,
+        };
+        each_line(reader, |l| {
+            got.push(l.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        got
+    }
+
+    /// What the CLI did before: `read_until(b'\n')`, then the `\n` and
+    /// every `\r` taken off, empty lines skipped, no length limit.
+    fn by_read_until(data: &[u8]) -> Vec<Vec<u8>> {
+        data.split(|&b| b == b'\n')
+            .map(|l| {
+                let end = l.iter().rposition(|&b| b != b'\r').map_or(0, |i| i + 1);
+                l[..end].to_vec()
+            })
+            .filter(|l| !l.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn lines_are_split_as_read_until_splits_them_whatever_the_read_sizes() {
+        let data = b"1.1.1.1\n\n\r\n::1\r\r\n a b \r\n\xff\xfe\x00\n\rx\r\ny\rz\nlast";
+        for sizes in [&[1][..], &[2, 3], &[7], &[BLOCK], &[5, 1, 64]] {
+            assert_eq!(lines(data, sizes), by_read_until(data), "{sizes:?}");
+        }
+        assert!(lines(b"", &[1]).is_empty());
+        assert!(lines(b"\n\r\n\r", &[1]).is_empty());
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_the_rest_skipped() {
+        let long = |c: u8, n: usize| vec![c; n];
+        let mut data = Vec::new();
+        for part in [
+            long(b'a', LINE_MAX),
+            long(b'b', LINE_MAX + 1),
+            long(b'c', 3 * BLOCK + 17),
+            b"1.2.3.4".to_vec(),
+            long(b'\r', LINE_MAX + 5),
+            long(b'd', 2 * BLOCK),
+        ] {
+            data.extend_from_slice(&part);
+            data.push(b'\n');
+        }
+        data.extend(long(b'e', BLOCK + 3)); // no final newline
+        for sizes in [&[BLOCK][..], &[1000, 7], &[LINE_MAX + 1]] {
+            let got = lines(&data, sizes);
+            let want = [
+                long(b'a', LINE_MAX),
+                long(b'b', LINE_MAX),
+                long(b'c', LINE_MAX),
+                b"1.2.3.4".to_vec(),
+                long(b'd', LINE_MAX),
+                long(b'e', LINE_MAX),
+            ];
+            assert_eq!(got, want, "{sizes:?}");
+        }
+    }
+
+    #[test]
+    fn errors_stop_the_reading() {
+        let mut n = 0;
+        let err = each_line(&b"a\nb\nc\n"[..], |_| {
+            n += 1;
+            if n == 2 {
+                Err(io::Error::other("full"))
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!(err.unwrap_err().to_string(), "full");
+        assert_eq!(n, 2);
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("gone"))
+            }
+        }
+        assert!(each_line(Broken, |_| Ok(())).is_err());
+    }
+}
