@@ -139,13 +139,21 @@ impl Field {
     }
 }
 
-/// Text a spreadsheet would take for a formula (it starts with `=`, `+`,
-/// `-`, `@`, a tab or a carriage return) with a `'` in front, as OWASP
+/// Foreign text made safe for a spreadsheet and a terminal: control and
+/// bidi characters dropped (tabs and line breaks become spaces,
+/// [`sanitize::one_line`]), then, if a spreadsheet would take it for a
+/// formula (it starts with `=`, `+`, `-` or `@`), a `'` in front, as OWASP
 /// advises against CSV injection: organisation names come from data files
-/// and the input column from whoever wrote the log being enriched.
+/// and the input column from whoever wrote the log being enriched. (A cell
+/// holding `;`, the separator of spreadsheets in many locales, is quoted by
+/// [`csv::cell`].)
 pub fn spreadsheet_safe(text: Cow<'_, str>) -> Cow<'_, str> {
+    let text = match sanitize::one_line(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(clean) => Cow::Owned(clean),
+    };
     match text.as_bytes().first() {
-        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => Cow::Owned(format!("'{text}")),
+        Some(b'=' | b'+' | b'-' | b'@') => Cow::Owned(format!("'{text}")),
         _ => text,
     }
 }
@@ -203,6 +211,7 @@ impl FromStr for Field {
 }
 
 pub mod csv;
+pub mod sanitize;
 
 #[cfg(test)]
 mod tests {
@@ -328,8 +337,19 @@ mod tests {
         assert_eq!(Field::City.cell(&info).as_deref(), Some("'@SUM(A1)"));
         assert_eq!(Field::Ip.cell(&info).as_deref(), Some("8.8.8.8"));
         assert_eq!(Field::CallingCode.cell(&info).as_deref(), Some("+1"));
-        for bad in ["+1", "-1", "\tx", "\rx"] {
+        for bad in ["+1", "-1", "=1", "@x"] {
             assert!(spreadsheet_safe(bad.into()).starts_with('\''), "{bad:?}");
         }
+        // Controls and bidi dropped, tabs and line breaks made spaces.
+        assert_eq!(spreadsheet_safe("\tx\r\ny".into()), " x  y");
+        assert_eq!(
+            spreadsheet_safe("\u{1b}]0;PWNED\u{7}\u{1b}[2J\u{202e}8.8.8.8\u{85}".into()),
+            "]0;PWNED[2J8.8.8.8"
+        );
+        assert_eq!(spreadsheet_safe("\u{7f}=1".into()), "'=1");
+        // A cell holding the separator of `;` locales is quoted.
+        let mut out = Vec::new();
+        csv::cell(&mut out, ";=cmd|' /C calc'!A0");
+        assert_eq!(out, b"\";=cmd|' /C calc'!A0\"");
     }
 }

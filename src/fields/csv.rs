@@ -1,5 +1,5 @@
 //! CSV (RFC 4180, `\n` line ends, a field quoted only when it holds a comma,
-//! a quote or a line break): the one writer of the CSV answers, written
+//! a semicolon, a quote or a line break): the one writer of the CSV answers, written
 //! straight into a byte buffer (no allocation per row). [`row`] writes an
 //! [`IpInfo`] (the batch route, and the reference of the fast rows of
 //! `iplookup lookup --format csv`, `lookup::enrich`); the cell writers
@@ -67,12 +67,14 @@ pub fn float(out: &mut Vec<u8>, value: Option<f64>) {
     }
 }
 
-/// One field, quoted (its quotes doubled) when it holds `,`, `"`, CR or LF.
+/// One field, quoted (its quotes doubled) when it holds `,`, `"`, CR or
+/// LF, or `;` (the separator spreadsheets use in many locales: unquoted, a
+/// `;=...` cell would split there and start a formula).
 pub fn cell(out: &mut Vec<u8>, value: &str) {
     let bytes = value.as_bytes();
     if !bytes
         .iter()
-        .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+        .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n' | b';'))
     {
         out.extend_from_slice(bytes);
         return;

@@ -494,3 +494,39 @@ async fn the_mcp_tool_lookup_ips_counts_every_address_against_the_rate_limit() {
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert!(answer.to_string().contains("rate_limited"), "{answer}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn csv_cells_carry_no_terminal_escape_and_no_formula_for_any_locale() {
+    let server = support::start(support::config()).await;
+    let inputs = [
+        ";=cmd|' /C calc'!A0",
+        "\u{1b}]0;PWNED\u{7}\u{1b}[2J8.8.8.8",
+        "=1+1;=2",
+        "\u{202e}@evil\u{85}",
+    ];
+    let body = inputs.join("\n");
+    let (status, _, text) = post(&server, "text/plain", Some("text/csv"), body.into_bytes()).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(
+        !text.chars().any(|c| c != '\n'
+            && (c.is_control()
+                || ('\u{2066}'..='\u{2069}').contains(&c)
+                || ('\u{202a}'..='\u{202e}').contains(&c))),
+        "{text:?}"
+    );
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    // Quoted: a `;` locale does not split the cell and start a formula.
+    assert!(
+        rows[0].starts_with("\";=cmd|' /C calc'!A0\","),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[1].starts_with("\"]0;PWNED[2J8.8.8.8\","),
+        "{}",
+        rows[1]
+    );
+    assert!(rows[2].starts_with("\"'=1+1;=2\","), "{}", rows[2]);
+    assert!(rows[3].starts_with("'@evil,"), "{}", rows[3]);
+}

@@ -92,8 +92,27 @@ pub fn run_serve(args: ServeArgs, shutdown: impl Future<Output = ()>) -> anyhow:
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(server::serve(config, shutdown))?;
+    runtime.block_on(async {
+        let mut shutdown = std::pin::pin!(shutdown);
+        // Poll the shutdown future once before serving: that installs the
+        // signal handlers, so a SIGINT or SIGTERM sent as soon as the service
+        // says it listens stops it cleanly instead of killing it.
+        if armed(shutdown.as_mut()).await {
+            return Ok(());
+        }
+        server::serve(config, shutdown).await
+    })?;
     Ok(())
+}
+
+/// Polls `future` once; whether it is already done.
+async fn armed(future: std::pin::Pin<&mut impl Future<Output = ()>>) -> bool {
+    let mut future = Some(future);
+    std::future::poll_fn(|cx| {
+        let done = future.take().is_some_and(|f| f.poll(cx).is_ready());
+        std::task::Poll::Ready(done)
+    })
+    .await
 }
 
 /// Says at start where the caller's address comes from, and warns about

@@ -15,7 +15,7 @@ use super::page::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, LookupKind, LookupPage, Page, SPECIAL_ROW,
     asn_links, asn_summary, links, listed, lookup_rows, percent,
 };
-use super::sanitize::is_unsafe;
+use crate::fields::sanitize::is_unsafe;
 use crate::model::IpInfo;
 use crate::web::origin::FamilyOrigins;
 

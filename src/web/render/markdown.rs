@@ -7,7 +7,7 @@ use super::page::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, LookupKind, LookupPage, Page, asn_links,
     asn_summary, links, listed, lookup_rows, percent,
 };
-use super::sanitize::one_line;
+use crate::fields::sanitize::one_line;
 
 pub fn page(page: &Page) -> String {
     match page {

@@ -7,7 +7,6 @@ mod json;
 pub mod map;
 mod markdown;
 mod page;
-mod sanitize;
 mod text;
 
 pub use self::docs::{DocsPage, Operation, Parameter, ResponseDoc};
@@ -16,8 +15,8 @@ pub use self::page::{
     HealthSource, LookupKind, LookupPage, PAGE_PREFIXES, Page, SPECIAL_ROW, SpecialUse, asn_links,
     info_rows, links, lookup_rows,
 };
-pub use self::sanitize::one_line;
 use super::negotiate::Format;
+pub use crate::fields::sanitize::one_line;
 
 impl Page {
     /// The body of the page in `format` (UTF-8).
@@ -26,8 +25,8 @@ impl Page {
             Format::Json => self.json(),
             // What a terminal or a Markdown viewer shows: no control or
             // bidi character from any value, error message or docs text.
-            Format::Text => sanitize::page(text::page(self)).into_bytes(),
-            Format::Markdown => sanitize::page(markdown::page(self)).into_bytes(),
+            Format::Text => crate::fields::sanitize::page(text::page(self)).into_bytes(),
+            Format::Markdown => crate::fields::sanitize::page(markdown::page(self)).into_bytes(),
             Format::Html => html::page(self).into_bytes(),
         }
     }

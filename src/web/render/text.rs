@@ -5,7 +5,7 @@ use std::fmt::Write;
 use super::page::{
     AsnPage, LookupKind, Page, asn_links, asn_summary, listed, lookup_rows, percent,
 };
-use super::sanitize::one_line;
+use crate::fields::sanitize::one_line;
 
 pub fn page(page: &Page) -> String {
     match page {

@@ -1,9 +1,9 @@
-//! What the text, Markdown and HTML renderers never print: C0 and C1 control
-//! characters, DEL, and the bidirectional overrides, isolates and marks that
-//! reorder what a reader sees. Values come from PTR records, data files and
-//! request bytes; a terminal that `curl` writes into must not receive an
-//! escape sequence from any of them. One place, so every renderer strips
-//! the same set.
+//! What the text, Markdown, HTML and CSV answers never print: C0 and C1
+//! control characters, DEL, and the bidirectional overrides, isolates and
+//! marks that reorder what a reader sees. Values come from PTR records, data
+//! files and request bytes; a terminal that `curl` (or `cat` of an enriched
+//! CSV file) writes into must not receive an escape sequence from any of
+//! them. One place, so every renderer strips the same set.
 
 use std::borrow::Cow;
 
