@@ -78,7 +78,7 @@ fn read_digits(b: &[u8], at: usize, radix: u32) -> (u32, usize) {
 }
 
 /// The value of each byte as a hex digit (either case), 0xff if it is none.
-const DIGITS: [u8; 256] = {
+pub(crate) const DIGITS: [u8; 256] = {
     let mut table = [0xff; 256];
     let mut i = 0;
     while i < 10 {

@@ -165,33 +165,20 @@ fn group_at(buf: &[u8; 48], at: usize) -> Option<(u16, usize)> {
     (!bad).then_some((value as u16, len))
 }
 
-/// The value of each byte as a lower-case hex digit, 16 if it is none.
+/// The value of each byte as a lower-case hex digit, 0xff if it is none.
 const LOWER_HEX: [u8; 256] = {
     let mut table = HEX;
     let mut i = 0;
     while i < 6 {
-        table[b'A' as usize + i] = 16;
+        table[b'A' as usize + i] = 0xff;
         i += 1;
     }
     table
 };
 
-/// The value of each byte as a hex digit (either case), 16 if it is none.
-const HEX: [u8; 256] = {
-    let mut table = [16; 256];
-    let mut i = 0;
-    while i < 10 {
-        table[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        table[b'a' as usize + i] = 10 + i as u8;
-        table[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    table
-};
+/// The value of each byte as a hex digit (either case), 0xff if it is none:
+/// the table of `address::parse`.
+const HEX: [u8; 256] = address::DIGITS;
 
 #[cfg(test)]
 mod tests {

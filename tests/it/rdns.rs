@@ -118,14 +118,21 @@ async fn nxdomain_gives_null_and_the_failure_is_cached() {
     assert_eq!(dns.queries_for(ip("1.1.1.1")), 1, "{:?}", dns.queries());
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_slow_answer_misses_the_deadline_and_is_cached_when_it_lands() {
+/// A DNS server that answers the PTR of 9.9.9.9 after 1 s, and a server that
+/// waits 250 ms for it.
+async fn slow_answer_for_9999() -> (DnsServer, support::TestServer) {
     let dns = DnsServer::start(&[(
         ip("9.9.9.9"),
         slow_ptr("slow.example.test", Duration::from_secs(1)),
     )])
     .await;
     let server = support::start(config(dns.addr, Duration::from_millis(250))).await;
+    (dns, server)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_answer_misses_the_deadline_and_is_cached_when_it_lands() {
+    let (dns, server) = slow_answer_for_9999().await;
     let client = support::client();
 
     let started = Instant::now();
@@ -163,12 +170,7 @@ async fn a_slow_answer_misses_the_deadline_and_is_cached_when_it_lands() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_answer_cached_without_its_name_is_not_revalidated_once_the_name_is_known() {
-    let dns = DnsServer::start(&[(
-        ip("9.9.9.9"),
-        slow_ptr("slow.example.test", Duration::from_secs(1)),
-    )])
-    .await;
-    let server = support::start(config(dns.addr, Duration::from_millis(250))).await;
+    let (dns, server) = slow_answer_for_9999().await;
     let client = support::client();
     let url = format!("{}/api/v1/ip/9.9.9.9", server.base);
     let first = client.get(&url).send().await.unwrap();
