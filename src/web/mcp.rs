@@ -418,7 +418,7 @@ fn read_message(bytes: axum::body::Bytes) -> Result<axum::body::Bytes, Box<Respo
             id,
             &format!("Invalid Request: not a JSON-RPC 2.0 message this server reads ({e})"),
         )),
-        Ok(message) => match unreadable_params(&message) {
+        Ok(message) => match unreadable_params(&message).or_else(|| bad_params(&value)) {
             Some(method) => Err(refuse(
                 INVALID_PARAMS,
                 id,
@@ -455,6 +455,32 @@ fn unreadable_params(message: &ClientJsonRpcMessage) -> Option<String> {
         },
         _ => None,
     }
+}
+
+/// A request for an implemented method whose params break the schema the
+/// OpenAPI document publishes but that rmcp reads all the same (ignoring the
+/// member) and answers 200: params that are not an object, a `_meta` that is
+/// not an object, a `tools/list` cursor that is not a string, `tools/call`
+/// arguments that are not an object. Its name, for a -32602 answer.
+fn bad_params(value: &Value) -> Option<String> {
+    let method = value.get("method").and_then(Value::as_str)?;
+    value.get("id")?;
+    let params = value.get("params")?;
+    let not = |key: &str, ok: fn(&Value) -> bool| params.get(key).is_some_and(|v| !ok(v));
+    let bad = match method {
+        "initialize" => !params.is_object(),
+        "ping" => !params.is_object() || not("_meta", Value::is_object),
+        "tools/list" => {
+            !params.is_object() || not("_meta", Value::is_object) || not("cursor", Value::is_string)
+        }
+        "tools/call" => {
+            !params.is_object()
+                || not("_meta", Value::is_object)
+                || not("arguments", Value::is_object)
+        }
+        _ => false,
+    };
+    bad.then(|| method.to_owned())
 }
 
 /// rmcp's answers, with every plain-text error turned into a JSON-RPC error

@@ -616,6 +616,37 @@ async fn mcp_answers_what_is_not_json_rpc_in_json() {
     )
     .await;
     assert_eq!(jsonrpc_error(&bad_init, 400, -32602)["id"], "a");
+    // Params the schema refuses and rmcp would ignore (found by schemathesis:
+    // a numeric cursor got 200).
+    for (method, params) in [
+        ("tools/list", r#"{"cursor":5}"#),
+        ("tools/list", r#"{"cursor":null}"#),
+        ("tools/list", r#"{"_meta":[]}"#),
+        ("tools/list", "7"),
+        ("ping", r#"{"_meta":"x"}"#),
+        ("ping", "[]"),
+        ("tools/call", r#"{"name":"my_ip","arguments":[]}"#),
+        ("initialize", "null"),
+    ] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":9,"method":"{method}","params":{params}}}"#);
+        let f = mcp(&server, &[], body.as_bytes()).await;
+        // Some rmcp's reader already refuses (-32600), the others are
+        // refused here (-32602): 400 either way, never a 200 answer.
+        assert_eq!(f.status, 400, "{method} {params}: {}", f.body);
+        let code = f.json()["error"]["code"].as_i64();
+        assert!(
+            matches!(code, Some(-32600 | -32602)),
+            "{method} {params}: {}",
+            f.body
+        );
+    }
+    let f = mcp(
+        &server,
+        &[],
+        br#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"cursor":"x"}}"#,
+    )
+    .await;
+    assert_ne!(f.status, 400, "a string cursor is read: {}", f.body);
     // rmcp's own plain-text refusals come back as JSON too.
     let version = mcp(&server, &[("mcp-protocol-version", "1999-01-01")], PING).await;
     jsonrpc_error(&version, 400, -32600);
