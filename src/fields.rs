@@ -250,15 +250,20 @@ mod tests {
         assert_eq!("x".repeat(1000).parse::<Field>().unwrap_err().0.len(), 64);
     }
 
-    #[test]
-    fn values_are_text_and_null_is_none() {
-        let mut info = IpInfo {
+    /// An answer for 8.8.8.8 with only its address, version and reachability.
+    fn sample() -> IpInfo {
+        IpInfo {
             ip: "8.8.8.8".into(),
             version: Some("IPv4".into()),
             is_public: Some(true),
             location: Default::default(),
             network: Default::default(),
-        };
+        }
+    }
+
+    #[test]
+    fn values_are_text_and_null_is_none() {
+        let mut info = sample();
         info.location.latitude = Some(37.751);
         info.location.accuracy = Some(Accuracy::Country);
         info.network.asn = Some(15169);
@@ -274,13 +279,7 @@ mod tests {
     /// The rows read back with the `csv` crate give the fields' values.
     #[test]
     fn csv_rows_read_back_as_the_values() {
-        let mut info = IpInfo {
-            ip: "8.8.8.8".into(),
-            version: Some("IPv4".into()),
-            is_public: Some(true),
-            location: Default::default(),
-            network: Default::default(),
-        };
+        let mut info = sample();
         info.location.latitude = Some(38.0);
         info.location.longitude = Some(-97.5);
         info.network.asn = Some(15169);
@@ -318,13 +317,7 @@ mod tests {
 
     #[test]
     fn cells_defuse_formulas_in_text_but_never_touch_numbers() {
-        let mut info = IpInfo {
-            ip: "8.8.8.8".into(),
-            version: None,
-            is_public: None,
-            location: Default::default(),
-            network: Default::default(),
-        };
+        let mut info = sample();
         info.location.longitude = Some(-122.08);
         info.location.calling_code = Some("+1".into());
         info.network.organization = Some("=HYPERLINK(\"http://x\")".into());

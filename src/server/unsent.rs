@@ -11,9 +11,10 @@
 //! all the address's connections; none for trusted proxies, which read what
 //! they ask for) and all connections' ([`TOTAL_UNSENT`]), and gives it back
 //! when its body is dropped: sent whole, reset, or its connection gone.
-//! An answer that does not fit is replaced by `503 overloaded` with
-//! `Retry-After: 1` (JSON), so the client that holds the memory is refused,
-//! and other addresses are served. HTTP/1.1 needs no share: one answer at a
+//! An answer that does not fit is not sent: its stream is reset
+//! (`RST_STREAM`, [`Shed`]), which frees it at once (a 503 in its place
+//! would wait unsent like the answer), so the client that holds the memory
+//! is refused, and other addresses are served. HTTP/1.1 needs no share: one answer at a
 //! time per connection, mostly in the kernel's socket buffer.
 //!
 //! [`PER_ADDRESS_UNSENT`]: crate::connections::PER_ADDRESS_UNSENT
