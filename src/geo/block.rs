@@ -1,5 +1,13 @@
 //! `network.range`: the largest CIDR block that holds an address and lies
 //! inside the source row it was found in.
+//!
+//! No search: the block of a prefix length keeps the address's bits above
+//! that length and spans every value below it, so it stays clear of an
+//! address just outside the row (`start - 1`, `end + 1`) exactly when it
+//! keeps the highest bit in which the two differ. The shortest prefix that
+//! keeps that bit is one past their common leading bits; the block is the
+//! longer of the two such prefixes (a row reaching the end of the family on
+//! one side puts no bound there).
 
 use std::net::IpAddr;
 
@@ -19,46 +27,33 @@ pub fn largest_block(ip: IpAddr, start: IpAddr, end: IpAddr) -> Option<IpNet> {
 /// [`largest_block`] of IPv4 addresses as integers.
 #[inline]
 pub fn block_v4(a: u32, s: u32, e: u32) -> Option<IpNet> {
-    let len = shortest_prefix(32, |len| {
-        let mask = u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0);
-        (a & mask) >= s && (a | !mask) <= e
-    })?;
-    Ipv4Net::new(a.into(), len)
-        .ok()
-        .map(|n| IpNet::V4(n.trunc()))
-}
-
-/// [`largest_block`] of IPv6 addresses as integers.
-#[inline]
-pub fn block_v6(a: u128, s: u128, e: u128) -> Option<IpNet> {
-    let len = shortest_prefix(128, |len| {
-        let mask = u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0);
-        (a & mask) >= s && (a | !mask) <= e
-    })?;
-    Ipv6Net::new(a.into(), len)
-        .ok()
-        .map(|n| IpNet::V6(n.trunc()))
-}
-
-/// The shortest prefix length in `0..=bits` for which `fits` holds, by
-/// bisection: the block of a longer prefix lies inside the block of a
-/// shorter one, so once `fits` holds it holds for every longer prefix.
-/// `None` if it fails even for `bits` (the address is outside the range).
-fn shortest_prefix(bits: u8, fits: impl Fn(u8) -> bool) -> Option<u8> {
-    if !fits(bits) {
+    if a < s || a > e {
         return None;
     }
-    // Invariant: fits(hi) holds; every length below lo fails.
-    let (mut lo, mut hi) = (0u8, bits);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
+    let below = s
+        .checked_sub(1)
+        .map_or(0, |out| (a ^ out).leading_zeros() + 1);
+    let above = e
+        .checked_add(1)
+        .map_or(0, |out| (a ^ out).leading_zeros() + 1);
+    let net = Ipv4Net::new(a.into(), below.max(above) as u8).ok()?;
+    Some(IpNet::V4(net.trunc()))
+}
+
+/// [`largest_block`] of IPv6 addresses as integers (see [`block_v4`]).
+#[inline]
+pub fn block_v6(a: u128, s: u128, e: u128) -> Option<IpNet> {
+    if a < s || a > e {
+        return None;
     }
-    Some(hi)
+    let below = s
+        .checked_sub(1)
+        .map_or(0, |out| (a ^ out).leading_zeros() + 1);
+    let above = e
+        .checked_add(1)
+        .map_or(0, |out| (a ^ out).leading_zeros() + 1);
+    let net = Ipv6Net::new(a.into(), below.max(above) as u8).ok()?;
+    Some(IpNet::V6(net.trunc()))
 }
 
 #[cfg(test)]
@@ -70,13 +65,13 @@ mod tests {
     }
 
     /// The first prefix length, counting up from 0, whose block fits: the
-    /// definition [`shortest_prefix`] bisects.
+    /// definition the closed form computes.
     fn shortest_prefix_by_walking(bits: u8, fits: impl Fn(u8) -> bool) -> Option<u8> {
         (0..=bits).find(|&len| fits(len))
     }
 
     #[test]
-    fn bisection_finds_the_prefix_the_walk_finds() {
+    fn the_closed_form_finds_the_prefix_the_walk_finds() {
         use rand::Rng;
         let mut rng = rand::rng();
         for _ in 0..100_000 {
@@ -99,7 +94,7 @@ mod tests {
                 (a & mask) >= s && (a | !mask) <= e
             };
             assert_eq!(
-                shortest_prefix(128, fits6),
+                block_v6(a, s, e).map(|n| n.prefix_len()),
                 shortest_prefix_by_walking(128, fits6),
                 "{a:x} in {s:x}..={e:x}"
             );
@@ -109,7 +104,7 @@ mod tests {
                 (a & mask) >= s && (a | !mask) <= e
             };
             assert_eq!(
-                shortest_prefix(32, fits4),
+                block_v4(a, s, e).map(|n| n.prefix_len()),
                 shortest_prefix_by_walking(32, fits4),
                 "{a:x} in {s:x}..={e:x}"
             );
