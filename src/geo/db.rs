@@ -14,7 +14,8 @@ use ipnet::IpNet;
 
 use iplookup_data::DataError;
 use iplookup_data::index::{self, Slot};
-use iplookup_data::ranges::{Key, RangeTable};
+use iplookup_data::prefetch::prefetch;
+use iplookup_data::ranges::{Key, RangeTable, Run};
 use iplookup_data::snapshot::{self, Parts};
 use iplookup_data::tables::{self, AsnTables, Checks, CountryTables, Index};
 
@@ -30,6 +31,11 @@ use super::release::{Release, SourceInfo};
 struct Aligned<T: ?Sized>(T);
 static EMBEDDED: &Aligned<[u8]> =
     &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/snapshot.bin")));
+
+/// Addresses looked up together by [`GeoDb::lookup_many`]: enough for
+/// their memory reads to overlap, few enough for the processor to keep them
+/// all in flight.
+const GROUP: usize = 16;
 
 /// One immutable release of the address data.
 #[derive(Debug)]
@@ -234,6 +240,86 @@ impl GeoDb {
         }
     }
 
+    /// Looks up many addresses at once: [`GeoDb::lookup`] of each, in input
+    /// order, into `answers` (cleared first). The lookups go in steps, each
+    /// step over a group of addresses before the next (directory slot, run
+    /// of starts, entry, AS record), every step asking memory ahead for the
+    /// next one's reads, so that an address's waits for memory overlap the
+    /// others' instead of following them: bulk enrichment reads a different
+    /// part of the index for every address (`BENCHMARKS.md`).
+    pub fn lookup_many<'a>(&'a self, ips: &[IpAddr], answers: &mut Vec<Answer<'a>>) {
+        answers.clear();
+        if self.city.is_some() {
+            return answers.extend(ips.iter().map(|ip| self.lookup(*ip)));
+        }
+        for group in ips.chunks(GROUP) {
+            for ip in group {
+                match *ip {
+                    IpAddr::V4(a) => self.index.v4.prefetch(u32::from(a)),
+                    IpAddr::V6(a) => self.index.v6.prefetch(u128::from(a)),
+                }
+            }
+            let mut runs = [Run::default(); GROUP];
+            for (ip, run) in group.iter().zip(&mut runs) {
+                *run = match *ip {
+                    IpAddr::V4(a) => self.index.v4.narrow(u32::from(a)),
+                    IpAddr::V6(a) => self.index.v6.narrow(u128::from(a)),
+                };
+            }
+            let mut found = [0usize; GROUP];
+            for ((ip, run), at) in group.iter().zip(&runs).zip(&mut found) {
+                *at = match *ip {
+                    IpAddr::V4(a) => self.index.v4.search(u32::from(a), *run),
+                    IpAddr::V6(a) => self.index.v6.search(u128::from(a), *run),
+                };
+                if let Some(slot) = self.slot(*ip, *at) {
+                    prefetch(slot);
+                }
+            }
+            for (ip, at) in group.iter().zip(&found) {
+                if let Some(slot) = self.slot(*ip, *at) {
+                    self.asn.networks.prefetch(index::network(slot));
+                }
+            }
+            answers.extend(
+                group
+                    .iter()
+                    .zip(&found)
+                    .map(|(ip, at)| self.answer_at(*ip, *at)),
+            );
+        }
+    }
+
+    /// The index entry `at` of `ip`'s family.
+    #[inline]
+    fn slot(&self, ip: IpAddr, at: usize) -> Option<&Slot> {
+        match ip {
+            IpAddr::V4(_) => self.index.v4.values().get(at),
+            IpAddr::V6(_) => self.index.v6.values().get(at),
+        }
+    }
+
+    /// [`GeoDb::lookup`] of `ip` (no city database), its index entry `at`
+    /// already found.
+    fn answer_at(&self, ip: IpAddr, at: usize) -> Answer<'_> {
+        match ip {
+            IpAddr::V4(a) => {
+                let key = u32::from(a);
+                let t = (&self.index.v4, &self.country.v4, &self.asn.v4);
+                let (mut answer, row) = self.found(t, key, at, 0);
+                answer.range = row.and_then(|(s, e)| block::block_v4(key, s, e));
+                answer
+            }
+            IpAddr::V6(a) => {
+                let key = u128::from(a);
+                let t = (&self.index.v6, &self.country.v6, &self.asn.v6);
+                let (mut answer, row) = self.found(t, key, at, 0);
+                answer.range = row.and_then(|(s, e)| block::block_v6(key, s, e));
+                answer
+            }
+        }
+    }
+
     /// The source row `network.range` is cut from (the ASN row, or the
     /// country row where the ASN table has no data), `None` when neither
     /// table has data for `ip`.
@@ -266,8 +352,27 @@ impl GeoDb {
         key: K,
         city: u32,
     ) -> (Answer<'_>, Option<(K, K)>) {
-        let at = index.index_of(key);
-        let answer = self.answer(&index.values()[at], city);
+        self.found((index, country, asn), key, index.index_of(key), city)
+    }
+
+    /// [`GeoDb::find`] with the index entry `at` that holds `key` known.
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    fn found<K: Key>(
+        &self,
+        (index, country, asn): (
+            &RangeTable<K, Slot>,
+            &RangeTable<K, u16>,
+            &RangeTable<K, u32>,
+        ),
+        key: K,
+        at: usize,
+        city: u32,
+    ) -> (Answer<'_>, Option<(K, K)>) {
+        let Some(slot) = index.values().get(at) else {
+            return (self.answer(&[0, 0], city), None);
+        };
+        let answer = self.answer(slot, city);
         if answer.country.is_none() && answer.network.is_none() {
             return (answer, None);
         }
@@ -418,6 +523,49 @@ mod tests {
         );
         again.add_index().unwrap();
         assert!(stored == (again.index_v4, again.index_v6, again.codes));
+    }
+
+    /// Many addresses at once answer as each alone, in order, whatever the
+    /// group boundaries: addresses in data and in gaps, both families,
+    /// first and last of each family, and a random spread.
+    #[test]
+    fn lookups_of_many_addresses_answer_as_lookups_one_by_one() {
+        use rand::Rng;
+        let db = GeoDb::embedded().unwrap();
+        let mut rng = rand::rng();
+        let mut ips: Vec<IpAddr> = [
+            "0.0.0.0",
+            "255.255.255.255",
+            "::",
+            "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+            "1.0.0.1",
+            "8.8.8.8",
+            "10.0.0.1",
+            "2001:4860:4860::8888",
+            "2c0f:f248::1",
+        ]
+        .iter()
+        .map(|s| ip(s))
+        .collect();
+        for _ in 0..20_000 {
+            ips.push(if rng.random_bool(0.5) {
+                IpAddr::V4(rng.random::<u32>().into())
+            } else {
+                IpAddr::V6((1u128 << 125 | rng.random::<u128>() >> 3).into())
+            });
+        }
+        let want: Vec<Answer> = ips.iter().map(|ip| db.lookup(*ip)).collect();
+        let mut got = Vec::new();
+        for size in [1, 15, 16, 17, 33, ips.len()] {
+            let mut all = Vec::new();
+            for chunk in ips.chunks(size) {
+                db.lookup_many(chunk, &mut got);
+                all.extend_from_slice(&got);
+            }
+            assert!(all == want, "groups of {size}");
+        }
+        db.lookup_many(&[], &mut got);
+        assert!(got.is_empty());
     }
 
     #[test]

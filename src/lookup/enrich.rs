@@ -18,8 +18,9 @@ use chrono::{DateTime, Utc};
 use super::{describe, local_time, quick, special};
 use crate::address;
 use crate::fields::{csv, spreadsheet_safe};
-use crate::geo::GeoDb;
 use crate::geo::countries::Country;
+use crate::geo::special::SpecialBlock;
+use crate::geo::{Answer, GeoDb};
 use crate::model::ErrorCode;
 
 /// Fields from `country_code` to `calling_code`: the part of a row that
@@ -38,6 +39,10 @@ pub struct CsvRows<'db> {
     countries: Vec<Segment>,
     /// `asn,organization,` of the AS rows met lately.
     networks: Networks,
+    /// The addresses of the inputs being written, and their answers (kept
+    /// for their room).
+    ips: Vec<IpAddr>,
+    answers: Vec<Answer<'db>>,
 }
 
 /// `asn,organization,` (CSV-escaped, formulas defused) of AS rows, in a
@@ -86,6 +91,46 @@ impl Networks {
     }
 }
 
+/// Inputs read and looked up together (see [`GeoDb::lookup_many`]).
+const GROUP: usize = 16;
+
+/// What an input is.
+#[derive(Clone, Copy)]
+enum Input {
+    /// Not an address.
+    Invalid,
+    /// An address of a special-purpose block that is not public.
+    Special(IpAddr, SpecialBlock),
+    /// A public address; whether the input is its canonical text already.
+    Public(IpAddr, bool),
+}
+
+impl Input {
+    fn read(input: &[u8]) -> Input {
+        // A dotted quad that parses is its own canonical text (four
+        // decimal octets, no leading zeros), so is the full IPv6 form
+        // `quick::full_v6` takes; other forms are written.
+        let (ip, canonical) = if let Some(v4) = quick::v4(input) {
+            (IpAddr::V4(v4), true)
+        } else if let Some(v6) = quick::full_v6(input) {
+            (IpAddr::V6(v6), true)
+        } else {
+            let parsed = quick::parse(input).or_else(|| {
+                let text = std::str::from_utf8(input).ok()?;
+                address::parse(text).ok()
+            });
+            match parsed {
+                Some(ip) => (ip, false),
+                None => return Input::Invalid,
+            }
+        };
+        match special(ip) {
+            Some(block) => Input::Special(ip, block),
+            None => Input::Public(ip, canonical),
+        }
+    }
+}
+
 /// The country part of a row, rendered for one second.
 #[derive(Default)]
 struct Segment {
@@ -107,6 +152,8 @@ impl<'db> CsvRows<'db> {
             leap: false,
             countries,
             networks: Networks::new(),
+            ips: Vec::with_capacity(GROUP),
+            answers: Vec::with_capacity(GROUP),
         };
         rows.set_now(now);
         rows
@@ -123,38 +170,55 @@ impl<'db> CsvRows<'db> {
     /// an error row keeping the input (not UTF-8: the bad bytes as U+FFFD).
     /// Returns whether the input was an address.
     pub fn line(&mut self, out: &mut Vec<u8>, input: &[u8]) -> bool {
-        // A dotted quad that parses is its own canonical text (four
-        // decimal octets, no leading zeros), so is the full IPv6 form
-        // `quick::full_v6` takes; other forms are written.
-        if let Some(v4) = quick::v4(input) {
-            self.answer(out, IpAddr::V4(v4), Some(input));
-            return true;
-        }
-        if let Some(v6) = quick::full_v6(input) {
-            self.answer(out, IpAddr::V6(v6), Some(input));
-            return true;
-        }
-        let ip = quick::parse(input).or_else(|| {
-            let text = std::str::from_utf8(input).ok()?;
-            address::parse(text).ok()
-        });
-        match ip {
-            Some(ip) => self.answer(out, ip, None),
-            None => csv::error_row(
-                out,
-                &String::from_utf8_lossy(input),
-                ErrorCode::InvalidIp.as_str(),
-            ),
-        }
-        ip.is_some()
+        self.lines(out, &[input]) == 0
     }
 
-    /// Appends the row of a canonical address (`text`: its text, if known).
-    fn answer(&mut self, out: &mut Vec<u8>, ip: IpAddr, text: Option<&[u8]>) {
-        if let Some(block) = special(ip) {
-            return not_public(out, ip, &block.net);
+    /// Appends the rows of several inputs, in order, as [`CsvRows::line`]
+    /// would one by one; their addresses are looked up together
+    /// ([`GeoDb::lookup_many`]). Returns how many inputs were not addresses.
+    pub fn lines(&mut self, out: &mut Vec<u8>, inputs: &[&[u8]]) -> usize {
+        let mut failed = 0;
+        let mut answers = std::mem::take(&mut self.answers);
+        for group in inputs.chunks(GROUP) {
+            let mut read = [Input::Invalid; GROUP];
+            self.ips.clear();
+            for (input, read) in group.iter().zip(&mut read) {
+                *read = Input::read(input);
+                if let Input::Public(ip, _) = *read {
+                    self.ips.push(ip);
+                }
+            }
+            self.db.lookup_many(&self.ips, &mut answers);
+            // One answer for each public address, in order.
+            let mut found = answers.iter();
+            for (input, read) in group.iter().zip(read) {
+                match read {
+                    Input::Public(ip, canonical) => {
+                        let text = canonical.then_some(*input);
+                        match found.next() {
+                            Some(answer) => self.answer(out, ip, text, answer),
+                            None => self.answer(out, ip, text, &self.db.lookup(ip)),
+                        }
+                    }
+                    Input::Special(ip, block) => not_public(out, ip, &block.net),
+                    Input::Invalid => {
+                        failed += 1;
+                        csv::error_row(
+                            out,
+                            &String::from_utf8_lossy(input),
+                            ErrorCode::InvalidIp.as_str(),
+                        );
+                    }
+                }
+            }
         }
-        let answer = self.db.lookup(ip);
+        self.answers = answers;
+        failed
+    }
+
+    /// Appends the row of a public address (`text`: its text, if the input
+    /// is already canonical) from its answer.
+    fn answer(&mut self, out: &mut Vec<u8>, ip: IpAddr, text: Option<&[u8]>, answer: &Answer) {
         if (answer.city.is_some() && answer.country.is_some()) || self.leap {
             return csv::row(out, &describe(self.db, ip, self.now));
         }

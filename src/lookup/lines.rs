@@ -16,14 +16,28 @@ pub const BLOCK: usize = 256 * 1024;
 /// one, and its error row echoes the first 4 KiB of it.
 pub const LINE_MAX: usize = 4096;
 
+/// Lines passed on together by [`each_batch`], at most.
+pub const BATCH: usize = 16;
+
 /// Calls `line` with each line of `input` that is not empty once its line
 /// end is taken off: the `\n`, then every `\r` before it (a last line
 /// without `\n` counts too). Bytes are passed as they are (not checked to be
 /// UTF-8). Stops at the first error of `input` (other than an interrupted
 /// read) or of `line`.
 pub fn each_line<R: Read>(
-    mut input: R,
+    input: R,
     mut line: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    each_batch(input, |lines| lines.iter().try_for_each(|l| line(l)))
+}
+
+/// [`each_line`], the lines handed over in order in batches of up to
+/// [`BATCH`], so that the caller can work on several at once. A batch
+/// holds lines of one read only: a line is never kept waiting for the next
+/// read (input from a pipe is answered as it comes).
+pub fn each_batch<R: Read>(
+    mut input: R,
+    mut batch: impl FnMut(&[&[u8]]) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut buf = vec![0u8; BLOCK];
     // buf[..held] is the start of a line not ended yet (at most LINE_MAX bytes).
@@ -38,26 +52,33 @@ pub fn each_line<R: Read>(
         };
         if n == 0 {
             if !skipping {
-                pass(&buf[..held], &mut line)?;
+                Batch::default()
+                    .add(&buf[..held], &mut batch)?
+                    .flush(&mut batch)?;
             }
             return Ok(());
         }
         let end = held + n;
         let mut start = 0;
+        let mut lines = Batch::default();
         for nl in memchr::memchr_iter(b'\n', &buf[held..end]) {
             let nl = held + nl;
             if !skipping {
-                pass(&buf[start..nl.min(start + LINE_MAX)], &mut line)?;
+                lines.add(&buf[start..nl.min(start + LINE_MAX)], &mut batch)?;
             }
             skipping = false;
             start = nl + 1;
         }
         let rest = end - start;
+        if !skipping && rest > LINE_MAX {
+            lines.add(&buf[start..start + LINE_MAX], &mut batch)?;
+            (held, skipping) = (0, true);
+            lines.flush(&mut batch)?;
+            continue;
+        }
+        lines.flush(&mut batch)?;
         if skipping {
             held = 0;
-        } else if rest > LINE_MAX {
-            pass(&buf[start..start + LINE_MAX], &mut line)?;
-            (held, skipping) = (0, true);
         } else {
             buf.copy_within(start..end, 0);
             held = rest;
@@ -65,16 +86,45 @@ pub fn each_line<R: Read>(
     }
 }
 
-/// Takes the `\r`s off the end and passes the line on unless it is empty.
-fn pass(bytes: &[u8], line: &mut impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
-    let mut end = bytes.len();
-    while end > 0 && bytes[end - 1] == b'\r' {
-        end -= 1;
+/// Lines gathered for one call of the batch function.
+#[derive(Default)]
+struct Batch<'a> {
+    lines: [&'a [u8]; BATCH],
+    len: usize,
+}
+
+impl<'a> Batch<'a> {
+    /// Adds a line (its `\r`s taken off; nothing if it is then empty),
+    /// handing the batch over when it is full.
+    fn add(
+        &mut self,
+        bytes: &'a [u8],
+        batch: &mut impl FnMut(&[&[u8]]) -> io::Result<()>,
+    ) -> io::Result<&mut Self> {
+        let mut end = bytes.len();
+        while end > 0 && bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        if end > 0 {
+            self.lines[self.len] = &bytes[..end];
+            self.len += 1;
+            if self.len == BATCH {
+                self.flush(batch)?;
+            }
+        }
+        Ok(self)
     }
-    if end == 0 {
-        return Ok(());
+
+    /// Hands over the lines gathered, if any.
+    fn flush(&mut self, batch: &mut impl FnMut(&[&[u8]]) -> io::Result<()>) -> io::Result<()> {
+        let lines = &self.lines[..self.len];
+        self.len = 0;
+        if lines.is_empty() {
+            Ok(())
+        } else {
+            batch(lines)
+        }
     }
-    line(&bytes[..end])
 }
 
 #[cfg(test)]
@@ -171,6 +221,40 @@ mod tests {
             ];
             assert_eq!(got, want, "{sizes:?}");
         }
+    }
+
+    /// The lines of the batches are the lines, in order; a batch holds at
+    /// most [`BATCH`] of them and only lines of one read.
+    #[test]
+    fn batches_hold_the_lines_in_order_and_never_wait_for_another_read() {
+        let data: Vec<u8> = (0..100)
+            .flat_map(|i| format!("line {i:03}\r\n\n").into_bytes())
+            .collect();
+        let batches = |sizes: &[usize]| {
+            let mut got: Vec<Vec<Vec<u8>>> = Vec::new();
+            let reader = Pieces {
+                data: &data,
+                sizes: sizes.to_vec(),
+                turn: 0,
+                interrupt: false,
+            };
+            each_batch(reader, |b| {
+                got.push(b.iter().map(|l| l.to_vec()).collect());
+                Ok(())
+            })
+            .unwrap();
+            got
+        };
+        let all = batches(&[BLOCK]);
+        assert_eq!(
+            all.iter().map(Vec::len).collect::<Vec<_>>(),
+            [16, 16, 16, 16, 16, 16, 4]
+        );
+        assert_eq!(all.concat(), by_read_until(&data));
+        // One line per read: each batch is that line alone.
+        let one = batches(&[11]);
+        assert_eq!(one.len(), 100);
+        assert_eq!(one.concat(), by_read_until(&data));
     }
 
     #[test]

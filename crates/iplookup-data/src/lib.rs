@@ -18,6 +18,7 @@
 //! Lowest first; a module imports only modules above it in this list
 //! (`scripts/layers` checks it):
 //!
+//! - [`prefetch`]: a hint that a value will be read soon.
 //! - [`rows`]: one CSV line into a row (`start,end,CC`, `start,end,asn,"org"`).
 //! - [`policy`]: the one rule for releases: defects repaired and counted, limits.
 //! - [`ranges`]: range tables (sorted starts, payload ids, a search directory).
@@ -39,6 +40,7 @@ pub mod index;
 pub mod meta;
 pub mod networks;
 pub mod policy;
+pub mod prefetch;
 pub mod ranges;
 pub mod rows;
 pub mod snapshot;

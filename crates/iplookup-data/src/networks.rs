@@ -64,6 +64,14 @@ impl Networks {
         Some((*asn, name))
     }
 
+    /// Asks memory for the record of `id` ahead of [`Networks::get`].
+    #[inline]
+    pub fn prefetch(&self, id: u32) {
+        if let Some(record) = self.records.get((id as usize).wrapping_sub(1)) {
+            crate::prefetch::prefetch(record);
+        }
+    }
+
     /// Number of distinct pairs.
     pub fn len(&self) -> usize {
         self.asns.len()

@@ -1,6 +1,6 @@
 //! `iplookup lookup`: addresses from the arguments or standard input (one per
 //! line) to JSON lines or CSV on standard output. A data tool for enriching
-//! logs in bulk: input read in large blocks ([`lines::each_line`], memory
+//! logs in bulk: input read in large blocks ([`lines::each_batch`], memory
 //! bounded per line), output written in large blocks (never flushed per
 //! line), a line that is not an address (or not UTF-8) answered with an
 //! error in its place and the run going on. CSV rows are written straight
@@ -35,32 +35,37 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
     let mut out = Blocks::new(io::stdout().lock());
     let mut failed = false;
     match args.format {
-        OutputFormat::Json => {
-            each_input(&args.addresses, &Cell::new(None), &mut out, |out, input| {
-                let text = String::from_utf8_lossy(input);
-                let line = match lookup.lookup_data(&text) {
-                    Ok(info) => serde_json::to_writer(&mut *out, &info),
-                    Err(e) => {
-                        failed = true;
-                        serde_json::to_writer(&mut *out, &e.body())
-                    }
-                };
-                line.map_err(io::Error::from)?;
-                out.push(b'\n');
+        OutputFormat::Json => each_input(
+            &args.addresses,
+            &Cell::new(None),
+            &mut out,
+            |out, inputs| {
+                for input in inputs {
+                    let text = String::from_utf8_lossy(input);
+                    let line = match lookup.lookup_data(&text) {
+                        Ok(info) => serde_json::to_writer(&mut *out, &info),
+                        Err(e) => {
+                            failed = true;
+                            serde_json::to_writer(&mut *out, &e.body())
+                        }
+                    };
+                    line.map_err(io::Error::from)?;
+                    out.push(b'\n');
+                }
                 Ok(())
-            })?
-        }
+            },
+        )?,
         OutputFormat::Csv => {
             let db = lookup.db();
             let mut rows = CsvRows::new(&db, Utc::now());
             csv::header(&mut out.buffer);
             let read_at = Cell::new(None);
-            each_input(&args.addresses, &read_at, &mut out, |out, input| {
-                // `local_time` as of the read that brought the line.
+            each_input(&args.addresses, &read_at, &mut out, |out, inputs| {
+                // `local_time` as of the read that brought the lines.
                 if let Some(now) = read_at.take() {
                     rows.set_now(now);
                 }
-                failed |= !rows.line(out, input);
+                failed |= rows.lines(out, inputs) > 0;
                 Ok(())
             })?
         }
@@ -73,19 +78,19 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Calls `answer` with each input (each argument as it is, else each line
-/// of standard input, [`lines::each_line`]) and the output buffer, handing
-/// the buffer to standard output whenever it is full. Each read of standard
-/// input puts the time it returned in `read_at`.
+/// Calls `answer` with the inputs (the arguments as they are, else the
+/// lines of standard input, [`lines::each_batch`]), a few at a time, and the
+/// output buffer, handing the buffer to standard output whenever it is full.
+/// Each read of standard input puts the time it returned in `read_at`.
 fn each_input<W: Write>(
     addresses: &[String],
     read_at: &Cell<Option<DateTime<Utc>>>,
     out: &mut Blocks<W>,
-    mut answer: impl FnMut(&mut Vec<u8>, &[u8]) -> io::Result<()>,
+    mut answer: impl FnMut(&mut Vec<u8>, &[&[u8]]) -> io::Result<()>,
 ) -> anyhow::Result<()> {
     let mut write_failed = false;
-    let mut one = |input: &[u8]| {
-        answer(&mut out.buffer, input)?;
+    let mut some = |inputs: &[&[u8]]| {
+        answer(&mut out.buffer, inputs)?;
         out.spill().inspect_err(|_| write_failed = true)
     };
     let read = if addresses.is_empty() {
@@ -93,9 +98,15 @@ fn each_input<W: Write>(
             input: io::stdin().lock(),
             read_at,
         };
-        lines::each_line(stdin, &mut one)
+        lines::each_batch(stdin, &mut some)
     } else {
-        addresses.iter().try_for_each(|a| one(a.as_bytes()))
+        addresses.chunks(lines::BATCH).try_for_each(|chunk| {
+            let mut inputs = [&[][..]; lines::BATCH];
+            for (input, a) in inputs.iter_mut().zip(chunk) {
+                *input = a.as_bytes();
+            }
+            some(&inputs[..chunk.len()])
+        })
     };
     read.context(if write_failed || !addresses.is_empty() {
         "cannot write to standard output"

@@ -13,6 +13,7 @@
 //! about 1.5x slower with adaptive IPv6 children).
 
 use super::key::Key;
+use crate::prefetch::prefetch;
 
 const ROOT_BITS: u32 = 16;
 /// The widest child table, in bits.
@@ -75,6 +76,14 @@ impl Directory {
             base = (child & BASE_MASK) as usize;
             consumed += width;
             width = child >> WIDTH_SHIFT;
+        }
+    }
+
+    /// Asks memory for the root slot `key` starts at.
+    #[inline]
+    pub fn prefetch<K: Key>(&self, key: K) {
+        if let Some(slot) = self.slots.get(key.bits(0, ROOT_BITS)) {
+            prefetch(slot);
         }
     }
 

@@ -17,11 +17,19 @@ mod key;
 
 pub use key::{Key, Value};
 
+use crate::prefetch::prefetch;
 use crate::rows::RowError;
 use directory::Directory;
 
 /// Index slots (see [`crate::index::Slot`]).
 impl Value for [u32; 2] {}
+
+/// The entries a lookup searches (`lo..=hi`), from [`RangeTable::narrow`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Run {
+    lo: usize,
+    hi: usize,
+}
 
 /// The entry of a table that holds an address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,8 +135,44 @@ impl<K: Key, V: Value> RangeTable<K, V> {
     #[inline]
     pub fn index_of(&self, key: K) -> usize {
         let (lo, hi) = self.directory().narrow(key);
+        self.search(key, Run { lo, hi })
+    }
+
+    /// A lookup of many keys split in steps (each step over every key before
+    /// the next), so that their waits for memory overlap: first this, which
+    /// asks memory for the directory slot `key` starts at;
+    /// then [`RangeTable::narrow`], then [`RangeTable::search`].
+    #[inline]
+    pub fn prefetch(&self, key: K) {
+        self.directory().prefetch(key);
+    }
+
+    /// The run of entries that holds `key` (the directory's answer), its
+    /// starts and payloads asked of memory ahead of [`RangeTable::search`].
+    #[inline]
+    pub fn narrow(&self, key: K) -> Run {
+        let (lo, hi) = self.directory().narrow(key);
+        // The middle start (the search's first read) and the payloads at
+        // both ends of the run (it spans a few cache lines at most).
+        if let Some(start) = self.starts.get(lo + (hi - lo) / 2) {
+            prefetch(start);
+        }
+        for at in [lo, hi] {
+            if let Some(value) = self.values.get(at) {
+                prefetch(value);
+            }
+        }
+        Run { lo, hi }
+    }
+
+    /// Index of the entry holding `key`, in the run [`RangeTable::narrow`]
+    /// gave for it (a run for another key gives a wrong index, never a panic).
+    #[inline]
+    pub fn search(&self, key: K, run: Run) -> usize {
+        let (lo, hi) = (run.lo, run.hi);
         // The answer lies in lo..=hi; count the starts after lo that are <= key.
-        lo + self.starts[lo + 1..=hi].partition_point(|s| *s <= key)
+        let after = self.starts.get(lo + 1..=hi).unwrap_or_default();
+        lo + after.partition_point(|s| *s <= key)
     }
 
     /// The entry holding `key`, with its inclusive end.
