@@ -211,6 +211,7 @@ impl FromStr for Field {
 }
 
 pub mod csv;
+pub mod json;
 pub mod sanitize;
 
 #[cfg(test)]

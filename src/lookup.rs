@@ -10,6 +10,7 @@
 //! release while readers keep the one they started with, never locking.
 
 pub mod asn;
+pub mod columns;
 pub mod enrich;
 pub mod lines;
 pub mod quick;

@@ -17,7 +17,12 @@ pub const ERROR_COLUMN: &str = "error";
 
 /// Appends the header row: every [`Field`], then [`ERROR_COLUMN`].
 pub fn header(out: &mut Vec<u8>) {
-    for field in Field::ALL {
+    header_of(out, &Field::ALL);
+}
+
+/// Appends the header row of the columns `fields`, then [`ERROR_COLUMN`].
+pub fn header_of(out: &mut Vec<u8>, fields: &[Field]) {
+    for field in fields {
         out.extend_from_slice(field.name().as_bytes());
         out.push(b',');
     }
@@ -27,34 +32,52 @@ pub fn header(out: &mut Vec<u8>) {
 
 /// Appends the row of an answer (its error column empty).
 pub fn row(out: &mut Vec<u8>, info: &IpInfo) {
-    let l = &info.location;
-    let n = &info.network;
-    let mut number = itoa::Buffer::new();
-    for field in Field::ALL {
-        match field {
-            Field::Latitude => float(out, l.latitude),
-            Field::Longitude => float(out, l.longitude),
-            Field::Asn => {
-                if let Some(asn) = n.asn {
-                    out.extend_from_slice(number.format(asn).as_bytes());
-                }
-            }
-            _ => {
-                if let Some(value) = field.cell(info) {
-                    cell(out, &value);
-                }
-            }
-        }
+    row_of(out, &Field::ALL, info);
+}
+
+/// Appends the row of an answer in the columns `fields` (its error column
+/// empty).
+pub fn row_of(out: &mut Vec<u8>, fields: &[Field], info: &IpInfo) {
+    for field in fields {
+        value(out, *field, info);
         out.push(b',');
     }
     out.push(b'\n');
 }
 
+/// One field's cell (without its comma).
+fn value(out: &mut Vec<u8>, field: Field, info: &IpInfo) {
+    let l = &info.location;
+    match field {
+        Field::Latitude => float(out, l.latitude),
+        Field::Longitude => float(out, l.longitude),
+        Field::Asn => {
+            if let Some(asn) = info.network.asn {
+                out.extend_from_slice(itoa::Buffer::new().format(asn).as_bytes());
+            }
+        }
+        _ => {
+            if let Some(value) = field.cell(info) {
+                cell(out, &value);
+            }
+        }
+    }
+}
+
 /// Appends the row of an input that is not an address: its text in
 /// `ip` (formulas defused), `code` in the error column, the rest empty.
 pub fn error_row(out: &mut Vec<u8>, input: &str, code: &str) {
-    cell(out, &spreadsheet_safe(input.into()));
-    out.extend(std::iter::repeat_n(b',', Field::ALL.len()));
+    error_row_of(out, &Field::ALL, input, code);
+}
+
+/// [`error_row`] in the columns `fields` (the input in `ip` if it is one).
+pub fn error_row_of(out: &mut Vec<u8>, fields: &[Field], input: &str, code: &str) {
+    for field in fields {
+        if *field == Field::Ip {
+            cell(out, &spreadsheet_safe(input.into()));
+        }
+        out.push(b',');
+    }
     cell(out, code);
     out.push(b'\n');
 }

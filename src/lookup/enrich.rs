@@ -1,31 +1,29 @@
 //! The CSV rows of bulk enrichment (`iplookup lookup --format csv`), written
 //! from the data straight into the output buffer: byte for byte the row
-//! [`csv::row`] writes for the [`IpInfo`](crate::model::IpInfo) of
-//! [`describe`], without building it (`tests/it/enrich.rs` holds them to it).
+//! [`csv::row_of`] writes for the [`IpInfo`](crate::model::IpInfo) of
+//! [`describe`], in the same columns, without building it
+//! (`tests/it/enrich.rs` holds them to it).
 //!
-//! Most of a row depends on the country alone: from `country_code` to
-//! `calling_code` (names, flag, continent, centroid, accuracy, zone, local
-//! time, currency, calling code) it is rendered once per country and second
-//! and copied from then on. What varies per address (its text, the AS
-//! number and organisation, the CIDR block) is written with table lookups,
-//! no allocation. Answers with a city (a city database) and any second that
-//! is a leap second go the general way: [`describe`], then [`csv::row`].
+//! Much of a row depends on the country alone (names, flag, continent,
+//! centroid, accuracy, zone, local time, currency, calling code): those
+//! cells are rendered once per country and second ([`Piece::Country`]) and
+//! copied from then on. What varies per address (its text, the AS number and
+//! organisation, the CIDR block) is written with table lookups, no
+//! allocation. Answers with a city (a city database) and any second that is
+//! a leap second go the general way: [`describe`], then [`csv::row_of`].
 
 use std::net::IpAddr;
 
 use chrono::{DateTime, Utc};
 
+use super::columns::{Columns, Piece};
 use super::{describe, local_time, quick, special};
 use crate::address;
-use crate::fields::{csv, spreadsheet_safe};
+use crate::fields::{Field, csv, spreadsheet_safe};
 use crate::geo::countries::Country;
 use crate::geo::special::SpecialBlock;
 use crate::geo::{Answer, GeoDb};
 use crate::model::ErrorCode;
-
-/// Fields from `country_code` to `calling_code`: the part of a row that
-/// comes from the country.
-const COUNTRY_FIELDS: usize = 13;
 
 /// Writes the CSV rows of one database at one time.
 pub struct CsvRows<'db> {
@@ -35,7 +33,10 @@ pub struct CsvRows<'db> {
     /// cached, see `local_time`).
     second: i64,
     leap: bool,
-    /// The country part of a row for each two-letter code (`A`..`Z` twice).
+    /// The columns.
+    columns: Columns,
+    /// The country runs of a row ([`Piece::Country`]) for each two-letter
+    /// code (`A`..`Z` twice): run `r` of code slot `c` at `c * runs + r`.
     countries: Vec<Segment>,
     /// `asn,organization,` of the AS rows met lately.
     networks: Networks,
@@ -68,16 +69,14 @@ impl Networks {
         }
     }
 
-    /// Appends `asn,organization,` of an AS row.
-    fn write(&mut self, out: &mut Vec<u8>, asn: u32, org: &str) {
-        if org.is_empty() {
-            // (Every empty text may share one address.)
-            return network_fields(out, asn, org);
-        }
+    /// `asn,` and `organization,` of an AS row.
+    fn get(&mut self, asn: u32, org: &str) -> (&[u8], &[u8]) {
         let key = (org.as_ptr() as usize, asn);
         let slot = (key.0 >> 3 ^ key.1 as usize) % Self::SLOTS;
         let (k, from, to) = self.slots[slot];
-        if k != key {
+        let (from, to) = if k == key {
+            (from as usize, to as usize)
+        } else {
             if self.text.len() > Self::TEXT_MAX {
                 self.text.clear();
                 self.slots.fill(((0, 0), 0, 0));
@@ -85,10 +84,22 @@ impl Networks {
             let from = self.text.len();
             network_fields(&mut self.text, asn, org);
             self.slots[slot] = (key, from as u32, self.text.len() as u32);
-            return out.extend_from_slice(&self.text[from..]);
-        }
-        out.extend_from_slice(&self.text[from as usize..to as usize]);
+            (from, self.text.len())
+        };
+        let text = &self.text[from..to];
+        // The number and its comma: digits never hold one.
+        let mid = text.iter().position(|&b| b == b',').map_or(0, |i| i + 1);
+        text.split_at(mid)
     }
+}
+
+/// The country runs of a row, rendered for one second.
+#[derive(Default)]
+struct Segment {
+    /// The second it was rendered for (`None`: never).
+    second: Option<i64>,
+    /// Every field of the run with its comma.
+    bytes: Vec<u8>,
 }
 
 /// Inputs read and looked up together (see [`GeoDb::lookup_many`]).
@@ -131,25 +142,18 @@ impl Input {
     }
 }
 
-/// The country part of a row, rendered for one second.
-#[derive(Default)]
-struct Segment {
-    /// The second it was rendered for (`None`: never).
-    second: Option<i64>,
-    /// `country_code,...,calling_code,`: every field with its comma.
-    bytes: Vec<u8>,
-}
-
 impl<'db> CsvRows<'db> {
-    /// Rows answered from `db`, `local_time` as of `now`.
-    pub fn new(db: &'db GeoDb, now: DateTime<Utc>) -> Self {
+    /// Rows of the columns `fields` answered from `db`, `local_time` as of `now`.
+    pub fn new(db: &'db GeoDb, now: DateTime<Utc>, fields: &[Field]) -> Self {
+        let columns = Columns::new(fields);
         let mut countries = Vec::new();
-        countries.resize_with(26 * 26, Segment::default);
+        countries.resize_with(26 * 26 * columns.country_runs(), Segment::default);
         let mut rows = CsvRows {
             db,
             now,
             second: 0,
             leap: false,
+            columns,
             countries,
             networks: Networks::new(),
             ips: Vec::with_capacity(GROUP),
@@ -200,11 +204,12 @@ impl<'db> CsvRows<'db> {
                             None => self.answer(out, ip, text, &self.db.lookup(ip)),
                         }
                     }
-                    Input::Special(ip, block) => not_public(out, ip, &block.net),
+                    Input::Special(ip, block) => self.not_public(out, ip, &block.net),
                     Input::Invalid => {
                         failed += 1;
-                        csv::error_row(
+                        csv::error_row_of(
                             out,
+                            self.columns.fields(),
                             &String::from_utf8_lossy(input),
                             ErrorCode::InvalidIp.as_str(),
                         );
@@ -220,44 +225,106 @@ impl<'db> CsvRows<'db> {
     /// is already canonical) from its answer.
     fn answer(&mut self, out: &mut Vec<u8>, ip: IpAddr, text: Option<&[u8]>, answer: &Answer) {
         if (answer.city.is_some() && answer.country.is_some()) || self.leap {
-            return csv::row(out, &describe(self.db, ip, self.now));
+            let info = describe(self.db, ip, self.now);
+            return csv::row_of(out, self.columns.fields(), &info);
         }
-        match text {
-            Some(text) => out.extend_from_slice(text),
-            None => csv::ip(out, ip),
+        for at in 0..self.columns.pieces().len() {
+            match self.columns.pieces()[at] {
+                Piece::Ip => match text {
+                    Some(text) => out.extend_from_slice(text),
+                    None => csv::ip(out, ip),
+                },
+                Piece::Version => out.extend_from_slice(version(ip)),
+                Piece::IsPublic => out.extend_from_slice(b"true"),
+                Piece::Country(run) => {
+                    match answer.country {
+                        Some(c) => self.country(out, c, run),
+                        None => empty(out, self.columns.country_run(run).len()),
+                    }
+                    continue;
+                }
+                Piece::Asn | Piece::Organization | Piece::Network => {
+                    match answer.network {
+                        Some((asn, org)) => {
+                            let (number, name) = self.networks.get(asn, org);
+                            let piece = self.columns.pieces()[at];
+                            if piece != Piece::Organization {
+                                out.extend_from_slice(number);
+                            }
+                            if piece != Piece::Asn {
+                                out.extend_from_slice(name);
+                            }
+                        }
+                        None => empty(out, cells(self.columns.pieces()[at])),
+                    }
+                    continue;
+                }
+                Piece::Range => {
+                    if let Some(net) = &answer.range {
+                        csv::net(out, net);
+                    }
+                }
+                Piece::ReverseDns => {}
+            }
+            out.push(b',');
         }
-        out.extend_from_slice(match ip {
-            IpAddr::V4(_) => b",IPv4,true,",
-            IpAddr::V6(_) => b",IPv6,true,",
-        });
-        match answer.country {
-            Some(c) => self.country(out, c),
-            None => out.extend_from_slice(&[b','; COUNTRY_FIELDS]),
-        }
-        match answer.network {
-            Some((asn, org)) => self.networks.write(out, asn, org),
-            None => out.extend_from_slice(b",,"),
-        }
-        if let Some(net) = &answer.range {
-            csv::net(out, net);
-        }
-        out.extend_from_slice(b",,\n");
+        out.push(b'\n');
     }
 
-    /// Appends the country part, rendered again when the second changed.
-    fn country(&mut self, out: &mut Vec<u8>, c: &Country) {
+    /// The row of an address in a special-purpose block: not public, its
+    /// block as the range, nothing else.
+    fn not_public(&self, out: &mut Vec<u8>, ip: IpAddr, block: &ipnet::IpNet) {
+        for piece in self.columns.pieces() {
+            match piece {
+                Piece::Ip => csv::ip(out, ip),
+                Piece::Version => out.extend_from_slice(version(ip)),
+                Piece::IsPublic => out.extend_from_slice(b"false"),
+                Piece::Country(run) => {
+                    empty(out, self.columns.country_run(*run).len() - 1);
+                }
+                Piece::Network => out.push(b','),
+                Piece::Range => csv::net(out, block),
+                Piece::Asn | Piece::Organization | Piece::ReverseDns => {}
+            }
+            out.push(b',');
+        }
+        out.push(b'\n');
+    }
+
+    /// Appends a run of country cells, rendered again when the second changed.
+    fn country(&mut self, out: &mut Vec<u8>, c: &Country, run: usize) {
         let second = self.second;
-        let Some(segment) = slot(&c.code).and_then(|i| self.countries.get_mut(i)) else {
+        let fields = self.columns.country_run(run);
+        let at = slot(&c.code).map(|s| s * self.columns.country_runs() + run);
+        let Some(segment) = at.and_then(|i| self.countries.get_mut(i)) else {
             // Never for a country of the table (its codes are A-Z twice).
-            return country_fields(out, c, self.now);
+            return country_cells(out, fields, c, self.now);
         };
         if segment.second != Some(second) {
             segment.bytes.clear();
-            country_fields(&mut segment.bytes, c, self.now);
+            country_cells(&mut segment.bytes, fields, c, self.now);
             segment.second = Some(second);
         }
         out.extend_from_slice(&segment.bytes);
     }
+}
+
+/// The text of an address's family.
+fn version(ip: IpAddr) -> &'static [u8] {
+    match ip {
+        IpAddr::V4(_) => b"IPv4",
+        IpAddr::V6(_) => b"IPv6",
+    }
+}
+
+/// `n` empty cells, each with its comma.
+fn empty(out: &mut Vec<u8>, n: usize) {
+    out.extend(std::iter::repeat_n(b',', n));
+}
+
+/// How many cells an AS piece has.
+fn cells(piece: Piece) -> usize {
+    if piece == Piece::Network { 2 } else { 1 }
 }
 
 /// The slot of a two-letter upper-case code.
@@ -270,45 +337,42 @@ fn slot(code: &str) -> Option<usize> {
     }
 }
 
-/// The row of an address in a special-purpose block: not public, its
-/// block as the range, nothing else.
-fn not_public(out: &mut Vec<u8>, ip: IpAddr, block: &ipnet::IpNet) {
-    csv::ip(out, ip);
-    out.extend_from_slice(match ip {
-        IpAddr::V4(_) => b",IPv4,false,",
-        IpAddr::V6(_) => b",IPv6,false,",
-    });
-    // The country fields, `asn` and `organization`: empty.
-    out.extend_from_slice(&[b','; COUNTRY_FIELDS + 2]);
-    csv::net(out, block);
-    out.extend_from_slice(b",,\n");
-}
-
-/// `country_code,...,calling_code,` of a country-level answer (no city):
-/// the fields `lookup::location` fills, each with its comma.
-fn country_fields(out: &mut Vec<u8>, c: &Country, now: DateTime<Utc>) {
-    let text = |out: &mut Vec<u8>, value: Option<&str>| {
-        if let Some(v) = value {
+/// The cells of country fields in a country-level answer (no city), each
+/// with its comma: what `lookup::location` fills.
+fn country_cells(out: &mut Vec<u8>, fields: &[Field], c: &Country, now: DateTime<Utc>) {
+    for field in fields {
+        let text = match field {
+            Field::CountryCode => Some(c.code.as_str()),
+            Field::Country => Some(c.name.as_str()),
+            Field::CountryBn => c.name_bn.as_deref(),
+            Field::Flag => Some(c.flag()),
+            Field::Continent => c.continent.as_deref(),
+            Field::Latitude => {
+                csv::float(out, c.latitude);
+                None
+            }
+            Field::Longitude => {
+                csv::float(out, c.longitude);
+                None
+            }
+            Field::Accuracy => Some("country"),
+            Field::TimeZone => c.time_zone.map(|tz| tz.name()),
+            Field::LocalTime => {
+                if let Some(tz) = c.time_zone {
+                    csv::cell(out, &local_time(tz, now));
+                }
+                None
+            }
+            Field::Currency => c.currency.as_deref(),
+            Field::CallingCode => c.calling_code.as_deref(),
+            // `city`, and fields that do not come from the country.
+            _ => None,
+        };
+        if let Some(v) = text {
             csv::cell(out, v);
         }
         out.push(b',');
-    };
-    text(out, Some(&c.code));
-    text(out, Some(&c.name));
-    text(out, c.name_bn.as_deref());
-    text(out, Some(c.flag()));
-    text(out, c.continent.as_deref());
-    text(out, None); // city
-    csv::float(out, c.latitude);
-    out.push(b',');
-    csv::float(out, c.longitude);
-    out.push(b',');
-    text(out, Some("country")); // accuracy
-    text(out, c.time_zone.map(|tz| tz.name()));
-    let local = c.time_zone.map(|tz| local_time(tz, now));
-    text(out, local.as_deref());
-    text(out, c.currency.as_deref());
-    text(out, c.calling_code.as_deref());
+    }
 }
 
 /// `asn,organization,` of an AS row (an empty organisation is null).

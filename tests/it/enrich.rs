@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use iplookup::GeoDb;
-use iplookup::fields::csv;
+use iplookup::fields::{Field, csv};
 use iplookup::geo::load::{Policy, load_database};
 use iplookup::lookup::enrich::CsvRows;
 use iplookup::lookup::{self, lines};
@@ -165,6 +165,16 @@ fn shuffle<T>(items: &mut [T], rng: &mut StdRng) {
 /// lines (cut to `LINE_MAX` bytes, the one change), lossy UTF-8, `\n` and
 /// `\r`s off, empty lines skipped, then describe + `csv::row` or `error_row`.
 fn reference_rows(db: &GeoDb, input: &[u8], now: DateTime<Utc>) -> Vec<Vec<u8>> {
+    reference_rows_of(db, input, now, &Field::ALL)
+}
+
+/// [`reference_rows`] in the columns `fields` (`csv::row_of`, `csv::error_row_of`).
+fn reference_rows_of(
+    db: &GeoDb,
+    input: &[u8],
+    now: DateTime<Utc>,
+    fields: &[Field],
+) -> Vec<Vec<u8>> {
     let mut rows = Vec::new();
     let mut pieces: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     if pieces.last().is_some_and(|l| l.is_empty()) {
@@ -177,18 +187,18 @@ fn reference_rows(db: &GeoDb, input: &[u8], now: DateTime<Utc>) -> Vec<Vec<u8>> 
         if text.is_empty() {
             continue;
         }
-        rows.push(general_row(db, text, now));
+        rows.push(general_row(db, text, now, fields));
     }
     rows
 }
 
 /// The row of one input by the general path: `lookup::parse`, then
 /// describe + `csv::row`, or `csv::error_row` with the error's code.
-fn general_row(db: &GeoDb, text: &str, now: DateTime<Utc>) -> Vec<u8> {
+fn general_row(db: &GeoDb, text: &str, now: DateTime<Utc>, fields: &[Field]) -> Vec<u8> {
     let mut row = Vec::new();
     match lookup::parse(text) {
-        Ok(ip) => csv::row(&mut row, &lookup::describe(db, ip, now)),
-        Err(e) => csv::error_row(&mut row, text, e.body().error.as_str()),
+        Ok(ip) => csv::row_of(&mut row, fields, &lookup::describe(db, ip, now)),
+        Err(e) => csv::error_row_of(&mut row, fields, text, e.body().error.as_str()),
     }
     row
 }
@@ -197,8 +207,13 @@ fn general_row(db: &GeoDb, text: &str, now: DateTime<Utc>) -> Vec<u8> {
 /// lines in batches as the binary reads them (addresses looked up
 /// together), and the same again one line at a time, which must agree.
 fn fast_output(db: &GeoDb, input: &[u8], now: DateTime<Utc>) -> Vec<u8> {
+    fast_output_of(db, input, now, &Field::ALL)
+}
+
+/// [`fast_output`] in the columns `fields`.
+fn fast_output_of(db: &GeoDb, input: &[u8], now: DateTime<Utc>, fields: &[Field]) -> Vec<u8> {
     let (mut out, mut one_by_one) = (Vec::new(), Vec::new());
-    let mut rows = CsvRows::new(db, now);
+    let mut rows = CsvRows::new(db, now, fields);
     lines::each_batch(input, |batch| {
         rows.lines(&mut out, batch);
         Ok(())
@@ -264,6 +279,36 @@ fn fast_rows_are_the_general_rows_byte_for_byte() {
     }
 }
 
+/// `--fields`: any columns in any order are the general rows in those
+/// columns, byte for byte: the benchmark's columns, single fields, every
+/// field backwards, and random choices in random orders.
+#[test]
+fn chosen_columns_in_any_order_are_the_general_rows_byte_for_byte() {
+    use Field as F;
+    let db = GeoDb::embedded().unwrap();
+    let input = varied_input(4, &db);
+    let now = times()[0];
+    let mut rng = StdRng::seed_from_u64(4);
+    let mut choices: Vec<Vec<Field>> = vec![
+        vec![F::Ip, F::CountryCode, F::Asn, F::Organization],
+        vec![F::Organization, F::Asn],
+        vec![F::Asn, F::LocalTime, F::Organization, F::Range, F::IsPublic],
+        Field::ALL.iter().rev().copied().collect(),
+    ];
+    choices.extend(Field::ALL.map(|f| vec![f]));
+    for _ in 0..12 {
+        let mut fields = Field::ALL.to_vec();
+        shuffle(&mut fields, &mut rng);
+        fields.truncate(rng.random_range(1..=fields.len()));
+        choices.push(fields);
+    }
+    for fields in &choices {
+        let want = reference_rows_of(&db, &input, now, fields);
+        let got = fast_output_of(&db, &input, now, fields);
+        assert_same(&got, &want, &format!("{fields:?}"));
+    }
+}
+
 /// The clock moving on between rows: each row has the time it was given.
 #[test]
 fn rows_follow_the_clock_across_seconds() {
@@ -272,7 +317,7 @@ fn rows_follow_the_clock_across_seconds() {
     let mut out = Vec::new();
     let mut want = Vec::new();
     let start = times()[1];
-    let mut rows = CsvRows::new(&db, start);
+    let mut rows = CsvRows::new(&db, start, &Field::ALL);
     let mut n = 0;
     lines::each_line(&input[..], |line| {
         // A new second every 7 lines, across the summer-time change.
@@ -343,8 +388,107 @@ fn the_binary_writes_the_general_rows() {
     let after = Utc::now();
     assert_eq!(o.status.code(), Some(1));
     assert!(o.stdout.starts_with(&header));
-    let rows = |now| args.iter().map(|a| general_row(&db, a, now)).collect();
+    let rows = |now| {
+        args.iter()
+            .map(|a| general_row(&db, a, now, &Field::ALL))
+            .collect()
+    };
     assert_rows_at_some_second(&o.stdout[header.len()..], rows, before, after);
+}
+
+/// `--fields` on the command line: CSV rows in those columns; JSON lines
+/// of flat objects holding the members of the whole answer, in the order
+/// asked (errors whole); a field named twice or unknown is a usage error.
+#[test]
+fn the_binary_writes_the_chosen_fields_in_csv_and_json() {
+    let db = GeoDb::embedded().unwrap();
+    let fields = [
+        Field::Ip,
+        Field::CountryCode,
+        Field::Asn,
+        Field::Organization,
+    ];
+    let input = varied_input(6, &db);
+    let (before, o, after) = (
+        Utc::now(),
+        run_csv(
+            &["--fields", "ip,country_code,asn,organization"],
+            input.clone(),
+        ),
+        Utc::now(),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        o.stdout
+            .starts_with(b"ip,country_code,asn,organization,error\n")
+    );
+    let rows = |now| reference_rows_of(&db, &input, now, &fields);
+    assert_rows_at_some_second(&o.stdout[39..], rows, before, after);
+
+    let args = ["8.8.8.8", "10.0.0.1", "junk", "2001:4860:4860::8888"];
+    let whole = run_lookup(&args, Vec::new());
+    let flat = run_lookup(
+        &[&["--fields", "asn,ip,is_public,latitude,city"][..], &args].concat(),
+        Vec::new(),
+    );
+    assert_eq!(
+        (whole.status.code(), flat.status.code()),
+        (Some(1), Some(1))
+    );
+    let lines = |o: &std::process::Output| -> Vec<serde_json::Value> {
+        o.stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect()
+    };
+    let flat_out = flat.stdout.clone();
+    let (whole, flat) = (lines(&whole), lines(&flat));
+    assert_eq!(flat.len(), 4);
+    for (w, f) in whole.iter().zip(&flat) {
+        if w.get("error").is_some() {
+            assert_eq!(w, f, "errors stay whole");
+            continue;
+        }
+        assert_eq!(f.as_object().unwrap().len(), 5, "{f}");
+        assert_eq!(f["asn"], w["network"]["asn"]);
+        assert_eq!(f["ip"], w["ip"]);
+        assert_eq!(f["is_public"], w["is_public"]);
+        assert_eq!(f["latitude"], w["location"]["latitude"]);
+        assert_eq!(f["city"], serde_json::Value::Null);
+    }
+    assert_eq!(flat[0]["asn"], 15169);
+    // The members in the order asked (a Value sorts them: read the text).
+    let text = String::from_utf8_lossy(&flat_out);
+    let first = text.lines().next().unwrap();
+    let at: Vec<usize> = [
+        "\"asn\":",
+        "\"ip\":",
+        "\"is_public\":",
+        "\"latitude\":",
+        "\"city\":",
+    ]
+    .iter()
+    .map(|m| first.find(m).unwrap())
+    .collect();
+    assert!(at.is_sorted(), "{first}");
+
+    for (bad, says) in [
+        ("ip,asn,ip", "--fields names ip twice"),
+        ("ip,ASN", "\"ASN\" is not a field"),
+        ("", "is not a field"),
+    ] {
+        let o = run_lookup(&["--fields", bad, "8.8.8.8"], Vec::new());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {err}");
+        assert!(err.contains(says), "{bad:?}: {err}");
+        assert!(o.stdout.is_empty(), "{bad:?}");
+    }
 }
 
 /// Asserts that `out` is the rows `rows(second)` gives, each row as of one
@@ -382,8 +526,13 @@ fn assert_rows_at_some_second(
 
 /// `lookup --format csv ARGS` with `stdin` as standard input.
 fn run_csv(args: &[&str], stdin: Vec<u8>) -> std::process::Output {
+    run_lookup(&[&["--format", "csv"], args].concat(), stdin)
+}
+
+/// `iplookup lookup ARGS < stdin`.
+fn run_lookup(args: &[&str], stdin: Vec<u8>) -> std::process::Output {
     let mut child = support::proc::clean_command()
-        .args(["lookup", "--format", "csv"])
+        .arg("lookup")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use ipnet::IpNet;
 
+use iplookup::fields::Field;
 use iplookup::web::client::ClientIpHeader;
 
 use crate::bounds;
@@ -417,8 +418,19 @@ pub struct LookupArgs {
     /// one `error`).
     #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
     pub format: OutputFormat,
+    /// Only these fields, in this order (comma-separated names of IpInfo's
+    /// fields, as the CSV header has them: ip, country_code, asn,
+    /// organization, ...). CSV: these columns, then `error`. JSON: a flat
+    /// object of these members per address (an Error object stays whole).
+    #[arg(long, value_name = "FIELD,...", value_delimiter = ',', value_parser = parse_field)]
+    pub fields: Vec<Field>,
     #[command(flatten)]
     pub data: DataArgs,
+}
+
+/// One `--fields` name, refused with the list of names.
+fn parse_field(name: &str) -> Result<Field, String> {
+    name.trim().parse::<Field>().map_err(|e| e.to_string())
 }
 
 /// `iplookup lookup --format`.

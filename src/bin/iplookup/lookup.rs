@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 
-use iplookup::fields::csv;
+use iplookup::fields::{Field, csv, json};
 use iplookup::lookup::enrich::CsvRows;
 use iplookup::lookup::lines;
 use iplookup::{GeoDb, Lookup};
@@ -32,6 +32,7 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
         None => embedded,
     };
     let lookup = Lookup::new(db);
+    let fields = fields(&args.fields);
     let mut out = Blocks::new(io::stdout().lock());
     let mut failed = false;
     match args.format {
@@ -43,7 +44,10 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
                 for input in inputs {
                     let text = String::from_utf8_lossy(input);
                     let line = match lookup.lookup_data(&text) {
-                        Ok(info) => serde_json::to_writer(&mut *out, &info),
+                        Ok(info) if args.fields.is_empty() => {
+                            serde_json::to_writer(&mut *out, &info)
+                        }
+                        Ok(info) => json::object_of(out, &fields, &info),
                         Err(e) => {
                             failed = true;
                             serde_json::to_writer(&mut *out, &e.body())
@@ -57,8 +61,8 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
         )?,
         OutputFormat::Csv => {
             let db = lookup.db();
-            let mut rows = CsvRows::new(&db, Utc::now());
-            csv::header(&mut out.buffer);
+            let mut rows = CsvRows::new(&db, Utc::now(), &fields);
+            csv::header_of(&mut out.buffer, &fields);
             let read_at = Cell::new(None);
             each_input(&args.addresses, &read_at, &mut out, |out, inputs| {
                 // `local_time` as of the read that brought the lines.
@@ -76,6 +80,23 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The fields asked for with `--fields` (every field when none is), each
+/// at most once: a field named twice is a usage error.
+fn fields(asked: &[Field]) -> Vec<Field> {
+    if asked.is_empty() {
+        return Field::ALL.to_vec();
+    }
+    let twice = asked
+        .iter()
+        .enumerate()
+        .find(|(i, f)| asked[..*i].contains(f));
+    if let Some((_, field)) = twice {
+        let message = format!("--fields names {field} twice\n");
+        clap::Error::raw(clap::error::ErrorKind::ValueValidation, message).exit();
+    }
+    asked.to_vec()
 }
 
 /// Calls `answer` with the inputs (the arguments as they are, else the
