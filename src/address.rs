@@ -186,6 +186,27 @@ pub fn version(ip: IpAddr) -> &'static str {
     if ip.is_ipv4() { "IPv4" } else { "IPv6" }
 }
 
+/// Start and length of the first longest run of zero groups (length 0:
+/// none): what RFC 5952 writes as `::` when it is at least two long.
+pub fn zero_run(groups: &[u16; 8]) -> (usize, usize) {
+    let (mut best_at, mut best_len) = (0, 0);
+    let (mut run_at, mut run_len) = (0, 0);
+    for (i, &g) in groups.iter().enumerate() {
+        if g == 0 {
+            if run_len == 0 {
+                run_at = i;
+            }
+            run_len += 1;
+            if run_len > best_len {
+                (best_at, best_len) = (run_at, run_len);
+            }
+        } else {
+            run_len = 0;
+        }
+    }
+    (best_at, best_len)
+}
+
 /// The text of `ip`, exactly as its `Display` writes it (RFC 5952 for IPv6:
 /// lower-case hex, the first longest run of two or more zero groups as `::`),
 /// without the formatting machinery: this runs for every lookup, twice.
@@ -214,22 +235,7 @@ fn push_text(out: &mut String, ip: IpAddr) {
                 return;
             }
             let groups = v6.segments();
-            // The first longest run of zero groups, if at least two long.
-            let (mut best_at, mut best_len) = (0, 0);
-            let mut i = 0;
-            while i < 8 {
-                if groups[i] == 0 {
-                    let start = i;
-                    while i < 8 && groups[i] == 0 {
-                        i += 1;
-                    }
-                    if i - start > best_len {
-                        (best_at, best_len) = (start, i - start);
-                    }
-                } else {
-                    i += 1;
-                }
-            }
+            let (best_at, best_len) = zero_run(&groups);
             if best_len > 1 {
                 push_groups(out, &groups[..best_at]);
                 out.push_str("::");

@@ -174,7 +174,7 @@ fn v6_text(buf: &mut [u8; 48], v6: Ipv6Addr) -> usize {
         return v4_text(buf, 7, v4);
     }
     let groups = v6.segments();
-    let (run_at, run_len) = longest_zero_run(&groups);
+    let (run_at, run_len) = crate::address::zero_run(&groups);
     let mut at = 0;
     if run_len > 1 {
         at = hex_groups(buf, at, &groups[..run_at]);
@@ -183,26 +183,6 @@ fn v6_text(buf: &mut [u8; 48], v6: Ipv6Addr) -> usize {
     } else {
         hex_groups(buf, at, &groups)
     }
-}
-
-/// Start and length of the first longest run of zero groups.
-fn longest_zero_run(groups: &[u16; 8]) -> (usize, usize) {
-    let (mut best_at, mut best_len) = (0, 0);
-    let (mut run_at, mut run_len) = (0, 0);
-    for (i, &g) in groups.iter().enumerate() {
-        if g == 0 {
-            if run_len == 0 {
-                run_at = i;
-            }
-            run_len += 1;
-            if run_len > best_len {
-                (best_at, best_len) = (run_at, run_len);
-            }
-        } else {
-            run_len = 0;
-        }
-    }
-    (best_at, best_len)
 }
 
 /// Groups in hex separated by `:`, into `buf` at `at`; returns the end.

@@ -51,9 +51,19 @@ pub struct CsvRows<'db> {
 /// organisation text (which lives as long as the release): the escaping is
 /// done once per row rather than once per address.
 struct Networks {
-    /// Per slot: the key, and the text's place in `text`.
-    slots: Vec<((usize, u32), u32, u32)>,
+    slots: Vec<Cached>,
     text: Vec<u8>,
+}
+
+/// One slot of [`Networks`]: its key, and where its text lies in
+/// [`Networks::text`] (`asn,` in `from..mid`, `organization,` in `mid..to`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Cached {
+    org: usize,
+    asn: u32,
+    from: u32,
+    mid: u32,
+    to: u32,
 }
 
 impl Networks {
@@ -64,32 +74,38 @@ impl Networks {
 
     fn new() -> Self {
         Networks {
-            slots: vec![((0, 0), 0, 0); Self::SLOTS],
+            slots: vec![Cached::default(); Self::SLOTS],
             text: Vec::new(),
         }
     }
 
     /// `asn,` and `organization,` of an AS row.
     fn get(&mut self, asn: u32, org: &str) -> (&[u8], &[u8]) {
-        let key = (org.as_ptr() as usize, asn);
-        let slot = (key.0 >> 3 ^ key.1 as usize) % Self::SLOTS;
-        let (k, from, to) = self.slots[slot];
-        let (from, to) = if k == key {
-            (from as usize, to as usize)
-        } else {
+        let ptr = org.as_ptr() as usize;
+        let slot = (ptr >> 3 ^ asn as usize) % Self::SLOTS;
+        let mut cached = self.slots[slot];
+        if (cached.org, cached.asn) != (ptr, asn) {
             if self.text.len() > Self::TEXT_MAX {
                 self.text.clear();
-                self.slots.fill(((0, 0), 0, 0));
+                self.slots.fill(Cached::default());
             }
-            let from = self.text.len();
-            network_fields(&mut self.text, asn, org);
-            self.slots[slot] = (key, from as u32, self.text.len() as u32);
-            (from, self.text.len())
-        };
-        let text = &self.text[from..to];
-        // The number and its comma: digits never hold one.
-        let mid = text.iter().position(|&b| b == b',').map_or(0, |i| i + 1);
-        text.split_at(mid)
+            let from = self.text.len() as u32;
+            let mid = network_fields(&mut self.text, asn, org) as u32;
+            let to = self.text.len() as u32;
+            cached = Cached {
+                org: ptr,
+                asn,
+                from,
+                mid,
+                to,
+            };
+            self.slots[slot] = cached;
+        }
+        let (number, name) = self.text.split_at(cached.mid as usize);
+        (
+            &number[cached.from as usize..],
+            &name[..(cached.to - cached.mid) as usize],
+        )
     }
 }
 
@@ -375,14 +391,17 @@ fn country_cells(out: &mut Vec<u8>, fields: &[Field], c: &Country, now: DateTime
     }
 }
 
-/// `asn,organization,` of an AS row (an empty organisation is null).
-fn network_fields(out: &mut Vec<u8>, asn: u32, org: &str) {
+/// Appends `asn,organization,` of an AS row (an empty organisation is
+/// null); returns where `organization,` starts in `out`.
+fn network_fields(out: &mut Vec<u8>, asn: u32, org: &str) -> usize {
     out.extend_from_slice(itoa::Buffer::new().format(asn).as_bytes());
     out.push(b',');
+    let mid = out.len();
     if !org.is_empty() {
         csv::cell(out, &spreadsheet_safe(org.into()));
     }
     out.push(b',');
+    mid
 }
 
 #[cfg(test)]
@@ -406,8 +425,11 @@ mod tests {
             for (i, org) in orgs.iter().enumerate() {
                 let asn = (i % 1000) as u32 + round;
                 let (mut got, mut want) = (Vec::new(), Vec::new());
-                cache.write(&mut got, asn, org);
-                network_fields(&mut want, asn, org);
+                let (number, name) = cache.get(asn, org);
+                got.extend_from_slice(number);
+                let mid = got.len();
+                got.extend_from_slice(name);
+                assert_eq!(network_fields(&mut want, asn, org), mid);
                 assert_eq!(got, want, "{asn} {org:?}");
             }
         }

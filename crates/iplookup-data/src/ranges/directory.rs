@@ -51,7 +51,12 @@ fn child_bits<K: Key>(count: usize) -> u32 {
 impl Directory {
     /// Builds the directory over sorted, distinct `starts` (first start zero).
     pub fn build<K: Key>(starts: &[K]) -> Directory {
-        let mut dir = Directory::default();
+        // Room for the tables of the real data (about 2 slots a start in
+        // IPv6, fewer in IPv4) at once, so the slots are not copied as they
+        // grow; what is never written is never touched, and is given back.
+        let mut dir = Directory {
+            slots: Vec::with_capacity((1 << ROOT_BITS) + 1 + 3 * starts.len()),
+        };
         dir.add_table(
             starts,
             K::default(),
