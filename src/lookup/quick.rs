@@ -56,14 +56,36 @@ fn padded(b: &[u8]) -> Option<[u8; 48]> {
     Some(buf)
 }
 
+/// [`padded`] for the lengths of a dotted quad (7 to 15 bytes), from two
+/// overlapping 8-byte reads rather than a copy of a length known only at
+/// run time (a call to `memcpy` per address).
+#[inline]
+fn padded_quad(b: &[u8]) -> Option<[u8; 48]> {
+    let n = b.len();
+    if !(7..=15).contains(&n) {
+        return None;
+    }
+    let word = |at: usize| b.get(at..at + 8)?.try_into().ok().map(u64::from_le_bytes);
+    let bytes = match n.checked_sub(8) {
+        // The first 8 bytes, and the last 8 moved to where they belong
+        // (the bytes both hold are the same).
+        Some(from) => u128::from(word(0)?) | u128::from(word(from)?) << (8 * from),
+        None => {
+            let mut head = [0u8; 8];
+            head[..7].copy_from_slice(b.get(..7)?);
+            u128::from(u64::from_le_bytes(head))
+        }
+    };
+    let mut buf = [0u8; 48];
+    buf[..16].copy_from_slice(&bytes.to_le_bytes());
+    Some(buf)
+}
+
 /// Four decimal octets of one to three digits, no leading zero, at most
 /// 255, separated by dots, and nothing else.
 #[inline]
 pub fn v4(b: &[u8]) -> Option<Ipv4Addr> {
-    if b.len() > 15 {
-        return None;
-    }
-    let buf = padded(b)?;
+    let buf = padded_quad(b)?;
     let mut octets = [0u8; 4];
     let mut at = 0;
     for (i, octet) in octets.iter_mut().enumerate() {
