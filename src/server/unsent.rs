@@ -11,6 +11,11 @@
 //! all the address's connections; none for trusted proxies, which read what
 //! they ask for) and all connections' ([`TOTAL_UNSENT`]), and gives it back
 //! when its body is dropped: sent whole, reset, or its connection gone.
+//! A body of unknown size is charged piece by piece as it is produced.
+//! Charged answers are handed to hyper in [`PIECE`]s, so that one the
+//! client reads a few bytes at a time stays within reach of the send
+//! deadline ([`deadline`](super::deadline)) instead of sitting whole in
+//! h2's buffers, uncharged.
 //! An answer that does not fit is not sent: its stream is reset
 //! (`RST_STREAM`, [`Shed`]), which frees it at once (a 503 in its place
 //! would wait unsent like the answer), so the client that holds the memory
@@ -22,7 +27,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use axum::body::{Body, Bytes};
 use axum::response::Response;
@@ -33,6 +38,16 @@ use crate::connections::{Address, Share};
 /// Answers up to this size are not charged: a lookup's JSON (about 650
 /// bytes) never is.
 pub const SMALL: u64 = 4 * 1024;
+
+/// The most of a charged answer handed to hyper at once. hyper gives each
+/// piece whole to h2 as soon as the client's window has room for one byte,
+/// and ends the stream's task once the body has none left: an answer handed
+/// over whole would then wait in h2's buffers, out of reach of the send
+/// deadline and of its charge, for as long as a client that reads a few
+/// bytes a second cares to take. In pieces, the task waits for the window
+/// between them, so the deadline can reset the stream and the charge holds
+/// until the last piece is handed over.
+pub const PIECE: usize = 16 * 1024;
 
 /// The shares one connection's answers are charged to: all connections'
 /// and (unless it comes from a trusted proxy) its address's.
@@ -45,42 +60,55 @@ pub struct Shares {
 impl Shares {
     /// `response` with its size charged to the shares until its body is
     /// dropped, or [`Shed`] when it does not fit: hyper then resets the
-    /// stream (`RST_STREAM`), which frees it at once.
+    /// stream (`RST_STREAM`), which frees it at once. A body of unknown
+    /// size is charged as it is produced, and reset the same way when its
+    /// next piece does not fit.
     pub fn charge(&self, response: Response) -> Result<Response, Shed> {
-        let size = http_body::Body::size_hint(response.body()).lower();
-        if size <= SMALL {
-            return Ok(response);
-        }
-        let bytes = usize::try_from(size).unwrap_or(usize::MAX);
-        let Some(charge) = self.take(bytes) else {
-            metrics::counter!("iplookup_http2_unsent_refused_total").increment(1);
-            return Err(Shed);
+        let hint = http_body::Body::size_hint(response.body());
+        let size = match hint.exact() {
+            Some(size) if size <= SMALL => return Ok(response),
+            Some(size) => usize::try_from(size).unwrap_or(usize::MAX),
+            None => 0,
         };
+        let charge = self.take(size).ok_or_else(refused)?;
         Ok(response.map(|body| {
             Body::new(Charged {
                 body,
-                _charge: charge,
+                rest: Bytes::new(),
+                handed: 0,
+                charge,
             })
         }))
     }
 
+    /// `bytes` taken from both shares, or none of them.
     fn take(&self, bytes: usize) -> Option<Charge> {
+        self.reserve(bytes).then(|| Charge {
+            shares: self.clone(),
+            bytes,
+        })
+    }
+
+    fn reserve(&self, bytes: usize) -> bool {
         if let Some(address) = &self.address
             && !address.unsent.take(bytes)
         {
-            return None;
+            return false;
         }
         if !self.total.take(bytes) {
             if let Some(address) = &self.address {
                 address.unsent.give_back(bytes);
             }
-            return None;
+            return false;
         }
-        Some(Charge {
-            shares: self.clone(),
-            bytes,
-        })
+        true
     }
+}
+
+/// Counts a refusal.
+fn refused() -> Shed {
+    metrics::counter!("iplookup_http2_unsent_refused_total").increment(1);
+    Shed
 }
 
 /// Bytes taken from the shares, given back on drop.
@@ -88,6 +116,18 @@ impl Shares {
 struct Charge {
     shares: Shares,
     bytes: usize,
+}
+
+impl Charge {
+    /// Charges up to `total` bytes in all; false when they do not fit.
+    fn cover(&mut self, total: usize) -> bool {
+        let more = total.saturating_sub(self.bytes);
+        if more == 0 || self.shares.reserve(more) {
+            self.bytes += more;
+            return true;
+        }
+        false
+    }
 }
 
 impl Drop for Charge {
@@ -99,10 +139,14 @@ impl Drop for Charge {
     }
 }
 
-/// An answer's body and its charge.
+/// An answer's body, handed over in [`PIECE`]s, and its charge.
 struct Charged {
     body: Body,
-    _charge: Charge,
+    /// What the body gave that is not handed over yet.
+    rest: Bytes,
+    /// Bytes the body has given so far.
+    handed: usize,
+    charge: Charge,
 }
 
 impl http_body::Body for Charged {
@@ -113,15 +157,43 @@ impl http_body::Body for Charged {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
+        let this = &mut *self;
+        loop {
+            if !this.rest.is_empty() {
+                let piece = this.rest.split_to(this.rest.len().min(PIECE));
+                return Poll::Ready(Some(Ok(Frame::data(piece))));
+            }
+            let frame = match ready!(Pin::new(&mut this.body).poll_frame(cx)) {
+                Some(Ok(frame)) => frame,
+                other => return Poll::Ready(other),
+            };
+            match frame.into_data() {
+                Ok(data) => {
+                    this.handed = this.handed.saturating_add(data.len());
+                    if !this.charge.cover(this.handed) {
+                        return Poll::Ready(Some(Err(axum::Error::new(refused()))));
+                    }
+                    this.rest = data;
+                }
+                Err(trailers) => return Poll::Ready(Some(Ok(trailers))),
+            }
+        }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        self.rest.is_empty() && self.body.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
+        let hint = self.body.size_hint();
+        let rest = self.rest.len() as u64;
+        let mut sum = SizeHint::new();
+        // (The upper bound first: a lower bound above it would panic.)
+        if let Some(upper) = hint.upper() {
+            sum.set_upper(upper.saturating_add(rest));
+        }
+        sum.set_lower(hint.lower().saturating_add(rest));
+        sum
     }
 }
 

@@ -1585,6 +1585,127 @@ async fn one_address_holds_at_most_its_share_of_unsent_answers() {
     drop(held);
 }
 
+/// How a trickled stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trickled {
+    /// The server reset it, before its head or during its body.
+    Reset,
+    /// Its body came whole.
+    Whole,
+    /// Still open when the reader stopped.
+    Open,
+    /// Answered with another status than 200 (503: the address's cap of
+    /// requests in flight).
+    Refused,
+}
+
+/// A reader that takes `path` on `streams` HTTP/2 streams of a new
+/// connection from `from`, with a window of 100 bytes per stream that it
+/// opens by 100 more every 200 ms (500 bytes a second: never a zero
+/// window) until `until`; how each stream ended.
+async fn trickled(
+    server: SocketAddr,
+    from: &str,
+    path: &str,
+    streams: usize,
+    until: Instant,
+) -> Vec<tokio::task::JoinHandle<Trickled>> {
+    let tcp = connect_from(from, server).await.expect("connect");
+    let (mut send, _ping, conn) = h2c_from(tcp, Some(100)).await;
+    let conn = std::sync::Arc::new(conn);
+    let mut readers = Vec::new();
+    for _ in 0..streams {
+        send = send.ready().await.expect("a stream slot");
+        let (response, _) = send
+            .send_request(h2_get(server, path, "application/json"), true)
+            .expect("request sent");
+        let (keep, _keep_send) = (conn.clone(), send.clone());
+        readers.push(tokio::spawn(async move {
+            let _held = (keep, _keep_send);
+            let Ok(response) = response.await else {
+                return Trickled::Reset;
+            };
+            if response.status() != 200 {
+                return Trickled::Refused;
+            }
+            let mut body = response.into_body();
+            loop {
+                let next = tokio::time::timeout_at(until.into(), body.data()).await;
+                match next {
+                    Err(_) => return Trickled::Open,
+                    Ok(None) => return Trickled::Whole,
+                    Ok(Some(Err(_))) => return Trickled::Reset,
+                    Ok(Some(Ok(data))) => {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        let _ = body.flow_control().release_capacity(data.len());
+                    }
+                }
+            }
+        }));
+    }
+    readers
+}
+
+/// A client that reads a few hundred bytes a second (never a zero window)
+/// gets no more than its address's share of unsent answers, and each of
+/// them is reset at the send deadline: an answer is handed to h2 in
+/// pieces, never whole (whole, it waited in h2's buffers, uncharged and
+/// out of the deadline's reach, for as long as the trickle went on).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_read_a_trickle_at_a_time_are_charged_and_reset_at_the_deadline() {
+    let _serial = serial();
+    let bin = support::proc::serve(&["--no-reverse-dns", "--request-timeout", "3"]);
+    let pid = bin.pid();
+    let (status, _) = timed_get(&format!("{}/api/v1/asn/174", bin.base))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let before = rss_of(pid);
+
+    // One address, 8 connections of 25 streams: 200 answers of about
+    // 175 KB (35 MB if all were kept), read at 500 bytes a second each.
+    let started = Instant::now();
+    // (A cap only: every stream should be reset about 3 s after its answer.)
+    let until = started + Duration::from_secs(15);
+    let mut readers = Vec::new();
+    for _ in 0..8 {
+        readers.extend(trickled(bin.addr, "127.0.0.1", "/api/v1/asn/174", 25, until).await);
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let held = rss_of(pid);
+    // Another address is served meanwhile.
+    let (other, _bodies, _conn) = stalled_pages(bin.addr, "127.0.0.2", "/8.8.8.8", 5).await;
+    assert_eq!(other, vec![200; 5]);
+    let mut ended = Vec::new();
+    for reader in readers {
+        ended.push(reader.await.expect("reader"));
+    }
+    let count = |t: Trickled| ended.iter().filter(|e| **e == t).count();
+    eprintln!(
+        "server RSS: before {before} KiB, 200 trickled answers {held} KiB (+{} KiB); \
+         reset {}, whole {}, open {}, refused {} after {:?}",
+        held.saturating_sub(before),
+        count(Trickled::Reset),
+        count(Trickled::Whole),
+        count(Trickled::Open),
+        count(Trickled::Refused),
+        started.elapsed()
+    );
+    // Every answer begun is reset (by the share at once, or at the
+    // deadline), none is taken whole or left open.
+    assert_eq!(
+        count(Trickled::Reset) + count(Trickled::Refused),
+        200,
+        "{ended:?}"
+    );
+    assert!(count(Trickled::Reset) > 100, "{ended:?}");
+    assert!(
+        held < before + 16 * 1024,
+        "200 trickled answers took {} KiB",
+        held.saturating_sub(before)
+    );
+}
+
 // ---------------------------------------------------------------------------
 // (h) requests in flight from one address
 // ---------------------------------------------------------------------------
