@@ -670,6 +670,40 @@ async fn mcp_answers_what_is_not_json_rpc_in_json() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn text_logs_write_what_a_request_chose_as_escapes() {
+    // The MCP library logs a failed request's `id` as it came: in the
+    // default text log, an escape sequence would retitle the operator's
+    // terminal and a line break would start a forged line.
+    let addr = support::proc::free_port();
+    let mut cmd = support::proc::command();
+    cmd.args(["serve", "--listen", &addr.to_string(), "--no-reverse-dns"]);
+    let mut server = support::proc::Spawned::spawn(cmd, addr);
+    server.wait_ready();
+    let forged = "2026-11-26T19:40:00.000000Z  INFO iplookup::server: fake line";
+    let id = format!("\u{1b}]0;pwned\u{7}\u{1b}[31mRED\n{forged}");
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "no/such/method"});
+    let r = support::client()
+        .post(format!("http://{addr}/mcp"))
+        .header(MCP_ACCEPT.0, MCP_ACCEPT.1)
+        .header(JSON.0, JSON.1)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        r.status().is_success() || r.status().is_client_error(),
+        "{}",
+        r.status()
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let log = server.stop();
+    assert!(log.contains("pwned"), "the id was not logged at all: {log}");
+    assert!(log.contains("\\u{1b}]0;pwned\\u{7}"), "{log}");
+    assert!(!log.contains('\u{1b}') && !log.contains('\u{7}'), "{log:?}");
+    assert!(!log.lines().any(|l| l.starts_with(forged)), "{log}");
+}
+
+#[tokio::test]
 async fn mcp_requests_do_not_flood_the_log() {
     // The MCP library logs three lines per request at `info`; the binary's
     // default filter keeps its warnings only.
