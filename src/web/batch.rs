@@ -34,6 +34,8 @@
 //!
 //! [`Lookup::lookup_cached`]: crate::lookup::Lookup::lookup_cached
 
+use std::net::{IpAddr, Ipv4Addr};
+
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
@@ -42,6 +44,7 @@ use axum::response::Response;
 use serde::Serialize;
 
 use super::body::{error_json, read_capped};
+use super::client::caller;
 use super::refusal;
 use super::routes;
 use super::slots::{Slot, SlotBody};
@@ -252,9 +255,13 @@ pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Re
     if let Some(refused) = extra_tokens(&state, &parts, inputs.len()) {
         return refused;
     }
-    let Some(slot) = state.batch_slots.take().await else {
-        metrics::counter!("iplookup_overloaded_total").increment(1);
-        return refusal::Refusal::of_parts(&parts, &routes::API_IP_BATCH).overloaded();
+    let client = caller(&parts, &state.proxies).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+    let slot = match state.batch_slots.take(client).await {
+        Ok(slot) => slot,
+        Err(busy) => {
+            metrics::counter!("iplookup_overloaded_total").increment(1);
+            return refusal::Refusal::of_parts(&parts, &routes::API_IP_BATCH).batch_busy(busy);
+        }
     };
     answer(&state, output, &inputs, slot).await
 }

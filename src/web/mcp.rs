@@ -31,7 +31,7 @@
 //! Whatever rmcp answers in plain text after that (a bad `MCP-Protocol-Version`,
 //! say) is rewritten as a JSON-RPC error with the same status ([`json_errors`]).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -57,8 +57,9 @@ use tower::ServiceExt;
 
 use super::batch::Entry;
 use super::body::{error_json, read_capped};
-use super::client::client_addr;
+use super::client::{caller, client_addr};
 use super::origin::WebOrigin;
+use super::refusal::busy_text;
 use super::routes;
 use super::state::AppState;
 use crate::model::{AsnInfo, ErrorCode, IpInfo};
@@ -156,12 +157,14 @@ impl IpLookupMcp {
         }
         self.take_tokens(&parts, params.ips.len())?;
         // A batch slot while the answers are built (rmcp sends them after).
-        let Some(_slot) = self.state.batch_slots.take().await else {
-            return Err(format!(
-                "{}: every batch slot is busy; retry in 1 s",
-                ErrorCode::Overloaded
-            ));
-        };
+        let client = caller(&parts, &self.state.proxies);
+        let client = client.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+        let _slot = self
+            .state
+            .batch_slots
+            .take(client)
+            .await
+            .map_err(|busy| format!("{}: {}", ErrorCode::Overloaded, busy_text(busy)))?;
         let results = super::batch::lookup_all(&self.state, &params.ips).await;
         Ok(Json(LookupManyResults { results }))
     }

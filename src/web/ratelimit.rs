@@ -188,7 +188,7 @@ impl Bucket {
 }
 
 /// IPv4 callers by address, IPv6 callers by their /64.
-fn bucket_key(ip: IpAddr) -> IpAddr {
+pub fn bucket_key(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
         v4 => v4,

@@ -22,6 +22,7 @@ use super::negotiate::{self, Format};
 use super::render::ErrorPage;
 use super::respond::{Wants, error};
 use super::routes::Route;
+use super::slots::Busy;
 use super::state::AppState;
 use crate::model::{self, ErrorCode};
 
@@ -92,6 +93,19 @@ impl Refusal {
         response
     }
 
+    /// 503 for a batch that got no batch slot ([`Busy`]), with `Retry-After`.
+    pub fn batch_busy(&self, busy: Busy) -> Response {
+        let mut response = self.answer(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Overloaded,
+            busy_text(busy),
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, RETRY_SOON);
+        response
+    }
+
     /// 408: the body did not arrive in time; the connection is closed after
     /// it (the rest of the body is not read).
     pub fn body_timeout(&self) -> Response {
@@ -122,6 +136,16 @@ impl Refusal {
             ..Wants::default()
         };
         error(page, &wants, format)
+    }
+}
+
+/// Why a batch got no slot, in words.
+pub fn busy_text(busy: Busy) -> String {
+    match busy {
+        Busy::Client(most) => format!(
+            "this client has {most} batches in flight already, the most one client may; retry in 1 s"
+        ),
+        Busy::All => "every batch slot is busy; retry in 1 s".into(),
     }
 }
 

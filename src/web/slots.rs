@@ -19,15 +19,25 @@
 //! piece is taken, which happens once the earlier ones are written out.
 //! Memory held by batch answers is therefore at most the slots times the
 //! largest answer (`--batch-limit` entries).
+//!
+//! One client (as resolved through trusted proxies; IPv6 by its /64) holds
+//! at most a quarter of the slots (at least one): more is refused with 503
+//! at once. Otherwise 16 one-address batches on HTTP/2 streams it never
+//! reads would hold every slot until the send deadline, and renewed every
+//! deadline, under any rate limit, keep the batch route from everyone.
 
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::Bytes;
 use http_body::{Frame, SizeHint};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::ratelimit::bucket_key;
 
 /// Default of `--batch-max-in-flight`.
 pub const DEFAULT_BATCH_MAX_IN_FLIGHT: usize = 16;
@@ -41,34 +51,99 @@ pub const CHUNK: usize = 64 * 1024;
 pub struct BatchSlots {
     slots: Arc<Semaphore>,
     wait: Duration,
+    /// Slots held per client (IPv6 clients by their /64), and the most one
+    /// client may hold.
+    held: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    per_client: usize,
 }
 
 /// A batch slot, held until dropped.
 #[derive(Debug)]
-pub struct Slot(#[allow(dead_code)] OwnedSemaphorePermit);
+pub struct Slot {
+    _permit: OwnedSemaphorePermit,
+    _client: Held,
+}
+
+/// Why no slot was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Busy {
+    /// The client holds [`BatchSlots::per_client`] slots already.
+    Client(usize),
+    /// No slot freed up within the wait.
+    All,
+}
 
 impl BatchSlots {
-    /// `count` slots; a batch waits at most `wait` for one.
+    /// `count` slots, at most a quarter of them (at least one) per client;
+    /// a batch waits at most `wait` for one.
     pub fn new(count: usize, wait: Duration) -> Self {
+        let count = count.max(1);
         BatchSlots {
-            slots: Arc::new(Semaphore::new(count.max(1))),
+            slots: Arc::new(Semaphore::new(count)),
             wait,
+            held: Arc::default(),
+            per_client: (count / 4).max(1),
         }
     }
 
-    /// A slot, or `None` when none freed up within the wait.
-    pub async fn take(&self) -> Option<Slot> {
+    /// A slot for a batch of `client`: refused at once when the client
+    /// holds its share, else waited for up to the wait.
+    pub async fn take(&self, client: IpAddr) -> Result<Slot, Busy> {
+        let held = self.hold(client)?;
         let acquire = self.slots.clone().acquire_owned();
         match tokio::time::timeout(self.wait, acquire).await {
-            Ok(Ok(permit)) => Some(Slot(permit)),
+            Ok(Ok(permit)) => Ok(Slot {
+                _permit: permit,
+                _client: held,
+            }),
             // The semaphore is never closed; a timeout is the only refusal.
-            Ok(Err(_)) | Err(_) => None,
+            Ok(Err(_)) | Err(_) => Err(Busy::All),
         }
+    }
+
+    /// Counts one more slot for `client`, unless it holds its share.
+    fn hold(&self, client: IpAddr) -> Result<Held, Busy> {
+        let key = bucket_key(client);
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = held.entry(key).or_insert(0);
+        if *count >= self.per_client {
+            return Err(Busy::Client(self.per_client));
+        }
+        *count += 1;
+        Ok(Held {
+            held: self.held.clone(),
+            key,
+        })
     }
 
     /// Slots free now.
     pub fn available(&self) -> usize {
         self.slots.available_permits()
+    }
+
+    /// The most slots one client may hold.
+    pub fn per_client(&self) -> usize {
+        self.per_client
+    }
+}
+
+/// One slot counted for a client, uncounted on drop (the client's entry
+/// goes when it holds none: the map holds only clients with slots).
+#[derive(Debug)]
+struct Held {
+    held: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    key: IpAddr,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = held.get_mut(&self.key) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                held.remove(&self.key);
+            }
+        }
     }
 }
 
@@ -122,8 +197,13 @@ mod tests {
     #[tokio::test]
     async fn a_slot_comes_back_when_the_body_is_read_or_dropped() {
         let slots = BatchSlots::new(1, Duration::from_millis(20));
-        let slot = slots.take().await.expect("a free slot");
-        assert!(slots.take().await.is_none(), "the only slot is held");
+        let (a, b) = ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
+        let slot = slots.take(a).await.expect("a free slot");
+        assert_eq!(
+            slots.take(b).await.err(),
+            Some(Busy::All),
+            "the only slot is held"
+        );
         let body = SlotBody::new(vec![7; CHUNK * 2 + 5], slot);
         assert_eq!(
             http_body::Body::size_hint(&body).exact(),
@@ -135,8 +215,35 @@ mod tests {
         assert_eq!(bytes.len(), CHUNK * 2 + 5);
         assert_eq!(slots.available(), 1, "read whole: the slot is back");
 
-        let slot = slots.take().await.expect("the slot again");
+        let slot = slots.take(a).await.expect("the slot again");
         drop(SlotBody::new(vec![1; 10], slot));
         assert_eq!(slots.available(), 1, "dropped unread: the slot is back");
+    }
+
+    /// One client holds at most a quarter of the slots (IPv6: its /64),
+    /// refused at once beyond; others are served; a slot given back is
+    /// the client's again, and clients without slots are forgotten.
+    #[tokio::test]
+    async fn one_client_holds_at_most_a_quarter_of_the_slots() {
+        let slots = BatchSlots::new(8, Duration::from_secs(5));
+        assert_eq!(slots.per_client(), 2);
+        let ip = |s: &str| -> IpAddr { s.parse().unwrap() };
+        let first = slots.take(ip("2001:db8::1")).await.expect("a slot");
+        let _second = slots.take(ip("2001:db8::ffff:2")).await.expect("a slot");
+        let refused =
+            tokio::time::timeout(Duration::from_millis(100), slots.take(ip("2001:db8::3")));
+        let refused = refused.await.expect("refused at once, not after the wait");
+        assert_eq!(refused.err(), Some(Busy::Client(2)), "the same /64");
+        let _other = slots
+            .take(ip("2001:db8:0:1::1"))
+            .await
+            .expect("another /64");
+        let _v4 = slots.take(ip("192.0.2.1")).await.expect("an IPv4 client");
+        drop(first);
+        let _again = slots.take(ip("2001:db8::4")).await.expect("given back");
+        drop((_second, _again, _other, _v4));
+        assert!(slots.held.lock().unwrap().is_empty());
+        assert_eq!(slots.available(), 8);
+        assert_eq!(BatchSlots::new(3, Duration::ZERO).per_client(), 1);
     }
 }

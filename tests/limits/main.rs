@@ -1392,10 +1392,12 @@ fn h2_batch(addr: SocketAddr) -> axum::http::Request<()> {
         .unwrap()
 }
 
-/// Sends `streams` batches on a new zero-window h2c connection; the status
-/// of each answer's head, and the connection (kept open by the caller).
+/// Sends `streams` batches on a new zero-window h2c connection from
+/// `from`; the status of each answer's head, and the connection (kept open
+/// by the caller).
 async fn stalled_batches(
     addr: SocketAddr,
+    from: &str,
     first: u32,
     streams: u32,
 ) -> (
@@ -1406,7 +1408,8 @@ async fn stalled_batches(
         tokio::task::JoinHandle<Result<(), h2::Error>>,
     ),
 ) {
-    let (mut send, _ping, conn) = h2c(addr, Some(0)).await;
+    let tcp = connect_from(from, addr).await.expect("connect");
+    let (mut send, _ping, conn) = h2c_from(tcp, Some(0)).await;
     let mut pending = Vec::new();
     for n in first..first + streams {
         send = send.ready().await.expect("a stream slot");
@@ -1450,12 +1453,20 @@ async fn batch_answers_nobody_reads_hold_at_most_the_batch_slots() {
     warm.bytes().await.unwrap();
     let before = rss_of(pid);
 
-    // The attack: two zero-window connections, 100 batches each.
+    // The attack: zero-window connections from four addresses (one address
+    // holds at most a quarter of the slots), 50 batches each.
     let opened = Instant::now();
-    let (a, bodies_a, conn_a) = stalled_batches(bin.addr, 0, 100).await;
-    let (b, bodies_b, conn_b) = stalled_batches(bin.addr, 100, 100).await;
+    let mut statuses = Vec::new();
+    let mut held = Vec::new();
+    for (i, from) in ["127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"]
+        .iter()
+        .enumerate()
+    {
+        let (s, bodies, conn) = stalled_batches(bin.addr, from, 50 * i as u32, 50).await;
+        statuses.extend(s);
+        held.push((bodies, conn));
+    }
     let stalled = rss_of(pid);
-    let statuses: Vec<u16> = a.into_iter().chain(b).collect();
     let ok = statuses.iter().filter(|s| **s == 200).count();
     let busy = statuses.iter().filter(|s| **s == 503).count();
     eprintln!(
@@ -1488,7 +1499,74 @@ async fn batch_answers_nobody_reads_hold_at_most_the_batch_slots() {
         .await
         .unwrap();
     assert_eq!(again.status(), 200);
-    drop((bodies_a, bodies_b, conn_a, conn_b));
+    drop(held);
+}
+
+/// One address holds at most a quarter of the batch slots: 16 tiny batches
+/// on HTTP/2 streams it never reads (within any rate limit) no longer keep
+/// the batch route from everyone until the send deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_holds_at_most_a_quarter_of_the_batch_slots() {
+    let _serial = serial();
+    let mut cfg = support::config();
+    cfg.limits.request_timeout = Duration::from_secs(10);
+    let server = support::start(cfg).await;
+    let (statuses, _bodies, _conn) = stalled_batches(server.addr, "127.0.0.1", 0, 16).await;
+    let ok = statuses.iter().filter(|s| **s == 200).count();
+    assert_eq!(ok, 4, "a quarter of the 16 slots: {statuses:?}");
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 503).count(),
+        12,
+        "{statuses:?}"
+    );
+    // The refusal says why.
+    let tcp = connect_from("127.0.0.1", server.addr)
+        .await
+        .expect("connect");
+    let (mut send, _ping, _conn) = h2c_from(tcp, None).await;
+    let refused = batch_on(&mut send, server.addr).await;
+    assert_eq!(refused.0, 503);
+    assert!(
+        refused.1.contains("4 batches in flight already"),
+        "{}",
+        refused.1
+    );
+    // Another address gets its batch at once.
+    let tcp = connect_from("127.0.0.2", server.addr)
+        .await
+        .expect("connect");
+    let (mut send, _ping, _conn) = h2c_from(tcp, None).await;
+    let started = Instant::now();
+    let (status, body) = batch_on(&mut send, server.addr).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// One batch of 1,000 addresses on an HTTP/2 connection: status and body.
+async fn batch_on(
+    send: &mut h2::client::SendRequest<axum::body::Bytes>,
+    addr: SocketAddr,
+) -> (u16, String) {
+    let ready = send.clone().ready().await.expect("a stream slot");
+    *send = ready;
+    let (response, mut body) = send
+        .send_request(h2_batch(addr), false)
+        .expect("request sent");
+    body.send_data(batch_body(7), true).expect("body sent");
+    let response = response.await.expect("response head");
+    let status = response.status().as_u16();
+    let mut stream = response.into_body();
+    let mut text = Vec::new();
+    while let Some(chunk) = stream.data().await {
+        let chunk = chunk.expect("body");
+        let _ = stream.flow_control().release_capacity(chunk.len());
+        text.extend_from_slice(&chunk);
+    }
+    (status, String::from_utf8_lossy(&text).into_owned())
 }
 
 // ---------------------------------------------------------------------------

@@ -135,6 +135,16 @@ impl TrustedProxies {
     }
 }
 
+/// [`client_addr`] of a request's parts (`None` without the peer's address,
+/// which every connection of the server gives).
+pub fn caller(parts: &axum::http::request::Parts, trusted: &TrustedProxies) -> Option<IpAddr> {
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()?
+        .0;
+    Some(client_addr(peer, &parts.headers, trusted))
+}
+
 /// The caller's address for a request that came from `peer` (the rules are in
 /// the module documentation). Every use of the caller's address goes through here.
 pub fn client_addr(peer: SocketAddr, headers: &HeaderMap, trusted: &TrustedProxies) -> IpAddr {
