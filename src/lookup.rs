@@ -127,6 +127,23 @@ impl Lookup {
         Ok(describe(&self.db.load(), ip, Utc::now()))
     }
 
+    /// [`Lookup::lookup`] without reverse DNS (`reverse_dns` null, no PTR
+    /// query, no wait): for answers that never show it, such as a single
+    /// field other than `reverse_dns`, or the caller's bare address.
+    pub fn lookup_without_rdns(&self, text: &str) -> Result<Answered, LookupError> {
+        Ok(self.answer_without_rdns(parse(text)?))
+    }
+
+    /// [`Lookup::answer`] without reverse DNS (see [`Lookup::lookup_without_rdns`]).
+    pub fn answer_without_rdns(&self, ip: IpAddr) -> Answered {
+        let db = self.db();
+        Answered {
+            info: describe(&db, ip, Utc::now()),
+            release: db.tag(),
+            special: special(ip),
+        }
+    }
+
     /// The full answer for an address already known to be one (the caller's
     /// own), reverse DNS included for public addresses.
     pub async fn answer(&self, ip: IpAddr) -> Answered {

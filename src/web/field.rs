@@ -50,7 +50,12 @@ pub async fn api_ip_field(
         Ok(field) => field,
         Err(e) => return unknown_field(e.to_string(), &wants, route),
     };
-    match state.lookup.lookup(&ip).await {
+    // Only `reverse_dns` waits for (and sends) a PTR query.
+    let answered = match field {
+        Field::ReverseDns => state.lookup.lookup(&ip).await,
+        _ => state.lookup.lookup_without_rdns(&ip),
+    };
+    match answered {
         Ok(answered) => value(
             field,
             &answered.info,
@@ -91,7 +96,10 @@ pub async fn api_me_field(
         Err(e) => return unknown_field(e.to_string(), &wants, route),
     };
     let ip = client_addr(peer, &headers, &state.proxies);
-    let answered = state.lookup.answer(ip).await;
+    let answered = match field {
+        Field::ReverseDns => state.lookup.answer(ip).await,
+        _ => state.lookup.answer_without_rdns(ip),
+    };
     value(field, &answered.info, None, &wants, route)
 }
 

@@ -51,7 +51,12 @@ pub async fn root(
         };
     }
     let ip = client_addr(peer, &headers, &state.proxies);
-    let answered = state.lookup.answer(ip).await;
+    let default = routes::ROOT.answer_default(wants.kind());
+    // The text form is the bare address: no PTR query for it.
+    let answered = match super::respond::negotiated(&wants, default) {
+        Ok(Format::Text) => state.lookup.answer_without_rdns(ip),
+        _ => state.lookup.answer(ip).await,
+    };
     let page = LookupPage::new(answered, LookupKind::Root).with_families(&state.families);
     let page = Page::Lookup(Box::new(page));
     let reply = Reply {

@@ -181,7 +181,7 @@ fn with_headers(status: StatusCode, headers: HeaderMap, body: Body) -> Response 
 
 /// The format to answer in, or the 400/406 answer if the request's format
 /// cannot be served (boxed: it is the rare case).
-fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response>> {
+pub fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response>> {
     if wants.bad_query {
         return Err(Box::new(refusal(
             bad_request(

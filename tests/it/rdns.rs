@@ -130,6 +130,62 @@ async fn slow_answer_for_9999() -> (DnsServer, support::TestServer) {
     (dns, server)
 }
 
+/// Answers that never show a PTR name send no PTR query and wait for
+/// none: single fields other than `reverse_dns` (of any address and of the
+/// caller's own) and the caller's bare address on `/`; `reverse_dns` and
+/// the whole answer still ask.
+#[tokio::test(flavor = "multi_thread")]
+async fn answers_that_never_show_a_ptr_name_neither_ask_nor_wait() {
+    let dns = DnsServer::start(&[(
+        ip("9.9.9.9"),
+        slow_ptr("slow.example.test", Duration::from_secs(1)),
+    )])
+    .await;
+    let mut cfg = config(dns.addr, Duration::from_millis(400));
+    cfg.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    let server = support::start(cfg).await;
+    let client = support::client();
+    let timed = |path: String| {
+        let client = client.clone();
+        async move {
+            let started = std::time::Instant::now();
+            let r = client
+                .get(&path)
+                .header("x-forwarded-for", "9.9.9.9")
+                .header("user-agent", "curl/8.5.0")
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            (status, r.text().await.unwrap(), started.elapsed())
+        }
+    };
+    let base = &server.base;
+    let mut paths: Vec<String> = ["country_code", "asn", "ip", "range", "organization"]
+        .iter()
+        .flat_map(|f| {
+            [
+                format!("{base}/api/v1/ip/9.9.9.9/{f}"),
+                format!("{base}/api/v1/me/{f}"),
+            ]
+        })
+        .collect();
+    paths.push(format!("{base}/"));
+    for path in paths {
+        let (status, body, took) = timed(path.clone()).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        assert!(took < Duration::from_millis(300), "{path} took {took:?}");
+    }
+    assert_eq!(dns.count(), 0, "{:?}", dns.queries());
+    // The caller's bare address is what `/` gave a command-line client.
+    assert_eq!(timed(format!("{base}/")).await.1, "9.9.9.9\n");
+    // The field that shows the name asks (and waits up to the deadline).
+    let (status, _, took) = timed(format!("{base}/api/v1/ip/9.9.9.9/reverse_dns")).await;
+    assert_eq!(status, 200);
+    assert!(took >= Duration::from_millis(350), "{took:?}");
+    assert_eq!(dns.lookups_for(ip("9.9.9.9")), 1, "{:?}", dns.queries());
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_slow_answer_misses_the_deadline_and_is_cached_when_it_lands() {
     let (dns, server) = slow_answer_for_9999().await;
