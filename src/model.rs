@@ -202,11 +202,14 @@ pub enum ErrorCode {
     BodyTooLarge,
     /// `/mcp`: the body could not be read (400).
     BadBody,
+    /// The `Host` header is missing (HTTP/1.1), given twice, or not a
+    /// `host[:port]` (400).
+    BadHost,
 }
 
 impl ErrorCode {
     /// Every code, in the order above.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::InvalidIp,
         ErrorCode::NotFound,
         ErrorCode::UnknownField,
@@ -223,6 +226,7 @@ impl ErrorCode {
         ErrorCode::ForbiddenOrigin,
         ErrorCode::BodyTooLarge,
         ErrorCode::BadBody,
+        ErrorCode::BadHost,
     ];
 
     /// The code as it is written on the wire.
@@ -244,6 +248,7 @@ impl ErrorCode {
             ErrorCode::ForbiddenOrigin => "forbidden_origin",
             ErrorCode::BodyTooLarge => "body_too_large",
             ErrorCode::BadBody => "bad_body",
+            ErrorCode::BadHost => "bad_host",
         }
     }
 }

@@ -21,7 +21,9 @@
 //!    any origin and header, `GET, HEAD, POST`, max age one day; for `/mcp`,
 //!    403 to an origin `/mcp` refuses, see [`super::mcp`]); every other
 //!    response gets `Access-Control-Allow-Origin: *` and the exposed headers;
-//! 4. a path and query longer than the limit: 414;
+//! 4. a `Host` that is missing (HTTP/1.1), doubled or not a `host[:port]`:
+//!    400 `bad_host` (RFC 9112, section 3.2); a path and query longer than the
+//!    limit: 414;
 //! 5. a caller over its rate limit: 429 (on the routes the table marks
 //!    limited, [`super::routes::Route::limited`]);
 //! 6. at most `max_in_flight` requests are handled at once; others wait for
@@ -56,6 +58,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{MatchedPath, Request};
+use axum::http::uri::Authority;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use http_body::Frame;
@@ -166,6 +169,8 @@ where
             // `/mcp` refuses a preflight from an origin it would refuse.
             super::mcp::preflight_refusal(&shared.state, &request)
                 .or_else(|| Some(preflight_answer()))
+        } else if let Some(why) = host_problem(&request) {
+            Some(Refusal::of(&request, route).bad_host(why))
         } else if uri_bytes(&request) > shared.max_uri_bytes {
             Some(Refusal::of(&request, route).uri_too_long(shared.max_uri_bytes))
         } else {
@@ -503,6 +508,36 @@ fn status_only(status: StatusCode) -> Response {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;
     response
+}
+
+/// What is wrong with the request's `Host` (RFC 9112, section 3.2: an
+/// HTTP/1.1 request must carry exactly one, and a server must answer 400
+/// to a missing one, to two, or to one that is not a `host[:port]`); the
+/// links of the description documents are built from it. An empty `Host`
+/// is allowed, as is none in HTTP/1.0 and HTTP/2 (whose `:authority` the
+/// request line holds).
+fn host_problem(request: &Request) -> Option<&'static str> {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    let Some(host) = hosts.next() else {
+        return (request.version() == axum::http::Version::HTTP_11)
+            .then_some("an HTTP/1.1 request must name its Host");
+    };
+    if hosts.next().is_some() {
+        return Some("the Host header is given more than once");
+    }
+    if host.is_empty() || host_and_port(host).is_some() {
+        return None;
+    }
+    Some("the Host header is not a host name or address with an optional port")
+}
+
+/// A `Host` value as `host[:port]` (no user information, a port that fits).
+fn host_and_port(host: &HeaderValue) -> Option<Authority> {
+    let authority: Authority = host.to_str().ok()?.parse().ok()?;
+    // What follows the host: nothing, or `:` and a port that fits.
+    let rest = authority.as_str().get(authority.host().len()..)?;
+    let port_fits = rest.is_empty() || rest.strip_prefix(':')?.parse::<u16>().is_ok();
+    (port_fits && !authority.as_str().contains('@')).then_some(authority)
 }
 
 fn uri_bytes(request: &Request) -> usize {

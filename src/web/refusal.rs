@@ -106,6 +106,11 @@ impl Refusal {
         response
     }
 
+    /// 400: the request's `Host` is missing, doubled or not a host (`why`).
+    pub fn bad_host(&self, why: &str) -> Response {
+        self.answer(StatusCode::BAD_REQUEST, ErrorCode::BadHost, why.into())
+    }
+
     /// 408: the body did not arrive in time; the connection is closed after
     /// it (the rest of the body is not read).
     pub fn body_timeout(&self) -> Response {

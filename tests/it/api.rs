@@ -18,6 +18,48 @@ use support::TestServer;
 use support::wire::{self, Wire};
 use support::{LOCATION_KEYS, NETWORK_KEYS, TOP_KEYS, client};
 
+/// RFC 9112 section 3.2: an HTTP/1.1 request without `Host`, with two, or
+/// with one that is not a `host[:port]` is answered 400 `bad_host` (the
+/// links of the description documents are built from it); an empty `Host`,
+/// and none in HTTP/1.0, are accepted.
+#[tokio::test]
+async fn a_missing_doubled_or_malformed_host_is_a_400() {
+    let server = support::start(support::config()).await;
+    let addr = server.addr;
+    let exchange = |head: String| async move { wire::exchange(addr, head.as_bytes(), b"").await };
+    for (hosts, why) in [
+        ("", "must name its Host"),
+        (
+            "Host: good.example\r\nHost: evil.example\r\n",
+            "more than once",
+        ),
+        ("Host: a b\r\n", "not a host name"),
+        ("Host: good.example:99999\r\n", "not a host name"),
+        ("Host: user@good.example\r\n", "not a host name"),
+        ("Host: a/b\r\n", "not a host name"),
+    ] {
+        for target in ["/llms.txt", "/api/v1/ip/8.8.8.8", "/"] {
+            let head = format!(
+                "GET {target} HTTP/1.1\r\n{hosts}Accept: application/json\r\nConnection: close\r\n\r\n"
+            );
+            let w = exchange(head).await;
+            assert_eq!(w.status, 400, "{hosts:?} {target}: {}", w.text());
+            let body = w.json();
+            assert_eq!(body["error"], "bad_host", "{hosts:?} {target}: {body}");
+            assert!(body["message"].as_str().unwrap().contains(why), "{body}");
+        }
+    }
+    for head in [
+        "GET /api/v1/ip/8.8.8.8 HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n",
+        "GET /api/v1/ip/8.8.8.8 HTTP/1.0\r\n\r\n",
+        "GET /api/v1/ip/8.8.8.8 HTTP/1.1\r\nHost: [::1]:8080\r\nConnection: close\r\n\r\n",
+        "GET /api/v1/ip/8.8.8.8 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    ] {
+        let w = exchange(head.to_owned()).await;
+        assert_eq!(w.status, 200, "{head:?}: {}", w.text());
+    }
+}
+
 // ---------------------------------------------------------------------------
 // helpers
 // ---------------------------------------------------------------------------
