@@ -5,13 +5,15 @@
 //! ([`BaseUrl`]); the prose of llms.txt and SKILL.md lives in `assets/`.
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::json;
 use sha2::Digest;
 
 use super::base::{BaseUrl, document};
+use super::body::error_json;
 use super::render::DocsPage;
 use super::routes;
+use crate::model::{self, ErrorCode};
 
 /// The prose of llms.txt, with `{title}`, `{description}`, `{base}` and
 /// `{api}` (the list of API operations) to fill in.
@@ -158,7 +160,7 @@ pub async fn server_card(base: BaseUrl) -> Response {
     summary = "The MCP endpoint (Streamable HTTP: POST JSON-RPC); a plain GET describes it",
     responses(
         (status = 200, description = "The MCP server card", content_type = "application/mcp-server-card+json"),
-        (status = 405, description = "GET with `Accept: text/event-stream`: this stateless server opens no SSE stream"),
+        (status = 405, description = "GET with `Accept: text/event-stream`: this stateless server opens no SSE stream (error `method_not_allowed`, `Allow: POST`)", body = model::Error),
     ))]
 pub async fn mcp_get(base: BaseUrl, headers: HeaderMap) -> Response {
     let wants_sse = headers
@@ -167,14 +169,16 @@ pub async fn mcp_get(base: BaseUrl, headers: HeaderMap) -> Response {
         .filter_map(|v| v.to_str().ok())
         .any(|v| v.contains("text/event-stream"));
     if wants_sse {
-        let mut response = (
+        // The MCP transport's answer to a server that offers no SSE stream.
+        let mut response = error_json(
+            &routes::MCP,
             StatusCode::METHOD_NOT_ALLOWED,
-            "this stateless MCP server opens no SSE stream; POST JSON-RPC requests\n",
-        )
-            .into_response();
+            ErrorCode::MethodNotAllowed,
+            "this stateless MCP server opens no SSE stream; POST JSON-RPC requests".into(),
+        );
         response
             .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
         return response;
     }
     let text = serde_json::to_string_pretty(&card(&base.url)).unwrap_or_default();

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, OriginalUri, Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 
 use super::client::client_addr;
@@ -286,13 +286,19 @@ fn not_found_page(wants: &Wants, route: &Route) -> Response {
 }
 
 /// A known path asked with a method it does not take: 405 (axum adds `Allow`).
-pub async fn method_not_allowed(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
+pub async fn method_not_allowed(
+    method: Method,
+    OriginalUri(uri): OriginalUri,
+    wants: Wants,
+) -> Response {
+    // (The router adds the `Allow` header: the methods the path answers.)
+    let message = format!(
+        "this path does not answer {}; the Allow header lists the methods it answers",
+        method.as_str().chars().take(32).collect::<String>()
+    );
     let page = ErrorPage {
         status: StatusCode::METHOD_NOT_ALLOWED,
-        body: model::Error::new(
-            ErrorCode::MethodNotAllowed,
-            "this path answers GET and HEAD only",
-        ),
+        body: model::Error::new(ErrorCode::MethodNotAllowed, message),
     };
     error_on(page, &wants, routes::for_path(uri.path()))
 }

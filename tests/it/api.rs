@@ -731,9 +731,28 @@ async fn wrong_methods_are_405_with_allow() {
             if path.starts_with("/api/") {
                 let v = r.json();
                 assert!(v["error"].is_string(), "{method} {path}: {v}");
+                let message = v["message"].as_str().unwrap_or_default();
+                assert!(
+                    message.contains(&format!("does not answer {method}")),
+                    "{v}"
+                );
             }
         }
     }
+    // A POST-only path says so in its Allow header, and the message does
+    // not claim it answers GET.
+    let r = support::inproc::send("GET", "/api/v1/ip", &[]).await;
+    assert_eq!((r.status, r.header("allow")), (405, Some("POST")), "{r:?}");
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not answer GET")
+    );
+    // GET /mcp asking for an SSE stream: the MCP transport's 405, as JSON.
+    let r = support::inproc::send("GET", "/mcp", &[("accept", "text/event-stream")]).await;
+    assert_eq!((r.status, r.header("allow")), (405, Some("POST")), "{r:?}");
+    assert_eq!(r.json()["error"], "method_not_allowed", "{r:?}");
 }
 
 #[tokio::test]
