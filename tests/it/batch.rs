@@ -265,6 +265,30 @@ async fn more_entries_than_the_limit_or_bytes_than_the_cap_are_413() {
     assert_eq!(r.status, 413, "{}", r.body);
 }
 
+/// A `text/plain` line that is empty once its `\n` or `\r\n` is taken off
+/// is skipped; every other line is an entry, whitespace-only ones (TAB, VT,
+/// NBSP, spaces) `invalid_ip`, so the answers pair with the input lines by
+/// position, as `iplookup lookup` pairs its rows.
+#[tokio::test]
+async fn text_lines_of_whitespace_are_entries_and_only_empty_lines_are_skipped() {
+    let server = support::start(support::config()).await;
+    let body = "8.8.8.8\n\t\n\x0b\r\n\u{a0}\n  \n\n\r\n1.1.1.1\r\n\n";
+    let (status, _, text) = post(&server, "text/plain", None, body).await;
+    assert_eq!(status, 200, "{text}");
+    let entries: Vec<Value> = serde_json::from_str(&text).expect("a JSON array");
+    assert_eq!(entries.len(), 6, "{text}");
+    assert_eq!(entries[0]["ip"], "8.8.8.8");
+    for (entry, input) in entries[1..5].iter().zip(["\t", "\x0b", "\u{a0}", "  "]) {
+        assert_eq!(entry["error"], "invalid_ip", "{input:?}: {entry}");
+        let message = entry["message"].as_str().expect("message");
+        assert!(
+            message.contains(&format!("{input:?}")),
+            "{input:?}: {message}"
+        );
+    }
+    assert_eq!(entries[5]["ip"], "1.1.1.1");
+}
+
 #[tokio::test]
 async fn a_lower_batch_limit_is_kept() {
     let mut config = support::config();
