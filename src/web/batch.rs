@@ -208,7 +208,7 @@ fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
 /// `POST /api/v1/ip`.
 #[utoipa::path(post, path = "/api/v1/ip", tag = "lookup",
     summary = "Look up many addresses in one request (in input order)",
-    description = "The body: a JSON array of address strings (`application/json`) or one address per line (`text/plain`; empty lines skipped, CRLF accepted; any other line, whitespace-only included, is an entry), at most `--batch-limit` (default 1000) entries and 64 bytes per entry plus 4096 bytes. The answer holds one entry per input, in input order: the IpInfo of `GET /api/v1/ip/{ip}`, or an Error (`invalid_ip`, the input in `message`) in its place. By `Accept`: a JSON array (default), NDJSON (`application/x-ndjson`, one entry per line) or CSV (`text/csv`: a header row with every IpInfo field flat and `error`, one row per input; an error row keeps the input in `ip` and the code in `error`). `reverse_dns` comes from the reverse-DNS cache only (a batch sends no PTR query). With a rate limit, each address costs one request's token; a batch larger than the burst is always refused. Errors are JSON.",
+    description = "The body: a JSON array of address strings (`application/json`) or one address per line (`text/plain`; empty lines skipped, CRLF accepted; any other line, whitespace-only included, is an entry), at most `--batch-limit` (default 1000) entries and 64 bytes per entry plus 4096 bytes. The answer holds one entry per input, in input order: the IpInfo of `GET /api/v1/ip/{ip}`, or an Error (`invalid_ip`, the input in `message`) in its place. By `Accept`: a JSON array (default), NDJSON (`application/x-ndjson`, one entry per line) or CSV (`text/csv`: a header row with every IpInfo field flat and `error`, one row per input; an error row keeps the input in `ip` and the code in `error`). `reverse_dns` comes from the reverse-DNS cache only (a batch sends no PTR query). With a rate limit, each address costs one request's token; a batch larger than the burst is refused at once with 413 (no wait would let it through). Errors are JSON.",
     request_body(description = "The addresses", content(
         (Vec<String> = "application/json", example = json!(["8.8.8.8", "2001:4860:4860::8888", "not-an-ip"])),
         (String = "text/plain", example = "8.8.8.8\n2001:4860:4860::8888\n"),
@@ -221,7 +221,7 @@ fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
         )),
         (status = 400, description = "The body is not an array of strings, not UTF-8, or not `application/json` / `text/plain` (error `bad_body`)", body = model::Error),
         (status = 406, description = "`Accept` names none of JSON, NDJSON and CSV (error `not_acceptable`)", body = model::Error),
-        (status = 413, description = "More entries than `--batch-limit`, or a body over its byte cap (error `body_too_large`)", body = model::Error),
+        (status = 413, description = "More entries than `--batch-limit` (or, with a rate limit, than `--rate-burst`), or a body over its byte cap (error `body_too_large`)", body = model::Error),
     ))]
 pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
@@ -254,6 +254,9 @@ pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Re
             );
         }
     };
+    if let Some(refused) = over_burst(&state, inputs.len()) {
+        return refused;
+    }
     if let Some(refused) = extra_tokens(&state, &parts, inputs.len()) {
         return refused;
     }
@@ -273,6 +276,24 @@ pub async fn lookup_all(state: &AppState, inputs: &[String]) -> Vec<Entry> {
         answers.push(Entry::of(result.map(|a| a.info)));
     }
     answers
+}
+
+/// The 413 answer to a batch of more addresses than the rate limit's
+/// burst: a caller's bucket never holds that many tokens, so a 429 and its
+/// `Retry-After` would promise what never comes; `None` without a limit.
+fn over_burst(state: &AppState, entries: usize) -> Option<Response> {
+    let burst = state.limiter.as_ref()?.burst();
+    if !routes::API_IP_BATCH.limited || entries <= burst as usize {
+        return None;
+    }
+    Some(error_json(
+        &routes::API_IP_BATCH,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::BodyTooLarge,
+        format!(
+            "{entries} addresses: more than the rate limit lets one caller send at once (--rate-burst {burst}); split the batch"
+        ),
+    ))
 }
 
 /// The rate limit's tokens for the entries beyond the first (the common

@@ -397,6 +397,42 @@ async fn the_rate_limit_counts_every_address_of_a_batch() {
     assert_eq!(r.status, 429, "{}", r.body);
 }
 
+/// A batch of more addresses than `--rate-burst` can never pass: it is
+/// answered at once 413 `body_too_large` naming the burst, with no
+/// `Retry-After` (a 429 would promise a retry that never succeeds), and
+/// costs only the request's own token; a batch of the burst passes.
+#[tokio::test]
+async fn a_batch_larger_than_the_burst_is_413_at_once() {
+    let mut config = support::config();
+    config.rate_limit = Some(RateLimit {
+        per_second: 0.001,
+        burst: 20,
+    });
+    let server = support::start(config).await;
+    let batch = |n: usize| (0..n).map(|i| format!("8.8.8.{i}\n")).collect::<String>();
+    for content_type in ["text/plain", "application/json"] {
+        let body = match content_type {
+            "text/plain" => batch(25),
+            _ => json_body(&(0..25).map(|i| format!("8.8.8.{i}")).collect::<Vec<_>>()),
+        };
+        let (status, headers, text) = post(&server, content_type, None, body).await;
+        assert_eq!(status, 413, "{content_type}: {text}");
+        assert!(!headers.contains_key("retry-after"), "{headers:?}");
+        let error: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(error["error"], "body_too_large", "{error}");
+        assert_eq!(
+            error["message"],
+            "25 addresses: more than the rate limit lets one caller send at once (--rate-burst 20); split the batch",
+        );
+    }
+    // Two door tokens spent of 20: a batch of 18 passes, then nothing is left.
+    let (status, _, text) = post(&server, "text/plain", None, batch(18)).await;
+    assert_eq!(status, 200, "{text}");
+    let (status, headers, text) = post(&server, "text/plain", None, batch(2)).await;
+    assert_eq!(status, 429, "{text}");
+    assert!(headers.contains_key("retry-after"));
+}
+
 /// One JSON-RPC `tools/...` call to `/mcp`, its answer.
 async fn mcp(server: &TestServer, body: &Value) -> Value {
     let headers = [
