@@ -21,7 +21,8 @@ pub struct IpInfo {
     /// `IPv4` or `IPv6`.
     #[schema(examples("IPv4"), value_type = Option<String>)]
     pub version: Option<Text>,
-    /// False inside IANA special-purpose blocks that are not globally reachable.
+    /// False inside IANA special-purpose blocks that are not globally
+    /// reachable, and in IPv6 space IANA lists as "Reserved by IETF".
     pub is_public: Option<bool>,
     pub location: Location,
     pub network: Network,

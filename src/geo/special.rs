@@ -5,9 +5,13 @@
 //! Sources: the IANA IPv4 and IPv6 Special-Purpose Address Registries
 //! (RFC 6890 and its updates, as published in 2026), plus the multicast
 //! blocks (224.0.0.0/4, ff00::/8) and the deprecated IPv6 site-local block,
-//! which are not globally reachable unicast either. Blocks the registries mark
-//! globally reachable (AS112, AMT, PCP/TURN anycast, ...) are listed too, so the
-//! most specific entry decides: 192.0.0.9 is public inside the non-public 192.0.0.0/24.
+//! which are not globally reachable unicast either, and the IPv6 space that
+//! the IANA IPv6 Address Space registry lists as "Reserved by IETF" (all of
+//! it outside 2000::/3, fc00::/7, fe80::/10 and ff00::/8: never routable,
+//! like IPv4's 240.0.0.0/4). Blocks the registries mark globally reachable
+//! (AS112, AMT, PCP/TURN anycast, ...) are listed too, so the most specific
+//! entry decides: 192.0.0.9 is public inside the non-public 192.0.0.0/24,
+//! and ::1 is the Loopback Address inside the reserved ::/8.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -243,7 +247,26 @@ const V6: &[(u128, u8, &str, Rfcs, bool)] = &[
         false,
     ),
     (0xff00 << 112, 8, "Multicast", &["RFC 4291"], false),
+    // The IPv6 Address Space registry's "Reserved by IETF" blocks.
+    (0x0000 << 112, 8, RESERVED, &["RFC 4291"], false),
+    (0x0100 << 112, 8, RESERVED, &["RFC 4291"], false),
+    (0x0200 << 112, 7, RESERVED, &["RFC 4291"], false),
+    (0x0400 << 112, 6, RESERVED, &["RFC 4291"], false),
+    (0x0800 << 112, 5, RESERVED, &["RFC 4291"], false),
+    (0x1000 << 112, 4, RESERVED, &["RFC 4291"], false),
+    (0x4000 << 112, 3, RESERVED, &["RFC 4291"], false),
+    (0x6000 << 112, 3, RESERVED, &["RFC 4291"], false),
+    (0x8000 << 112, 3, RESERVED, &["RFC 4291"], false),
+    (0xa000 << 112, 3, RESERVED, &["RFC 4291"], false),
+    (0xc000 << 112, 3, RESERVED, &["RFC 4291"], false),
+    (0xe000 << 112, 4, RESERVED, &["RFC 4291"], false),
+    (0xf000 << 112, 5, RESERVED, &["RFC 4291"], false),
+    (0xf800 << 112, 6, RESERVED, &["RFC 4291"], false),
+    (0xfe00 << 112, 9, RESERVED, &["RFC 4291"], false),
 ];
+
+/// The IPv6 Address Space registry's name for space the IETF keeps back.
+const RESERVED: &str = "Reserved by IETF";
 
 /// The most specific special-purpose block holding `ip`, if any.
 pub fn block(ip: IpAddr) -> Option<SpecialBlock> {
@@ -444,6 +467,15 @@ mod tests {
             "64:ff9b:1::1",
             "fec0::1",
             "5f00::1",
+            "::808:808",
+            "::2",
+            "::ffff:0:808:808",
+            "1::1",
+            "4000::1",
+            "e000::1",
+            "1fff:ffff::1",
+            "fe7f::1",
+            "feff::1",
         ] {
             assert!(!is_public(ip(s)), "{s}");
         }
@@ -509,6 +541,9 @@ mod tests {
             ("fe80::1", "Link-Local Unicast", &["RFC 4291"]),
             ("2001:db8::1", "Documentation", &["RFC 3849"]),
             ("3fff::1", "Documentation", &["RFC 9637"]),
+            ("4000::1", "Reserved by IETF", &["RFC 4291"]),
+            ("::2", "Reserved by IETF", &["RFC 4291"]),
+            ("fec0::1", "Site-Local (deprecated)", &["RFC 3879"]),
         ] {
             let b = block(ip(s)).unwrap();
             assert_eq!((b.name, b.rfcs), (name, rfcs), "{s}");
@@ -532,5 +567,21 @@ mod tests {
         );
         assert_eq!(block(ip("fd00::1")).unwrap().net.to_string(), "fc00::/7");
         assert!(block(ip("8.8.8.8")).is_none());
+        // ::/8 is reserved, its registry entries more specific.
+        for (s, net) in [
+            ("::1", "::1/128"),
+            ("::", "::/128"),
+            ("64:ff9b::808:808", "64:ff9b::/96"),
+            ("100::1", "100::/64"),
+            ("::808:808", "::/8"),
+            ("101::1", "100::/8"),
+            ("fe80::1", "fe80::/10"),
+            ("fe00::1", "fe00::/9"),
+        ] {
+            assert_eq!(block(ip(s)).unwrap().net.to_string(), net, "{s}");
+        }
+        assert!(is_public(ip("64:ff9b::808:808")));
+        // The global unicast space, 2000::/3, has no reserved block.
+        assert!(block(ip("2c0f::1")).is_none());
     }
 }

@@ -4,7 +4,9 @@
 //! Memory is bounded whatever the input: a line longer than [`LINE_MAX`]
 //! bytes is cut there (the rest of it, up to its newline, is skipped), so
 //! one block buffer of [`BLOCK`] bytes is all that is ever held. Binary junk,
-//! a missing final newline and CRLF line ends are all input like any other.
+//! a missing final newline and CRLF line ends are all input like any other;
+//! a UTF-8 byte-order mark at the very start of the input (only there) is
+//! skipped, as the batch endpoint skips it.
 
 use std::io::{self, ErrorKind, Read};
 
@@ -19,10 +21,14 @@ pub const LINE_MAX: usize = 4096;
 /// Lines passed on together by [`each_batch`], at most.
 pub const BATCH: usize = 16;
 
+/// The UTF-8 byte-order mark, skipped at the very start of the input.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Calls `line` with each line of `input` that is not empty once its line
 /// end is taken off: the `\n`, then every `\r` before it (a last line
 /// without `\n` counts too). Bytes are passed as they are (not checked to be
-/// UTF-8). Stops at the first error of `input` (other than an interrupted
+/// UTF-8), except a byte-order mark at the very start of the input, which
+/// is skipped. Stops at the first error of `input` (other than an interrupted
 /// read) or of `line`.
 pub fn each_line<R: Read>(
     input: R,
@@ -44,6 +50,8 @@ pub fn each_batch<R: Read>(
     let mut held = 0;
     // Whether the line being read was cut: skip up to its newline.
     let mut skipping = false;
+    // Whether the start of the input is still to be checked for a BOM.
+    let mut first = true;
     loop {
         let n = match input.read(&mut buf[held..]) {
             Ok(n) => n,
@@ -60,6 +68,15 @@ pub fn each_batch<R: Read>(
         }
         let end = held + n;
         let mut start = 0;
+        if first {
+            match first_line_start(&buf[..end]) {
+                Some(after_bom) => (start, first) = (after_bom, false),
+                None => {
+                    held = end;
+                    continue;
+                }
+            }
+        }
         let mut lines = Batch::default();
         for nl in memchr::memchr_iter(b'\n', &buf[held..end]) {
             let nl = held + nl;
@@ -83,6 +100,19 @@ pub fn each_batch<R: Read>(
             buf.copy_within(start..end, 0);
             held = rest;
         }
+    }
+}
+
+/// Where the first line starts in the first `bytes` of the input: after a
+/// byte-order mark if the input starts with one, else at once; `None` while
+/// `bytes` may still be the start of a mark (too few bytes read to tell).
+fn first_line_start(bytes: &[u8]) -> Option<usize> {
+    if bytes.starts_with(BOM) {
+        Some(BOM.len())
+    } else if BOM.starts_with(bytes) {
+        None
+    } else {
+        Some(0)
     }
 }
 
@@ -191,6 +221,22 @@ mod tests {
         }
         assert!(lines(b"", &[1]).is_empty());
         assert!(lines(b"\n\r\n\r", &[1]).is_empty());
+    }
+
+    /// A UTF-8 byte-order mark is skipped at the very start of the input,
+    /// however the reads cut it, and nowhere else; a part of one is input.
+    #[test]
+    fn a_byte_order_mark_is_skipped_at_the_start_only() {
+        let data = b"\xEF\xBB\xBF8.8.8.8\r\n\xEF\xBB\xBF1.1.1.1\n";
+        let want = [b"8.8.8.8".to_vec(), b"\xEF\xBB\xBF1.1.1.1".to_vec()];
+        for sizes in [&[1][..], &[2], &[3], &[4, 1], &[BLOCK]] {
+            assert_eq!(lines(data, sizes), want, "{sizes:?}");
+        }
+        assert_eq!(lines(b"\xEF\xBB\xBF\n\nx", &[1]), [b"x".to_vec()]);
+        assert!(lines(b"\xEF\xBB\xBF", &[1]).is_empty());
+        assert_eq!(lines(b"\xEF\xBB", &[1]), [b"\xEF\xBB".to_vec()]);
+        assert_eq!(lines(b"\xEF\xBBx\n", &[1]), [b"\xEF\xBBx".to_vec()]);
+        assert_eq!(lines(b"\xEF\n1\n", &[2]), [b"\xEF".to_vec(), b"1".to_vec()]);
     }
 
     #[test]

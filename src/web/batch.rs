@@ -1,12 +1,13 @@
 //! `POST /api/v1/ip`: many addresses in one request.
 //!
 //! The body is a JSON array of strings (`application/json`) or one address
-//! per line (`text/plain`; blank lines skipped, `\r\n` accepted), at most
-//! `--batch-limit` entries in [`max_body_bytes`] bytes. The answer has one
-//! entry per input, in input order: the `IpInfo` of `GET /api/v1/ip/{ip}`,
-//! or an Error (`invalid_ip`, the input quoted and cut to 100 characters in
-//! `message`) in its place. As a JSON array (the default), NDJSON
-//! (`application/x-ndjson`) or CSV (`text/csv`, [`csv`]), by `Accept`.
+//! per line (`text/plain`; empty lines skipped, any other line an entry,
+//! `\r\n` accepted), at most `--batch-limit` entries in [`max_body_bytes`]
+//! bytes. The answer has one entry per input, in input order: the `IpInfo`
+//! of `GET /api/v1/ip/{ip}`, or an Error (`invalid_ip`, the input quoted and
+//! cut to 100 characters in `message`) in its place. As a JSON array (the
+//! default), NDJSON (`application/x-ndjson`) or CSV (`text/csv`, [`csv`]),
+//! by `Accept`.
 //!
 //! What a client controls, and its bound:
 //! - the body: read up to [`max_body_bytes`], never more (413 beyond, whatever
@@ -191,6 +192,10 @@ fn json_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
     })
 }
 
+/// The lines of a `text/plain` body (a byte-order mark at its start
+/// skipped): each line that is not empty once its `\n` or `\r\n` is taken
+/// off is an entry, whitespace-only ones included (they are `invalid_ip`), so
+/// that answers pair with input lines by position, as `iplookup lookup`'s do.
 fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
     let text =
         std::str::from_utf8(body).map_err(|_| BodyError::Bad("the body is not UTF-8".into()))?;
@@ -198,7 +203,7 @@ fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
     Ok(text
         .split('\n')
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
-        .filter(|line| !line.trim().is_empty())
+        .filter(|line| !line.is_empty())
         .map(str::to_owned)
         .collect())
 }
@@ -206,7 +211,7 @@ fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
 /// `POST /api/v1/ip`.
 #[utoipa::path(post, path = "/api/v1/ip", tag = "lookup",
     summary = "Look up many addresses in one request (in input order)",
-    description = "The body: a JSON array of address strings (`application/json`) or one address per line (`text/plain`; blank lines skipped, CRLF accepted), at most `--batch-limit` (default 1000) entries and 64 bytes per entry plus 4096 bytes. The answer holds one entry per input, in input order: the IpInfo of `GET /api/v1/ip/{ip}`, or an Error (`invalid_ip`, the input in `message`) in its place. By `Accept`: a JSON array (default), NDJSON (`application/x-ndjson`, one entry per line) or CSV (`text/csv`: a header row with every IpInfo field flat and `error`, one row per input; an error row keeps the input in `ip` and the code in `error`). `reverse_dns` comes from the reverse-DNS cache only (a batch sends no PTR query). With a rate limit, each address costs one request's token; a batch larger than the burst is always refused. Errors are JSON.",
+    description = "The body: a JSON array of address strings (`application/json`) or one address per line (`text/plain`; empty lines skipped, CRLF accepted; any other line, whitespace-only included, is an entry), at most `--batch-limit` (default 1000) entries and 64 bytes per entry plus 4096 bytes. The answer holds one entry per input, in input order: the IpInfo of `GET /api/v1/ip/{ip}`, or an Error (`invalid_ip`, the input in `message`) in its place. By `Accept`: a JSON array (default), NDJSON (`application/x-ndjson`, one entry per line) or CSV (`text/csv`: a header row with every IpInfo field flat and `error`, one row per input; an error row keeps the input in `ip` and the code in `error`). `reverse_dns` comes from the reverse-DNS cache only (a batch sends no PTR query). With a rate limit, each address costs one request's token; a batch larger than the burst is refused at once with 413 (no wait would let it through). Errors are JSON.",
     request_body(description = "The addresses", content(
         (Vec<String> = "application/json", example = json!(["8.8.8.8", "2001:4860:4860::8888", "not-an-ip"])),
         (String = "text/plain", example = "8.8.8.8\n2001:4860:4860::8888\n"),
@@ -219,7 +224,7 @@ fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
         )),
         (status = 400, description = "The body is not an array of strings, not UTF-8, or not `application/json` / `text/plain` (error `bad_body`)", body = model::Error),
         (status = 406, description = "`Accept` names none of JSON, NDJSON and CSV (error `not_acceptable`)", body = model::Error),
-        (status = 413, description = "More entries than `--batch-limit`, or a body over its byte cap (error `body_too_large`)", body = model::Error),
+        (status = 413, description = "More entries than `--batch-limit` (or, with a rate limit, than `--rate-burst`), or a body over its byte cap (error `body_too_large`)", body = model::Error),
     ))]
 pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
@@ -252,6 +257,9 @@ pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Re
             );
         }
     };
+    if let Some(refused) = over_burst(&state, inputs.len()) {
+        return refused;
+    }
     if let Some(refused) = extra_tokens(&state, &parts, inputs.len()) {
         return refused;
     }
@@ -275,6 +283,24 @@ pub async fn lookup_all(state: &AppState, inputs: &[String]) -> Vec<Entry> {
         answers.push(Entry::of(result.map(|a| a.info)));
     }
     answers
+}
+
+/// The 413 answer to a batch of more addresses than the rate limit's
+/// burst: a caller's bucket never holds that many tokens, so a 429 and its
+/// `Retry-After` would promise what never comes; `None` without a limit.
+fn over_burst(state: &AppState, entries: usize) -> Option<Response> {
+    let burst = state.limiter.as_ref()?.burst();
+    if !routes::API_IP_BATCH.limited || entries <= burst as usize {
+        return None;
+    }
+    Some(error_json(
+        &routes::API_IP_BATCH,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::BodyTooLarge,
+        format!(
+            "{entries} addresses: more than the rate limit lets one caller send at once (--rate-burst {burst}); split the batch"
+        ),
+    ))
 }
 
 /// The rate limit's tokens for the entries beyond the first (the common
@@ -426,7 +452,11 @@ mod tests {
             b"1.1.1.1\r\n\n  \nx\n",
             10,
         );
-        assert_eq!(text, Ok(vec!["1.1.1.1".to_owned(), "x".to_owned()]));
+        // Only empty lines are skipped: a whitespace-only one is an entry.
+        assert_eq!(
+            text,
+            Ok(vec!["1.1.1.1".to_owned(), "  ".to_owned(), "x".to_owned()])
+        );
         assert!(matches!(
             entries(Some("application/json"), b"[1]", 10),
             Err(BodyError::Bad(_))

@@ -90,6 +90,12 @@ impl RateLimiter {
         }
     }
 
+    /// The most tokens one caller's bucket ever holds: a batch of more
+    /// addresses never succeeds, however long it waits.
+    pub fn burst(&self) -> u32 {
+        self.limit.burst.max(1)
+    }
+
     /// Takes a token for `caller` (and for its /48 if IPv6); `Err(wait)`
     /// when a bucket is empty, and then no token is taken.
     pub fn check(&self, caller: IpAddr) -> Result<(), Duration> {

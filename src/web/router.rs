@@ -27,6 +27,7 @@ fn router(state: AppState, common: CommonLayer) -> Router {
         (&routes::API_ME, get(pages::api_me)),
         (&routes::API_IP_BATCH, post(batch::api_ip_batch)),
         (&routes::API_IP_MISSING, get(pages::api_ip_missing)),
+        (&routes::API_IP_FIELD_MISSING, get(pages::api_ip_missing)),
         (&routes::API_IP, get(pages::api_ip)),
         (&routes::API_ME_FIELD, get(field::api_me_field)),
         (&routes::API_IP_FIELD, get(field::api_ip_field)),

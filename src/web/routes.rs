@@ -184,6 +184,13 @@ pub const API_IP_MISSING: Route = Route {
     documented: false,
     ..api("/api/v1/ip/", Caching::PerCaller)
 };
+/// `/api/v1/ip//{field}`: the address is missing before a field (400, as
+/// [`API_IP_MISSING`]; a doubled slash from joining `base + "/" + ip` with
+/// an empty address, not a field named by the address).
+pub const API_IP_FIELD_MISSING: Route = Route {
+    documented: false,
+    ..api("/api/v1/ip//{field}", Caching::PerCaller)
+};
 /// `/healthz`: the loaded releases; neither rate-limited nor queued.
 pub const HEALTHZ: Route = Route {
     limited: false,
@@ -264,12 +271,13 @@ pub const PAGE_UNKNOWN: Route = Route {
 };
 
 /// Every route the router serves, literal paths before templates.
-pub const ALL: [&Route; 24] = [
+pub const ALL: [&Route; 25] = [
     &ROOT,
     &HEALTHZ,
     &API_ME,
     &API_IP_BATCH,
     &API_IP_MISSING,
+    &API_IP_FIELD_MISSING,
     &API_IP,
     &API_ME_FIELD,
     &API_IP_FIELD,
@@ -376,6 +384,7 @@ mod tests {
             ("/api/v1/ip/", "/api/v1/ip/"),
             ("/api/v1/ip", "/api/v1/ip"),
             ("/api/v1/ip/a/b", "/api/v1/ip/{ip}/{field}"),
+            ("/api/v1/ip//8.8.8.8", "/api/v1/ip//{field}"),
             ("/api/v1/ip/a/b/c", "/api/{*rest}"),
             ("/api/v1/me/asn", "/api/v1/me/{field}"),
             ("/api", "/{ip}"),

@@ -676,6 +676,15 @@ async fn missing_address_is_400() {
     assert_invalid(&r, "/api/v1/ip/", None);
     let resp = get(&srv, "/api/v1/ip/").await;
     assert_eq!(resp.status().as_u16(), 400);
+    // An empty address before a field (a doubled slash from joining
+    // `base + "/" + ip`) is the same missing address, not a field named
+    // by the address; an address and a field still answer the field.
+    for target in ["/api/v1/ip//8.8.8.8", "/api/v1/ip//asn"] {
+        let r = raw(srv.addr, "GET", target, &[]).await;
+        assert_invalid(&r, target, Some("missing address"));
+    }
+    let r = raw(srv.addr, "GET", "/api/v1/ip/8.8.8.8/asn", &[]).await;
+    assert_eq!((r.status, r.body.as_str()), (200, "15169\n"), "{r:?}");
 }
 
 // ---------------------------------------------------------------------------

@@ -265,6 +265,30 @@ async fn more_entries_than_the_limit_or_bytes_than_the_cap_are_413() {
     assert_eq!(r.status, 413, "{}", r.body);
 }
 
+/// A `text/plain` line that is empty once its `\n` or `\r\n` is taken off
+/// is skipped; every other line is an entry, whitespace-only ones (TAB, VT,
+/// NBSP, spaces) `invalid_ip`, so the answers pair with the input lines by
+/// position, as `iplookup lookup` pairs its rows.
+#[tokio::test]
+async fn text_lines_of_whitespace_are_entries_and_only_empty_lines_are_skipped() {
+    let server = support::start(support::config()).await;
+    let body = "8.8.8.8\n\t\n\x0b\r\n\u{a0}\n  \n\n\r\n1.1.1.1\r\n\n";
+    let (status, _, text) = post(&server, "text/plain", None, body).await;
+    assert_eq!(status, 200, "{text}");
+    let entries: Vec<Value> = serde_json::from_str(&text).expect("a JSON array");
+    assert_eq!(entries.len(), 6, "{text}");
+    assert_eq!(entries[0]["ip"], "8.8.8.8");
+    for (entry, input) in entries[1..5].iter().zip(["\t", "\x0b", "\u{a0}", "  "]) {
+        assert_eq!(entry["error"], "invalid_ip", "{input:?}: {entry}");
+        let message = entry["message"].as_str().expect("message");
+        assert!(
+            message.contains(&format!("{input:?}")),
+            "{input:?}: {message}"
+        );
+    }
+    assert_eq!(entries[5]["ip"], "1.1.1.1");
+}
+
 #[tokio::test]
 async fn a_lower_batch_limit_is_kept() {
     let mut config = support::config();
@@ -371,6 +395,42 @@ async fn the_rate_limit_counts_every_address_of_a_batch() {
     // Nothing left for a single lookup.
     let r = wire::send(server.addr, "GET", "/api/v1/ip/8.8.8.8", &[], b"").await;
     assert_eq!(r.status, 429, "{}", r.body);
+}
+
+/// A batch of more addresses than `--rate-burst` can never pass: it is
+/// answered at once 413 `body_too_large` naming the burst, with no
+/// `Retry-After` (a 429 would promise a retry that never succeeds), and
+/// costs only the request's own token; a batch of the burst passes.
+#[tokio::test]
+async fn a_batch_larger_than_the_burst_is_413_at_once() {
+    let mut config = support::config();
+    config.rate_limit = Some(RateLimit {
+        per_second: 0.001,
+        burst: 20,
+    });
+    let server = support::start(config).await;
+    let batch = |n: usize| (0..n).map(|i| format!("8.8.8.{i}\n")).collect::<String>();
+    for content_type in ["text/plain", "application/json"] {
+        let body = match content_type {
+            "text/plain" => batch(25),
+            _ => json_body(&(0..25).map(|i| format!("8.8.8.{i}")).collect::<Vec<_>>()),
+        };
+        let (status, headers, text) = post(&server, content_type, None, body).await;
+        assert_eq!(status, 413, "{content_type}: {text}");
+        assert!(!headers.contains_key("retry-after"), "{headers:?}");
+        let error: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(error["error"], "body_too_large", "{error}");
+        assert_eq!(
+            error["message"],
+            "25 addresses: more than the rate limit lets one caller send at once (--rate-burst 20); split the batch",
+        );
+    }
+    // Two door tokens spent of 20: a batch of 18 passes, then nothing is left.
+    let (status, _, text) = post(&server, "text/plain", None, batch(18)).await;
+    assert_eq!(status, 200, "{text}");
+    let (status, headers, text) = post(&server, "text/plain", None, batch(2)).await;
+    assert_eq!(status, 429, "{text}");
+    assert!(headers.contains_key("retry-after"));
 }
 
 /// One JSON-RPC `tools/...` call to `/mcp`, its answer.

@@ -491,6 +491,41 @@ fn the_binary_writes_the_chosen_fields_in_csv_and_json() {
     }
 }
 
+/// A UTF-8 byte-order mark at the very start of standard input (as Excel's
+/// "CSV UTF-8" files have) is skipped, as the batch endpoint skips it: the
+/// first address is answered; one anywhere else is part of its line.
+#[test]
+fn the_binary_skips_a_byte_order_mark_at_the_start_of_its_input() {
+    let o = run_lookup(
+        &["--fields", "ip,asn"],
+        b"\xEF\xBB\xBF8.8.8.8\r\n1.1.1.1\r\n".to_vec(),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows: Vec<serde_json::Value> = o
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0]["ip"], "8.8.8.8");
+    assert_eq!(rows[0]["asn"], 15169);
+    assert_eq!(rows[1]["ip"], "1.1.1.1");
+    let later = run_lookup(&[], b"8.8.8.8\n\xEF\xBB\xBF1.1.1.1\n".to_vec());
+    assert_eq!(later.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&later.stdout);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(
+        text.lines().nth(1).unwrap().contains("invalid_ip"),
+        "{text}"
+    );
+}
+
 /// Asserts that `out` is the rows `rows(second)` gives, each row as of one
 /// second from `before` to `after`.
 #[track_caller]

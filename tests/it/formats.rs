@@ -353,6 +353,14 @@ fn assert_body(r: &Resp, kind: Kind, f: Fmt) {
                 assert!(keys.contains(&k), "{t}: text has no {k} line");
             }
             assert_eq!(rows[0], ("ip".to_owned(), ip.to_owned()), "{t}: first line");
+            assert_eq!(
+                rows.last().map(|(k, v)| (k.as_str(), v.as_str())),
+                Some((
+                    "source",
+                    "IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0"
+                )),
+                "{t}: last line"
+            );
         }
         (Fmt::Text, Kind::Health) => {
             let rows = assert_aligned(b, t);
@@ -1376,4 +1384,50 @@ fn a_414_comes_in_the_format_of_a_404_on_the_same_route() {
     }
     let r = get(&format!("{page}?format=xml"), &[UA_CHROME]);
     assert_eq!((r.status, media_type(&r)), (414, "text/html".to_owned()));
+}
+
+/// The plain text of a page that shows a result (an address's, an AS's,
+/// the caller's through the API) ends with one line crediting DB-IP, over
+/// a real socket: as curl gets it by default and through `?format=text`.
+/// The root's bare address and single fields show no DB-IP data: no line.
+#[test]
+fn text_pages_of_results_end_with_the_db_ip_credit() {
+    for (target, headers) in [
+        ("/8.8.8.8", &[UA_CURL][..]),
+        ("/AS15169", &[UA_CURL]),
+        ("/8.8.8.8?format=text", &[]),
+        ("/10.0.0.1?format=text", &[]),
+        ("/AS15169?format=text", &[]),
+        ("/api/v1/ip/8.8.8.8?format=text", &[]),
+        ("/api/v1/me?format=text", &[]),
+        ("/api/v1/asn/15169?format=text", &[]),
+    ] {
+        let r = get_wire(target, headers);
+        assert_eq!(r.status, 200, "{target}: {}", r.body);
+        assert!(
+            r.header("content-type")
+                .unwrap_or_default()
+                .starts_with("text/plain"),
+            "{target}: {r:?}"
+        );
+        let last = r.body.lines().last().unwrap_or_default();
+        let (key, value) = last.split_once(':').unwrap_or_default();
+        assert_eq!(
+            (key, value.trim_start()),
+            (
+                "source",
+                "IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0"
+            ),
+            "{target}:\n{}",
+            r.body
+        );
+        assert_eq!(r.body.matches("db-ip.com").count(), 1, "{target}");
+    }
+    // The root for curl is the bare address; a field is its bare value.
+    for (target, headers) in [("/", &[UA_CURL][..]), ("/?format=text", &[UA_CHROME])] {
+        let root = get_wire(target, headers);
+        assert_eq!(root.body, "127.0.0.1\n", "{target}: {root:?}");
+    }
+    let field = get_wire("/api/v1/ip/8.8.8.8/asn", &[UA_CURL]);
+    assert_eq!(field.body, "15169\n", "{field:?}");
 }

@@ -2,7 +2,8 @@
 //! real loopback socket, the text, Markdown and HTML pages of a non-public
 //! address name its IANA special-purpose registry entry and RFC right after
 //! its block; the JSON keeps exactly the specification's fields; a public
-//! address has no such line; the root page of a caller on loopback names
+//! address has no such line (nor one in the global unicast space 2000::/3,
+//! nor the IPv4/IPv6 translation prefix inside the reserved ::/8); the root page of a caller on loopback names
 //! Loopback.
 
 use serde_json::Value;
@@ -28,6 +29,11 @@ const CASES: &[(&str, &str, &str)] = &[
     ("fd00::1", "fc00::/7", "Unique-Local (RFC 4193, RFC 8190)"),
     ("2001:db8::1", "2001:db8::/32", "Documentation (RFC 3849)"),
     ("fe80::1", "fe80::/10", "Link-Local Unicast (RFC 4291)"),
+    // IPv6 space the IANA IPv6 Address Space registry keeps back.
+    ("4000::1", "4000::/3", "Reserved by IETF (RFC 4291)"),
+    ("::808:808", "::/8", "Reserved by IETF (RFC 4291)"),
+    ("e000::1", "e000::/4", "Reserved by IETF (RFC 4291)"),
+    ("fec0::1", "fec0::/10", "Site-Local (deprecated, RFC 3879)"),
 ];
 
 /// The specification's fields of IpInfo (SPEC 2.1 to 2.3), and no other.
@@ -150,7 +156,13 @@ async fn json_of_special_addresses_keeps_the_specification_fields() {
 #[tokio::test]
 async fn public_addresses_have_no_registry_line() {
     let srv = support::start(support::config()).await;
-    for ip in ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "192.0.0.9"] {
+    for ip in [
+        "8.8.8.8",
+        "1.1.1.1",
+        "2606:4700:4700::1111",
+        "192.0.0.9",
+        "64:ff9b::808:808",
+    ] {
         for format in ["text", "md", "html"] {
             let path = format!("/{ip}?format={format}");
             let body = page(&srv, &path).await;

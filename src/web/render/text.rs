@@ -1,16 +1,19 @@
 //! Plain text: aligned `key: value` lines that read well in a terminal and in `grep`.
+//! A page that shows a result (an address's, an AS's; not the root's bare
+//! address) ends with a `source:` line crediting DB-IP, as its licence asks.
 
 use std::fmt::Write;
 
 use super::page::{
-    AsnPage, LookupKind, Page, asn_links, asn_summary, listed, lookup_rows, percent,
+    ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, LookupKind, Page, asn_links, asn_summary, listed,
+    lookup_rows, percent,
 };
 use crate::fields::sanitize::one_line;
 
 pub fn page(page: &Page) -> String {
     match page {
         Page::Lookup(p) if p.kind == LookupKind::Root => format!("{}\n", p.info.ip),
-        Page::Lookup(p) => aligned(&lookup_rows(p)),
+        Page::Lookup(p) => aligned(&credited(lookup_rows(p))),
         Page::Asn(p) => asn_text(p),
         Page::Health(h) => {
             let mut rows = vec![("status".to_owned(), h.status.to_owned())];
@@ -107,5 +110,14 @@ fn asn_text(p: &AsnPage) -> String {
             rows.push((key, format!("... {more} more: see {api}")));
         }
     }
-    aligned(&rows)
+    aligned(&credited(rows))
+}
+
+/// The rows of a result, then the `source:` row crediting the data.
+fn credited(mut rows: Vec<(&str, String)>) -> Vec<(&str, String)> {
+    rows.push((
+        "source",
+        format!("{ATTRIBUTION_TEXT} ({ATTRIBUTION_URL}), CC BY 4.0"),
+    ));
+    rows
 }
