@@ -211,6 +211,15 @@ impl IpLookupMcp {
             return Ok(());
         };
         let caller = client_addr(peer.0, &parts.headers, &self.state.proxies);
+        // A bucket never holds more than the burst: no wait would let it in.
+        let burst = limiter.burst();
+        if addresses > burst as usize {
+            return Err(format!(
+                "{}: {addresses} addresses: more than the rate limit lets one caller send at once \
+                 (--rate-burst {burst}); split the call",
+                ErrorCode::BodyTooLarge
+            ));
+        }
         let extra = u32::try_from(addresses.saturating_sub(1)).unwrap_or(u32::MAX);
         limiter.check_n(caller, extra).map_err(|wait| {
             metrics::counter!("iplookup_rate_limited_total").increment(1);

@@ -553,6 +553,15 @@ async fn the_mcp_tool_lookup_ips_counts_every_address_against_the_rate_limit() {
     let answer = mcp(&server, &call(6)).await;
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert!(answer.to_string().contains("rate_limited"), "{answer}");
+    // More than the burst could never pass: refused as such, no retry time.
+    let answer = mcp(&server, &call(9)).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer.to_string();
+    assert!(
+        text.contains("body_too_large") && text.contains("--rate-burst 8"),
+        "{answer}"
+    );
+    assert!(!text.contains("retry"), "{answer}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
