@@ -520,9 +520,28 @@ mod tests {
             again.index_v4.clone(),
             again.index_v6.clone(),
             again.codes.clone(),
+            (again.dir_v4.clone(), again.dir_v6.clone()),
+        );
+        assert!(
+            !stored.3.0.is_empty() && !stored.3.1.is_empty(),
+            "directories stored"
         );
         again.add_index().unwrap();
-        assert!(stored == (again.index_v4, again.index_v6, again.codes));
+        let merged = (
+            again.index_v4,
+            again.index_v6,
+            again.codes,
+            (again.dir_v4, again.dir_v6),
+        );
+        assert!(stored == merged);
+        // A stored directory that is not the one its starts give is refused
+        // when a snapshot is checked whole.
+        let mut tampered = snapshot::decode(&EMBEDDED.0).unwrap();
+        let mut words = tampered.dir_v6.to_vec();
+        words[70_000] ^= 1;
+        tampered.dir_v6 = words.into();
+        let release = Release::from_meta(&tampered.meta);
+        assert!(GeoDb::from_parts(tampered, release).is_err());
     }
 
     /// Many addresses at once answer as each alone, in order, whatever the

@@ -11,9 +11,10 @@ use std::borrow::Cow;
 
 use crate::error::DataError;
 use crate::index::{self, IndexError, Slot};
+use crate::ranges;
 
 const MAGIC: &[u8; 8] = b"IPLKSNP2";
-const SECTIONS: usize = 17;
+const SECTIONS: usize = 19;
 const ALIGN: usize = 16;
 
 /// The arrays of the network store: AS numbers, organisation offsets, name arena.
@@ -33,6 +34,11 @@ pub struct Parts<'a> {
     pub index_v6: (Cow<'a, [u128]>, Cow<'a, [u32]>),
     /// The index's code book.
     pub codes: Cow<'a, [u16]>,
+    /// The search directory of each family's index (see
+    /// `ranges/directory.rs`), its slots flattened to two words each:
+    /// stored so that a start need not build them (about 6 ms).
+    pub dir_v4: Cow<'a, [u32]>,
+    pub dir_v6: Cow<'a, [u32]>,
     /// `key=value` lines describing the sources.
     pub meta: Cow<'a, str>,
 }
@@ -52,6 +58,8 @@ impl Parts<'_> {
             &mut codes,
         )?;
         let flat = |slots: Vec<Slot>| slots.into_iter().flatten().collect::<Vec<u32>>();
+        self.dir_v4 = ranges::directory_words(&s4).into();
+        self.dir_v6 = ranges::directory_words(&s6).into();
         self.index_v4 = (s4.into(), flat(v4).into());
         self.index_v6 = (s6.into(), flat(v6).into());
         self.codes = codes.into();
@@ -80,6 +88,8 @@ pub fn encode(parts: &Parts<'_>) -> Vec<u8> {
     section(&mut out, &parts.index_v6.0);
     section(&mut out, &parts.index_v6.1);
     section(&mut out, &parts.codes);
+    section(&mut out, &parts.dir_v4);
+    section(&mut out, &parts.dir_v6);
     section(&mut out, parts.meta.as_bytes());
     out
 }
@@ -123,6 +133,8 @@ pub fn decode(bytes: &'static [u8]) -> Result<Parts<'static>, DataError> {
         index_v4: (r.array()?, r.array()?),
         index_v6: (r.array()?, r.array()?),
         codes: r.array()?,
+        dir_v4: r.array()?,
+        dir_v6: r.array()?,
         meta: match r.array::<u8>()? {
             Cow::Borrowed(b) => Cow::Borrowed(
                 std::str::from_utf8(b).map_err(|_| DataError::Snapshot("metadata is not UTF-8"))?,

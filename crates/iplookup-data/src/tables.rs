@@ -77,17 +77,37 @@ impl Index {
         v4: (Cow<'static, [u32]>, Cow<'static, [u32]>),
         v6: (Cow<'static, [u128]>, Cow<'static, [u32]>),
         codes: Cow<'static, [u16]>,
+        dirs: (Cow<'static, [u32]>, Cow<'static, [u32]>),
         networks: u32,
         checks: Checks,
     ) -> Result<Index, DataError> {
-        let index = Index {
+        let mut index = Index {
             v4: checks.table(v4.0, slots(v4.1)?, "index IPv4")?,
             v6: checks.table(v6.0, slots(v6.1)?, "index IPv6")?,
             codes: CodeBook::new(codes)?,
         };
-        if checks == Checks::Full {
-            index::check(&index.v4, &index.codes, networks)?;
-            index::check(&index.v6, &index.codes, networks)?;
+        match checks {
+            Checks::Full => {
+                index::check(&index.v4, &index.codes, networks)?;
+                index::check(&index.v6, &index.codes, networks)?;
+                // Built afresh; a stored directory must be that one.
+                let built = (index.v4.directory_words(), index.v6.directory_words());
+                let stored_differs =
+                    |stored: &[u32], built: &[u32]| !stored.is_empty() && stored != built;
+                if stored_differs(&dirs.0, &built.0) || stored_differs(&dirs.1, &built.1) {
+                    return Err(IndexError::Mismatch.into());
+                }
+            }
+            Checks::Built => {
+                // The build script's own directories, used in place (an
+                // empty one, from an older writer, is built at first use).
+                if !dirs.0.is_empty() {
+                    index.v4 = index.v4.with_stored_directory(slots(dirs.0)?);
+                }
+                if !dirs.1.is_empty() {
+                    index.v6 = index.v6.with_stored_directory(slots(dirs.1)?);
+                }
+            }
         }
         index.v4.prepare();
         index.v6.prepare();
@@ -154,6 +174,7 @@ pub fn from_snapshot(
         parts.index_v4,
         parts.index_v6,
         parts.codes,
+        (parts.dir_v4, parts.dir_v6),
         networks,
         checks,
     )?;

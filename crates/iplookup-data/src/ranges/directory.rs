@@ -12,6 +12,8 @@
 //! only add levels (measured: country lookups of IPv6 addresses in data
 //! about 1.5x slower with adaptive IPv6 children).
 
+use std::borrow::Cow;
+
 use super::key::Key;
 use crate::prefetch::prefetch;
 
@@ -34,8 +36,12 @@ pub struct Directory {
     /// of slot `s` of the table at `base`; `slots[base + 2^width][0]` is the
     /// table's last index. `slots[base + s][1]` is the base of slot `s`'s child
     /// table, or 0 for a leaf (the root sits at base 0, so no child does).
-    slots: Vec<[u32; 2]>,
+    /// Built at start, or stored in the embedded snapshot and used in place.
+    slots: Cow<'static, [[u32; 2]]>,
 }
+
+/// The slots of a directory being built.
+struct Tables(Vec<[u32; 2]>);
 
 /// Width of a child table for a slot holding `count` starts of `K`.
 fn child_bits<K: Key>(count: usize) -> u32 {
@@ -54,18 +60,31 @@ impl Directory {
         // Room for the tables of the real data (about 2 slots a start in
         // IPv6, fewer in IPv4) at once, so the slots are not copied as they
         // grow; what is never written is never touched, and is given back.
-        let mut dir = Directory {
-            slots: Vec::with_capacity((1 << ROOT_BITS) + 1 + 3 * starts.len()),
-        };
-        dir.add_table(
+        let mut tables = Tables(Vec::with_capacity((1 << ROOT_BITS) + 1 + 3 * starts.len()));
+        tables.add_table(
             starts,
             K::default(),
             0,
             ROOT_BITS,
             (0, starts.len().saturating_sub(1)),
         );
-        dir.slots.shrink_to_fit();
-        dir
+        tables.0.shrink_to_fit();
+        Directory {
+            slots: Cow::Owned(tables.0),
+        }
+    }
+
+    /// The slots of a [`Directory::build`] of the same starts, stored (the
+    /// embedded snapshot's, written by the build script), used as they are.
+    /// [`Directory::narrow`] trusts them: a snapshot from anywhere else has
+    /// its directory checked against a fresh build first (`Checks::Full`).
+    pub fn stored(slots: Cow<'static, [[u32; 2]]>) -> Directory {
+        Directory { slots }
+    }
+
+    /// The slots, for the snapshot writer.
+    pub fn slots(&self) -> &[[u32; 2]] {
+        &self.slots
     }
 
     /// The inclusive index range of entries that may hold `key`.
@@ -96,7 +115,9 @@ impl Directory {
     pub fn tables(&self) -> usize {
         self.slots.iter().filter(|s| s[1] != 0).count() + 1
     }
+}
 
+impl Tables {
     /// Adds the table for the addresses starting with `prefix` (its top
     /// `consumed` bits), split on the next `width` bits, whose entries are
     /// `span.0..=span.1`; returns its base. One pass over the span: slot
@@ -110,21 +131,21 @@ impl Directory {
         span: (usize, usize),
     ) -> usize {
         let (mut holder, last) = span;
-        let base = self.slots.len();
+        let base = self.0.len();
         let slots = 1usize << width;
         let first = |s: usize| K::with_bits(prefix, consumed, width, s);
         for s in 0..slots {
             while holder < last && starts[holder + 1] <= first(s) {
                 holder += 1;
             }
-            self.slots.push([holder as u32, 0]);
+            self.0.push([holder as u32, 0]);
         }
-        self.slots.push([last as u32, 0]);
+        self.0.push([last as u32, 0]);
         let room = K::BITS - consumed - width;
         for s in 0..slots {
             let (lo, hi) = (
-                self.slots[base + s][0] as usize,
-                self.slots[base + s + 1][0] as usize,
+                self.0[base + s][0] as usize,
+                self.0[base + s + 1][0] as usize,
             );
             let bits = child_bits::<K>(hi - lo).min(room);
             if hi - lo > LEAF_MAX && bits > 0 {
@@ -132,7 +153,7 @@ impl Directory {
                 // A base past the link's range (a table of hundreds of millions
                 // of entries) leaves the slot a leaf: a longer search, still right.
                 if child <= BASE_MASK as usize {
-                    self.slots[base + s][1] = child as u32 | bits << WIDTH_SHIFT;
+                    self.0[base + s][1] = child as u32 | bits << WIDTH_SHIFT;
                 }
             }
         }

@@ -102,6 +102,20 @@ impl<K: Key, V: Value> RangeTable<K, V> {
         self.directory();
     }
 
+    /// The search directory's slots, flat (two words each), for the
+    /// snapshot writer: built now if not yet.
+    pub fn directory_words(&self) -> Vec<u32> {
+        self.directory().slots().iter().flatten().copied().collect()
+    }
+
+    /// Uses `slots`, the directory a [`RangeTable::directory_words`] of the
+    /// same starts wrote, instead of building one: trusted as it is (see
+    /// [`crate::tables::Checks`]). Nothing changes if the table has one.
+    pub fn with_stored_directory(self, slots: Cow<'static, [[u32; 2]]>) -> Self {
+        let _ = self.dir.set(Directory::stored(slots));
+        self
+    }
+
     /// Number of directory tables (root included), for memory accounting.
     pub fn dir_tables(&self) -> usize {
         self.directory().tables()
@@ -212,6 +226,17 @@ impl<K: Key, V: Value> RangeTable<K, V> {
     pub fn value(&self, key: K) -> V {
         self.values[self.index_of(key)]
     }
+}
+
+/// The search directory a [`RangeTable`] of `starts` builds, its slots flat
+/// (two words each): for the snapshot writer.
+pub fn directory_words<K: Key>(starts: &[K]) -> Vec<u32> {
+    Directory::build(starts)
+        .slots()
+        .iter()
+        .flatten()
+        .copied()
+        .collect()
 }
 
 /// What [`TableBuilder::push`] did with a row.
