@@ -35,7 +35,7 @@ static EMBEDDED: &Aligned<[u8]> =
 /// Addresses looked up together by [`GeoDb::lookup_many`]: enough for
 /// their memory reads to overlap, few enough for the processor to keep them
 /// all in flight.
-const GROUP: usize = 16;
+const GROUP: usize = 32;
 
 /// One immutable release of the address data.
 #[derive(Debug)]
@@ -575,7 +575,7 @@ mod tests {
         }
         let want: Vec<Answer> = ips.iter().map(|ip| db.lookup(*ip)).collect();
         let mut got = Vec::new();
-        for size in [1, 15, 16, 17, 33, ips.len()] {
+        for size in [1, 15, 16, 17, 31, 32, 33, 65, ips.len()] {
             let mut all = Vec::new();
             for chunk in ips.chunks(size) {
                 db.lookup_many(chunk, &mut got);

@@ -119,7 +119,7 @@ struct Segment {
 }
 
 /// Inputs read and looked up together (see [`GeoDb::lookup_many`]).
-const GROUP: usize = 16;
+const GROUP: usize = 32;
 
 /// What an input is.
 #[derive(Clone, Copy)]

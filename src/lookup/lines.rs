@@ -19,7 +19,7 @@ pub const BLOCK: usize = 256 * 1024;
 pub const LINE_MAX: usize = 4096;
 
 /// Lines passed on together by [`each_batch`], at most.
-pub const BATCH: usize = 16;
+pub const BATCH: usize = 32;
 
 /// The UTF-8 byte-order mark, skipped at the very start of the input.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -294,7 +294,7 @@ mod tests {
         let all = batches(&[BLOCK]);
         assert_eq!(
             all.iter().map(Vec::len).collect::<Vec<_>>(),
-            [16, 16, 16, 16, 16, 16, 4]
+            [32, 32, 32, 4]
         );
         assert_eq!(all.concat(), by_read_until(&data));
         // One line per read: each batch is that line alone.
