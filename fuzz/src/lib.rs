@@ -766,6 +766,8 @@ fn owned_parts(p: &Parts<'_>) -> Parts<'static> {
         index_v4: (own(&p.index_v4.0), own(&p.index_v4.1)),
         index_v6: (own(&p.index_v6.0), own(&p.index_v6.1)),
         codes: own(&p.codes),
+        dir_v4: own(&p.dir_v4),
+        dir_v6: own(&p.dir_v6),
         meta: Cow::Owned(p.meta.to_string()),
     }
 }
@@ -783,6 +785,8 @@ fn assert_same_parts(a: &Parts<'_>, b: &Parts<'_>) {
     assert_eq!(a.index_v4, b.index_v4);
     assert_eq!(a.index_v6, b.index_v6);
     assert_eq!(a.codes, b.codes);
+    assert_eq!(a.dir_v4, b.dir_v4);
+    assert_eq!(a.dir_v6, b.dir_v6);
     assert_eq!(a.meta, b.meta);
 }
 

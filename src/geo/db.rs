@@ -544,49 +544,6 @@ mod tests {
         assert!(GeoDb::from_parts(tampered, release).is_err());
     }
 
-    /// Many addresses at once answer as each alone, in order, whatever the
-    /// group boundaries: addresses in data and in gaps, both families,
-    /// first and last of each family, and a random spread.
-    #[test]
-    fn lookups_of_many_addresses_answer_as_lookups_one_by_one() {
-        use rand::Rng;
-        let db = GeoDb::embedded().unwrap();
-        let mut rng = rand::rng();
-        let mut ips: Vec<IpAddr> = [
-            "0.0.0.0",
-            "255.255.255.255",
-            "::",
-            "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
-            "1.0.0.1",
-            "8.8.8.8",
-            "10.0.0.1",
-            "2001:4860:4860::8888",
-            "2c0f:f248::1",
-        ]
-        .iter()
-        .map(|s| ip(s))
-        .collect();
-        for _ in 0..20_000 {
-            ips.push(if rng.random_bool(0.5) {
-                IpAddr::V4(rng.random::<u32>().into())
-            } else {
-                IpAddr::V6((1u128 << 125 | rng.random::<u128>() >> 3).into())
-            });
-        }
-        let want: Vec<Answer> = ips.iter().map(|ip| db.lookup(*ip)).collect();
-        let mut got = Vec::new();
-        for size in [1, 15, 16, 17, 31, 32, 33, 65, ips.len()] {
-            let mut all = Vec::new();
-            for chunk in ips.chunks(size) {
-                db.lookup_many(chunk, &mut got);
-                all.extend_from_slice(&got);
-            }
-            assert!(all == want, "groups of {size}");
-        }
-        db.lookup_many(&[], &mut got);
-        assert!(got.is_empty());
-    }
-
     #[test]
     fn embedded_data_answers_known_addresses() {
         let db = GeoDb::embedded().unwrap();
