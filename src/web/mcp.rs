@@ -101,8 +101,26 @@ pub struct LookupManyResults {
 /// Input of `lookup_asn`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AsnParams {
-    /// AS number: 15169 or AS15169.
-    pub asn: String,
+    /// AS number: 15169 or AS15169 (a JSON number or a string).
+    pub asn: AsnArg,
+}
+
+/// An AS number as a client may send it: a JSON number, or text.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum AsnArg {
+    Number(u64),
+    Text(String),
+}
+
+impl AsnArg {
+    /// The text the AS parser reads (`15169`, `AS15169`).
+    fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            AsnArg::Number(n) => n.to_string().into(),
+            AsnArg::Text(t) => t.as_str().into(),
+        }
+    }
 }
 
 /// The MCP server: tools over the lookup service.
@@ -178,7 +196,7 @@ impl IpLookupMcp {
         &self,
         Parameters(params): Parameters<AsnParams>,
     ) -> Result<Json<AsnInfo>, String> {
-        match self.state.lookup.asn(&params.asn) {
+        match self.state.lookup.asn(&params.asn.text()) {
             Ok(answered) => Ok(Json(answered.info)),
             Err(e) => Err(format!("{}: {e}", e.code())),
         }

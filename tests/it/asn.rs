@@ -426,13 +426,18 @@ async fn mcp_call(server: &support::TestServer, tool: &str, arguments: &str) -> 
 async fn the_mcp_tool_answers_the_api_object() {
     let server = support::start(support::config()).await;
     let api = server.get_json("/api/v1/asn/13335").await;
-    for spelling in ["13335", "AS13335"] {
-        let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":"{spelling}"}}"#)).await;
+    // As text, or as a JSON number (what many agents send).
+    for spelling in [r#""13335""#, r#""AS13335""#, "13335"] {
+        let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":{spelling}}}"#)).await;
         assert_eq!(result["isError"], false, "{result}");
         assert_eq!(result["structuredContent"], api, "{spelling}");
     }
-    for (bad, code) in [("AS", "invalid_asn"), ("4294967295", "unknown_asn")] {
-        let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":"{bad}"}}"#)).await;
+    for (bad, code) in [
+        (r#""AS""#, "invalid_asn"),
+        (r#""4294967295""#, "unknown_asn"),
+        ("4294967296", "invalid_asn"),
+    ] {
+        let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":{bad}}}"#)).await;
         assert_eq!(result["isError"], true, "{bad}: {result}");
         assert!(result.to_string().contains(code), "{bad}: {result}");
     }

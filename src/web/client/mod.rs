@@ -212,15 +212,16 @@ pub fn base_url(
     format!("{proto}://{host}")
 }
 
+/// The scheme the nearest proxy names: the last entry of the last
+/// `X-Forwarded-Proto` (or `Forwarded`) line, the one that proxy wrote;
+/// entries before it came from further out, the client included.
 fn forwarded_proto(headers: &HeaderMap) -> Option<String> {
-    if let Some(v) = headers
-        .get("x-forwarded-proto")
-        .and_then(|v| v.to_str().ok())
-    {
-        return v.split(',').next().map(|p| p.trim().to_ascii_lowercase());
+    let last = |name: &str| headers.get_all(name).iter().next_back()?.to_str().ok();
+    if let Some(v) = last("x-forwarded-proto") {
+        return v.rsplit(',').next().map(|p| p.trim().to_ascii_lowercase());
     }
-    let v = headers.get("forwarded").and_then(|v| v.to_str().ok())?;
-    v.split(',').next()?.split(';').find_map(|pair| {
+    let v = last("forwarded")?;
+    v.rsplit(',').next()?.split(';').find_map(|pair| {
         let (k, val) = pair.split_once('=')?;
         k.trim()
             .eq_ignore_ascii_case("proto")
@@ -264,6 +265,32 @@ mod tests {
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
+    }
+
+    /// The nearest proxy's scheme counts: the last entry of the last line,
+    /// not one the client wrote before it.
+    #[test]
+    fn the_scheme_is_the_one_the_nearest_proxy_wrote() {
+        let proto = |pairs: &[(&'static str, &'static str)]| forwarded_proto(&headers(pairs));
+        assert_eq!(
+            proto(&[("x-forwarded-proto", "https")]).as_deref(),
+            Some("https")
+        );
+        assert_eq!(
+            proto(&[("x-forwarded-proto", "https, http")]).as_deref(),
+            Some("http")
+        );
+        let two_lines = [
+            ("x-forwarded-proto", "https"),
+            ("x-forwarded-proto", "HTTP"),
+        ];
+        assert_eq!(proto(&two_lines).as_deref(), Some("http"));
+        let forwarded = [(
+            "forwarded",
+            "proto=https;for=1.2.3.4, for=5.6.7.8;proto=http",
+        )];
+        assert_eq!(proto(&forwarded).as_deref(), Some("http"));
+        assert_eq!(proto(&[]), None);
     }
 
     /// The caller seen through a trusted proxy at 10.0.0.1 reading `header`.

@@ -138,7 +138,7 @@ fn mcp_message_schema() -> serde_json::Value {
     };
     let call = json!({"type": "object", "required": ["name"], "properties": {
         "name": {"type": "string", "description": "`lookup_ip`, `lookup_ips`, `my_ip` or `lookup_asn`; another name is a JSON-RPC error"},
-        "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{\"ips\": [\"8.8.8.8\"]}` for lookup_ips, `{}` for my_ip, `{\"asn\": \"AS15169\"}` for lookup_asn"},
+        "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{\"ips\": [\"8.8.8.8\"]}` for lookup_ips, `{}` for my_ip, `{\"asn\": \"AS15169\"}` (or a number, `{\"asn\": 15169}`) for lookup_asn"},
         "_meta": meta
     }});
     json!({
