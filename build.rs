@@ -65,6 +65,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     };
     // The lookup index, merged here so the binary starts without merging.
     parts.add_index()?;
+    parts.add_directories();
     let out = Path::new(&std::env::var("OUT_DIR")?).join("snapshot.bin");
     std::fs::write(out, snapshot::encode(&parts))?;
     Ok(())

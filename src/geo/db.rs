@@ -527,6 +527,7 @@ mod tests {
             "directories stored"
         );
         again.add_index().unwrap();
+        again.add_directories();
         let merged = (
             again.index_v4,
             again.index_v6,

@@ -35,8 +35,8 @@ pub struct Parts<'a> {
     /// The index's code book.
     pub codes: Cow<'a, [u16]>,
     /// The search directory of each family's index (see
-    /// `ranges/directory.rs`), its slots flattened to two words each:
-    /// stored so that a start need not build them (about 6 ms).
+    /// `ranges/directory.rs`), its slots flattened to two words each, or
+    /// empty: stored so that a start need not build them (about 6 ms).
     pub dir_v4: Cow<'a, [u32]>,
     pub dir_v6: Cow<'a, [u32]>,
     /// `key=value` lines describing the sources.
@@ -58,12 +58,20 @@ impl Parts<'_> {
             &mut codes,
         )?;
         let flat = |slots: Vec<Slot>| slots.into_iter().flatten().collect::<Vec<u32>>();
-        self.dir_v4 = ranges::directory_words(&s4).into();
-        self.dir_v6 = ranges::directory_words(&s6).into();
         self.index_v4 = (s4.into(), flat(v4).into());
         self.index_v6 = (s6.into(), flat(v6).into());
         self.codes = codes.into();
         Ok(())
+    }
+
+    /// Fills in the search directories of the index (after
+    /// [`Parts::add_index`]), for a snapshot that a start should not have to
+    /// build them for: the embedded one. Each root table alone is 64 Ki
+    /// slots (512 KiB), so small snapshots (tests, fuzz seeds) go without;
+    /// an empty directory is built at first use.
+    pub fn add_directories(&mut self) {
+        self.dir_v4 = ranges::directory_words(&self.index_v4.0).into();
+        self.dir_v6 = ranges::directory_words(&self.index_v6.0).into();
     }
 }
 
