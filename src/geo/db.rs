@@ -37,6 +37,13 @@ static EMBEDDED: &Aligned<[u8]> =
 /// all in flight.
 const GROUP: usize = 32;
 
+/// One family's merged index and the source tables it was merged from.
+type Family<'a, K> = (
+    &'a RangeTable<K, Slot>,
+    &'a RangeTable<K, u16>,
+    &'a RangeTable<K, u32>,
+);
+
 /// One immutable release of the address data.
 #[derive(Debug)]
 pub struct GeoDb {
@@ -341,30 +348,15 @@ impl GeoDb {
     /// The answer for `key` in one family's index (its range left empty)
     /// and the source row it lies in.
     #[inline]
-    #[allow(clippy::type_complexity)]
-    fn find<K: Key>(
-        &self,
-        (index, country, asn): (
-            &RangeTable<K, Slot>,
-            &RangeTable<K, u16>,
-            &RangeTable<K, u32>,
-        ),
-        key: K,
-        city: u32,
-    ) -> (Answer<'_>, Option<(K, K)>) {
-        self.found((index, country, asn), key, index.index_of(key), city)
+    fn find<K: Key>(&self, t: Family<'_, K>, key: K, city: u32) -> (Answer<'_>, Option<(K, K)>) {
+        self.found(t, key, t.0.index_of(key), city)
     }
 
     /// [`GeoDb::find`] with the index entry `at` that holds `key` known.
     #[inline]
-    #[allow(clippy::type_complexity)]
     fn found<K: Key>(
         &self,
-        (index, country, asn): (
-            &RangeTable<K, Slot>,
-            &RangeTable<K, u16>,
-            &RangeTable<K, u32>,
-        ),
+        (index, country, asn): Family<'_, K>,
         key: K,
         at: usize,
         city: u32,
