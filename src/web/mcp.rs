@@ -61,6 +61,7 @@ use super::client::{caller, client_addr};
 use super::origin::WebOrigin;
 use super::refusal::busy_text;
 use super::routes;
+use super::slots::Holding;
 use super::state::AppState;
 use crate::model::{AsnInfo, ErrorCode, IpInfo};
 
@@ -174,15 +175,7 @@ impl IpLookupMcp {
             ));
         }
         self.take_tokens(&parts, params.ips.len())?;
-        // A batch slot while the answers are built (rmcp sends them after).
-        let client = caller(&parts, &self.state.proxies);
-        let client = client.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
-        let _slot = self
-            .state
-            .batch_slots
-            .take(client)
-            .await
-            .map_err(|busy| format!("{}: {}", ErrorCode::Overloaded, busy_text(busy)))?;
+        // (The call holds a batch slot: `post` took it.)
         let results = super::batch::lookup_all(&self.state, &params.ips).await;
         Ok(Json(LookupManyResults { results }))
     }
@@ -319,11 +312,63 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
         Ok(bytes) => bytes,
         Err(refusal) => return *refusal,
     };
+    // A large tool answer (`lookup_ips`: about 1 MB for
+    // 1,000 addresses, several MB while the MCP library builds and
+    // serialises it): it holds a batch slot from before it is built until
+    // its body is dropped, as a batch answer does.
+    let slot = match tool_call(&bytes) {
+        Some(id) => {
+            let client =
+                caller(&parts, &state.proxies).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+            match state.batch_slots.take(client).await {
+                Ok(slot) => Some(slot),
+                Err(busy) => {
+                    metrics::counter!("iplookup_overloaded_total").increment(1);
+                    let message = format!("{}: {}", ErrorCode::Overloaded, busy_text(busy));
+                    return jsonrpc_error(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        SERVER_BUSY,
+                        id,
+                        &message,
+                    );
+                }
+            }
+        }
+        None => None,
+    };
     let request = Request::from_parts(parts, Body::from(bytes));
-    match rmcp.oneshot(request).await {
+    let response = match rmcp.oneshot(request).await {
         Ok(response) => json_errors(response.map(Body::new)).await,
         Err(never) => match never {},
+    };
+    match slot {
+        Some(slot) => response.map(|body| Body::new(Holding::new(body, slot))),
+        None => response,
     }
+}
+
+/// JSON-RPC error code of a call refused for want of a batch slot (the
+/// implementation-defined server-error range).
+const SERVER_BUSY: i32 = -32000;
+
+/// The `id` of a call of a tool whose answer can be large (`lookup_ips`,
+/// `lookup_asn`), `None` for any other message.
+fn tool_call(bytes: &[u8]) -> Option<Value> {
+    #[derive(Deserialize)]
+    struct Message {
+        method: Option<String>,
+        id: Option<Value>,
+        params: Option<Params>,
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        name: Option<String>,
+    }
+    let message: Message = serde_json::from_slice(bytes).ok()?;
+    let tool = message.params.and_then(|p| p.name);
+    let large = matches!(tool.as_deref(), Some("lookup_ips" | "lookup_asn"));
+    (message.method.as_deref() == Some("tools/call") && large)
+        .then(|| message.id.unwrap_or(Value::Null))
 }
 
 /// The 403 answer when a request's `Origin` is not accepted (module

@@ -147,6 +147,40 @@ impl Drop for Held {
     }
 }
 
+/// A response body that holds a batch slot until it is dropped: sent whole,
+/// reset, or its connection gone (an MCP answer of many addresses, built
+/// and serialised by the MCP library, see `web::mcp`).
+pub struct Holding {
+    body: axum::body::Body,
+    _slot: Slot,
+}
+
+impl Holding {
+    pub fn new(body: axum::body::Body, slot: Slot) -> Self {
+        Holding { body, _slot: slot }
+    }
+}
+
+impl http_body::Body for Holding {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
 /// An answer body that holds its batch slot until the client has taken it
 /// (or the body is dropped), given out [`CHUNK`] bytes at a time.
 #[derive(Debug)]

@@ -1784,6 +1784,112 @@ async fn answers_read_a_trickle_at_a_time_are_charged_and_reset_at_the_deadline(
     );
 }
 
+/// The process's peak resident memory (KiB).
+fn peak_of(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+/// MCP `tools/call lookup_ips` of 1,000 addresses (about 1 MB of answer,
+/// several MB while the MCP library builds and serialises it).
+fn mcp_lookup_ips(addr: SocketAddr, n: u32) -> (axum::http::Request<()>, axum::body::Bytes) {
+    let ips: Vec<String> = (0..1000u32)
+        .map(|k| {
+            format!(
+                "{}.{}.{}.{}",
+                11 + n % 100,
+                k / 250,
+                k % 250 + 1,
+                1 + n % 250
+            )
+        })
+        .collect();
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+        "params": {"name": "lookup_ips", "arguments": {"ips": ips}}});
+    let request = axum::http::Request::post(format!("http://{addr}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(())
+        .unwrap();
+    (request, body.to_string().into())
+}
+
+/// MCP answers of many addresses hold a batch slot from before they are
+/// built until their body is dropped: 200 `lookup_ips` calls from one
+/// address on HTTP/2 streams it reads 100 bytes of build at most four
+/// answers at a time (its share of the slots); the rest are refused at
+/// once. Before, every call was built (about 130 at once) and the peak
+/// memory went past 390 MB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_answers_of_many_addresses_are_built_a_few_at_a_time() {
+    let _serial = serial();
+    let bin = support::proc::serve(&["--no-reverse-dns", "--request-timeout", "3"]);
+    let pid = bin.pid();
+    let tcp = connect_from("127.0.0.2", bin.addr).await.expect("connect");
+    let (mut send, _ping, _conn) = h2c_from(tcp, None).await;
+    let (warm, body) = mcp_lookup_ips(bin.addr, 999);
+    send = send.ready().await.expect("a stream slot");
+    let (response, mut stream) = send.send_request(warm, false).expect("sent");
+    stream.send_data(body, true).expect("body");
+    let mut answer = response.await.expect("head").into_body();
+    while let Some(chunk) = answer.data().await {
+        let _ = answer
+            .flow_control()
+            .release_capacity(chunk.expect("body").len());
+    }
+    let before = peak_of(pid);
+
+    let mut statuses = Vec::new();
+    let (mut held, mut conns) = (Vec::new(), Vec::new());
+    for c in 0..8u32 {
+        let tcp = connect_from("127.0.0.1", bin.addr).await.expect("connect");
+        let (mut send, _ping, conn) = h2c_from(tcp, Some(100)).await;
+        let mut pending = Vec::new();
+        for i in 0..25 {
+            send = send.ready().await.expect("a stream slot");
+            let (request, body) = mcp_lookup_ips(bin.addr, c * 25 + i);
+            let (response, mut stream) = send.send_request(request, false).expect("sent");
+            stream.send_data(body, true).expect("body");
+            pending.push(response);
+        }
+        for response in pending {
+            match response.await {
+                Ok(r) => {
+                    statuses.push(r.status().as_u16());
+                    held.push(r.into_body());
+                }
+                Err(_) => statuses.push(0),
+            }
+        }
+        conns.push((send, conn));
+    }
+    let peak = peak_of(pid);
+    let ok = statuses.iter().filter(|s| **s == 200).count();
+    eprintln!(
+        "server peak RSS: before {before} KiB, 200 MCP lookup_ips calls {peak} KiB (+{} KiB); {ok} answered",
+        peak.saturating_sub(before)
+    );
+    assert!(
+        ok <= 4,
+        "at most the address's share of slots: {statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 503).count() + ok,
+        200,
+        "{statuses:?}"
+    );
+    assert!(
+        peak < before + 48 * 1024,
+        "200 calls took a peak of +{} KiB",
+        peak.saturating_sub(before)
+    );
+    drop((held, conns));
+}
+
 // ---------------------------------------------------------------------------
 // (h) requests in flight from one address
 // ---------------------------------------------------------------------------
