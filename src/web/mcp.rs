@@ -59,7 +59,7 @@ use super::batch::Entry;
 use super::body::{error_json, read_capped};
 use super::client::{caller, client_addr};
 use super::origin::WebOrigin;
-use super::refusal::busy_text;
+use super::refusal::Refusal;
 use super::routes;
 use super::slots::Holding;
 use super::state::AppState;
@@ -316,25 +316,19 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
     // 1,000 addresses, several MB while the MCP library builds and
     // serialises it): it holds a batch slot from before it is built until
     // its body is dropped, as a batch answer does.
-    let slot = match tool_call(&bytes) {
-        Some(id) => {
-            let client =
-                caller(&parts, &state.proxies).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
-            match state.batch_slots.take(client).await {
-                Ok(slot) => Some(slot),
-                Err(busy) => {
-                    metrics::counter!("iplookup_overloaded_total").increment(1);
-                    let message = format!("{}: {}", ErrorCode::Overloaded, busy_text(busy));
-                    return jsonrpc_error(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        SERVER_BUSY,
-                        id,
-                        &message,
-                    );
-                }
+    // Refused like the common layer's 503 on this route (an Error object,
+    // `Retry-After`), as the OpenAPI description has it.
+    let slot = if large_tool_call(&bytes) {
+        let client = caller(&parts, &state.proxies).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+        match state.batch_slots.take(client).await {
+            Ok(slot) => Some(slot),
+            Err(busy) => {
+                metrics::counter!("iplookup_overloaded_total").increment(1);
+                return Refusal::of_parts(&parts, &routes::MCP).batch_busy(busy);
             }
         }
-        None => None,
+    } else {
+        None
     };
     let request = Request::from_parts(parts, Body::from(bytes));
     let response = match rmcp.oneshot(request).await {
@@ -347,28 +341,24 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
     }
 }
 
-/// JSON-RPC error code of a call refused for want of a batch slot (the
-/// implementation-defined server-error range).
-const SERVER_BUSY: i32 = -32000;
-
-/// The `id` of a call of a tool whose answer can be large (`lookup_ips`,
-/// `lookup_asn`), `None` for any other message.
-fn tool_call(bytes: &[u8]) -> Option<Value> {
+/// Whether the message calls a tool whose answer can be large
+/// (`lookup_ips`, `lookup_asn`).
+fn large_tool_call(bytes: &[u8]) -> bool {
     #[derive(Deserialize)]
     struct Message {
         method: Option<String>,
-        id: Option<Value>,
         params: Option<Params>,
     }
     #[derive(Deserialize)]
     struct Params {
         name: Option<String>,
     }
-    let message: Message = serde_json::from_slice(bytes).ok()?;
+    let Ok(message) = serde_json::from_slice::<Message>(bytes) else {
+        return false;
+    };
     let tool = message.params.and_then(|p| p.name);
-    let large = matches!(tool.as_deref(), Some("lookup_ips" | "lookup_asn"));
-    (message.method.as_deref() == Some("tools/call") && large)
-        .then(|| message.id.unwrap_or(Value::Null))
+    message.method.as_deref() == Some("tools/call")
+        && matches!(tool.as_deref(), Some("lookup_ips" | "lookup_asn"))
 }
 
 /// The 403 answer when a request's `Origin` is not accepted (module
