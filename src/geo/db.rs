@@ -218,7 +218,7 @@ impl GeoDb {
     /// (`load::load_asn`); the embedded data is within it.
     pub fn asn_index(&self) -> &AsnIndex {
         self.asn_index.get_or_init(|| {
-            let unbounded = crate::geo::policy::Policy {
+            let unbounded = iplookup_data::policy::Policy {
                 max_as_prefixes: u64::from(u32::MAX),
                 ..Default::default()
             };
