@@ -176,24 +176,12 @@ fn generated_python_client_calls_the_api_without_a_warning() {
 #[tokio::test]
 async fn openapi_json_at_the_root_redirects_to_the_document() {
     let server = support::start(support::config()).await;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let r = client
-        .get(server.url("/openapi.json"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 308);
-    assert_eq!(r.headers()["location"], "/api/v1/openapi.json");
-    let doc: serde_json::Value = reqwest::get(server.url("/openapi.json"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+    let r = support::wire::send(server.addr, "GET", "/openapi.json", &[], b"").await;
+    assert_eq!(r.status, 308, "{}", r.body);
+    assert_eq!(r.must("location"), "/api/v1/openapi.json");
+    let doc = support::wire::send(server.addr, "GET", r.must("location"), &[], b"").await;
+    assert_eq!(doc.status, 200);
+    assert!(doc.json()["openapi"].as_str().unwrap().starts_with("3.1"));
 }
 
 /// The Markdown link targets of `md` (`[text](target)`), code spans and

@@ -5,11 +5,14 @@ tests/external/docs.rs:
 
     client_check.py --base http://127.0.0.1:PORT --out DIR
 
-  * generates the client from /api/v1/openapi.json into DIR, and fails on
-    any warning or error the generator prints (duplicate models, unsupported
-    media types, unreadable schemas);
+  * generates the client from /api/v1/openapi.json into DIR (with
+    tests/py/openapi-python-client.yaml: the SVG asset read as bytes), and
+    fails on any warning or error the generator prints (duplicate models,
+    unsupported media types, unreadable schemas) but one: the generator
+    cannot send the batch route's text/plain body (it sends JSON, forms and
+    bytes only), and says so;
   * imports it and calls GET /api/v1/ip/{ip} (8.8.8.8 and
-    2001:4860:4860::8888), POST /api/v1/ip (a batch with a bad address) and
+    2001:4860:4860::8888), POST /api/v1/ip (a JSON batch with a bad address) and
     GET /api/v1/asn/{asn} (AS15169) through its typed functions, and checks
     the parsed models.
 Exits 0 when everything holds.
@@ -36,7 +39,8 @@ def main():
 
     gen = subprocess.run(
         [sys.executable, "-m", "openapi_python_client", "generate", "--path", spec,
-         "--output-path", os.path.join(a.out, "iplookup_api"), "--overwrite", "--meta", "none"],
+         "--output-path", os.path.join(a.out, "iplookup_api"), "--overwrite", "--meta", "none",
+         "--config", os.path.join(os.path.dirname(os.path.abspath(__file__)), "openapi-python-client.yaml")],
         capture_output=True, text=True, timeout=300,
     )
     out = gen.stdout + gen.stderr
@@ -44,10 +48,22 @@ def main():
     if gen.returncode != 0:
         print(f"FAIL: the generator exited {gen.returncode}")
         return 1
-    noisy = [l for l in out.splitlines() if "warning" in l.lower() or "error" in l.lower() or "unable" in l.lower()]
+    # The one limit of the generator it may name: it sends request bodies as
+    # JSON, forms or bytes only, so the batch route's second body, text/plain
+    # (one address per line), gets no function; the JSON body does. (Mapping
+    # text/plain to bytes makes it write a function for two bodies that does
+    # not import: `isinstance(body, list[str])`, an undefined `Unset`.)
+    allowed = "WARNING parsing POST /api/v1/ip within lookup.\n\nUnsupported content type text/plain\n"
+    rest = out.replace(allowed, "", 1) if out.count("WARNING") == 1 else out
+    noisy = [
+        l for l in rest.splitlines()
+        if any(w in l.lower() for w in ("warning", "error", "unable", "skipping", "not in path", "unsupported"))
+        and not l.startswith("Warning(s) encountered while generating")
+    ]
     if noisy:
         print("FAIL: the generator warned:\n" + "\n".join(noisy))
         return 1
+    print(f"generator: {out.count('WARNING')} warning(s), all allowed: {'text/plain body' if allowed in out else 'none'}")
 
     sys.path.insert(0, a.out)
     import iplookup_api as iplookup  # noqa: E402  (the generated package)
@@ -65,8 +81,8 @@ def main():
     v4 = api_ip.sync(ip="8.8.8.8", client=c)
     check(isinstance(v4, IpInfo), f"GET /api/v1/ip/8.8.8.8 -> {type(v4).__name__}")
     check(v4.ip == "8.8.8.8" and v4.location.country_code == "US", f"8.8.8.8: {v4.ip} {v4.location.country_code}")
-    check(v4.network.asn == 15169 and v4.network.range_ == "8.8.8.0/24" or v4.network.asn == 15169,
-          f"8.8.8.8: AS{v4.network.asn}")
+    check(v4.network.asn == 15169 and v4.network.range_ == "8.8.8.0/24",
+          f"8.8.8.8: AS{v4.network.asn} {v4.network.range_}")
     v6 = api_ip.sync(ip="2001:4860:4860::8888", client=c)
     check(isinstance(v6, IpInfo) and v6.version == "IPv6", f"GET /api/v1/ip/2001:4860:4860::8888 -> {v6.version}")
     bad = api_ip.sync_detailed(ip="not-an-ip", client=iplookup.Client(base_url=base, timeout=30))

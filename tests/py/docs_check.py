@@ -77,12 +77,21 @@ def run(base, out):
                     color_scheme="light",
                     locale="en-US",
                 )
-                requests, console = [], []
+                requests, console, failed = [], [], []
                 context.on("request", lambda r: requests.append(r.url))
+                # A JSON answer has no icon link: Chromium then asks /favicon.ico (404).
+                context.on(
+                    "response",
+                    lambda r: failed.append(f"{r.status} {r.url}")
+                    if r.status >= 400 and not r.url.endswith("/favicon.ico")
+                    else None,
+                )
                 page = context.new_page()
                 page.on(
                     "console",
-                    lambda m: console.append(m.text) if m.type in ("error", "warning") else None,
+                    lambda m: console.append(m.text)
+                    if m.type in ("error", "warning") and not m.text.startswith("Failed to load resource")
+                    else None,
                 )
                 page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
                 resp = page.goto(base + "/docs")
@@ -188,6 +197,7 @@ def run(base, out):
                 outside = [u for u in requests if not (u == base or u.startswith(base + "/"))]
                 check(not outside, f"{label}: requests outside the origin: {outside}")
                 check(not console, f"{label}: console errors: {console}")
+                check(not failed, f"{label}: failed requests: {failed}")
                 context.close()
                 print(f"{label}: {len(ops)} operations, {len(hrefs)} contents links", flush=True)
         browser.close()
