@@ -246,15 +246,60 @@ fn example(title: &str, path: &str, media_type: &str, answer: Option<String>) ->
     }
 }
 
-/// A JSON answer indented, as people read it; any other as it is.
+/// A JSON answer indented, as people read it, its members in the order the
+/// server writes them; any other answer as it is.
 fn pretty(media_type: &str, answer: &str) -> String {
-    if media_type != "application/json" {
+    if media_type != "application/json" || serde_json::from_str::<Value>(answer).is_err() {
         return answer.to_owned();
     }
-    serde_json::from_str::<Value>(answer)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| answer.to_owned())
+    let mut out = String::with_capacity(answer.len() * 2);
+    let mut depth = 0usize;
+    let (mut in_string, mut escaped) = (false, false);
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.push_str(&"  ".repeat(depth));
+    };
+    let mut chars = answer.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                if matches!(chars.peek(), Some('}' | ']')) {
+                    out.extend(chars.next());
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c if c.is_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A name for an example in the document's `examples` maps: its title in
@@ -308,5 +353,23 @@ pub fn add(doc: &mut Value, examples: &[(&'static str, Vec<Example>)]) {
                 media["examples"][key(&e.title)] = json!({"summary": e.title, "value": value});
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_is_indented_in_its_own_order() {
+        let compact = r#"{"ip":"1.1.1.1","b":[],"a":{"s":"x, \"y\": {z}","n":[1,2]}}"#;
+        let out = pretty("application/json", compact);
+        assert_eq!(
+            out,
+            "{\n  \"ip\": \"1.1.1.1\",\n  \"b\": [],\n  \"a\": {\n    \"s\": \"x, \\\"y\\\": {z}\",\n    \"n\": [\n      1,\n      2\n    ]\n  }\n}"
+        );
+        let back: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(back, serde_json::from_str::<Value>(compact).unwrap());
+        assert_eq!(pretty("text/plain", "a,b"), "a,b");
     }
 }
