@@ -14,8 +14,8 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 
 use iplookup::fields::{Field, csv, json};
-use iplookup::lookup::enrich::CsvRows;
-use iplookup::lookup::lines;
+use iplookup::bulk::enrich::CsvRows;
+use iplookup::bulk::lines;
 use iplookup::{GeoDb, Lookup};
 
 use crate::args::{LookupArgs, OutputFormat};

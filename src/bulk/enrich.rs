@@ -17,7 +17,8 @@ use std::net::IpAddr;
 use chrono::{DateTime, Utc};
 
 use super::columns::{Columns, Piece};
-use super::{describe, local_time, quick, special};
+use super::quick;
+use crate::lookup::{describe, local_time, special};
 use crate::address;
 use crate::fields::{Field, csv, spreadsheet_safe};
 use crate::geo::countries::Country;
