@@ -285,6 +285,18 @@ pub async fn lookup_all(state: &AppState, inputs: &[String]) -> Vec<Entry> {
     answers
 }
 
+/// The JSON answer of a batch of `inputs` as the data alone answers it
+/// (no reverse DNS): the same entries and writer as the route's, for the
+/// documentation's example.
+pub fn example_answer(lookup: &crate::lookup::Lookup, inputs: &[&str]) -> Vec<u8> {
+    let mut writer = Writer::new(Output::Json, inputs.len());
+    for input in inputs {
+        let entry = Entry::of(lookup.lookup_without_rdns(input).map(|a| a.info));
+        writer.entry(input, &entry);
+    }
+    writer.finish()
+}
+
 /// The 413 answer to a batch of more addresses than the rate limit's
 /// burst: a caller's bucket never holds that many tokens, so a 429 and its
 /// `Retry-After` would promise what never comes; `None` without a limit.

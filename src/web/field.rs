@@ -103,6 +103,14 @@ pub async fn api_me_field(
     value(field, &answered.info, None, &wants, route)
 }
 
+/// The body of a field's answer: its value, sanitised, and a newline.
+pub fn field_text(field: Field, info: &IpInfo) -> String {
+    let text = field.value(info).unwrap_or_default();
+    let mut body = one_line(&text).into_owned();
+    body.push('\n');
+    body
+}
+
 /// The 200 (or 304) answer: the value, sanitised, and a newline.
 fn value(
     field: Field,
@@ -111,9 +119,7 @@ fn value(
     wants: &Wants,
     route: &Route,
 ) -> Response {
-    let text = field.value(info).unwrap_or_default();
-    let mut body = one_line(&text).into_owned();
-    body.push('\n');
+    let body = field_text(field, info);
     let mut response = Response::new(Body::empty());
     let headers = response.headers_mut();
     headers.insert(

@@ -219,7 +219,7 @@ fn looks_like_address(segment: &str) -> bool {
 }
 
 /// `GET /healthz`: 200 with the loaded releases.
-#[utoipa::path(get, path = "/healthz", tag = "discovery",
+#[utoipa::path(get, path = "/healthz", tag = "operations",
     summary = "Health: 200 once data is loaded, with release dates, row counts, repaired defects and refused files",
     params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(

@@ -107,22 +107,51 @@ fn ip_formats(allow_empty: bool) -> RefOr<Schema> {
 /// The JSON form of `/healthz`.
 #[derive(utoipa::ToSchema)]
 pub struct HealthJson {
+    /// `ok` once data is loaded (the only answer: without data the service
+    /// does not start).
+    #[schema(examples("ok"))]
     status: String,
     /// Per table (`country`, `asn`, `city`): source, file name, release date,
     /// rows, trimmed and skipped rows, defects by kind.
+    #[schema(value_type = Object, examples(json!({"country": {"source": "embedded", "release_date": "2026-06-01", "rows": 1}})))]
     data: serde_json::Value,
     /// Files of the data directory not served: `table`, `file` (a name,
     /// never a path), `reason`, `incomplete` (still being written).
+    #[schema(value_type = Vec<Object>, examples(json!({"table": "asn", "file": "dbip-asn-lite-2026-12.csv", "reason": "not CSV", "incomplete": false})))]
     refused: Vec<serde_json::Value>,
 }
 
-/// The JSON form of `/docs` (an object; see the `DocsPage` fields).
+/// The JSON form of `/docs`: the OpenAPI document flattened, as the page shows it.
 #[derive(utoipa::ToSchema)]
 pub struct DocsJson {
+    /// The API's name.
+    #[schema(examples("iplookup"))]
     title: String,
+    /// The API's version.
+    #[schema(examples("1.0.0"))]
     version: String,
+    /// What the service is, in Markdown.
+    #[schema(examples("Look up any IPv4 or IPv6 address"))]
     description: String,
+    /// The base URL of every path and example.
+    #[schema(examples("http://127.0.0.1:8080"))]
     base_url: String,
-    operations: Vec<serde_json::Value>,
+    /// The operations by tag, lookups first: `tag`, `title`, `description`,
+    /// `operations` (each with `id`, `method`, `path`, `summary`,
+    /// `description`, `parameters`, `responses`, `limits`, `examples`, `try_it`).
+    #[schema(value_type = Vec<Object>, examples(json!({"tag": "lookup", "title": "Lookups", "description": "...", "operations": []})))]
+    groups: Vec<serde_json::Value>,
+    /// One table per object schema: `name`, `description`, `fields` (each
+    /// with `name`, `kind`, `required`, `description`, `example`).
+    #[schema(value_type = Vec<Object>, examples(json!({"name": "IpInfo", "description": "...", "fields": []})))]
+    schemas: Vec<serde_json::Value>,
+    /// Every error code: `code`, `status`, `when`.
+    #[schema(value_type = Vec<Object>, examples(json!({"code": "invalid_ip", "status": 400, "when": "..."})))]
+    errors: Vec<serde_json::Value>,
+    /// The limits' answers (408, 414, 429, 503): `status`, `description`, `media_types`.
+    #[schema(value_type = Vec<Object>, examples(json!({"status": "414", "description": "...", "media_types": ["application/json"]})))]
+    limits: Vec<serde_json::Value>,
+    /// The data's attribution.
+    #[schema(examples("IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0"))]
     attribution: String,
 }

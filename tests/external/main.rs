@@ -14,3 +14,4 @@ mod browser;
 mod clients;
 mod deploy;
 mod discovery;
+mod docs;

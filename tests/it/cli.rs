@@ -938,10 +938,10 @@ fn man_pages_are_generated_from_the_same_definitions_as_help() {
 }
 
 #[test]
-fn the_readme_has_a_row_for_every_serve_flag_and_its_environment_variable() {
+fn the_cli_reference_has_a_row_for_every_serve_flag_and_its_environment_variable() {
     let help = String::from_utf8(run(&["serve", "--help"]).stdout).unwrap();
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/CLI.md"))
+        .expect("docs/CLI.md");
     // The first two cells of each flag row: the flags and their variables.
     let rows: Vec<String> = readme
         .lines()
@@ -960,14 +960,14 @@ fn the_readme_has_a_row_for_every_serve_flag_and_its_environment_variable() {
         flags += 1;
         assert!(
             rows.iter().any(|r| r.contains(&format!("`--{flag}`"))),
-            "README has no flag row for --{flag}"
+            "docs/CLI.md has no flag row for --{flag}"
         );
     }
     for var in help.split("[env: ").skip(1) {
         let var = var.split('=').next().unwrap();
         assert!(
             rows.iter().any(|r| r.contains(&format!("`{var}`"))),
-            "README has no flag row naming {var}"
+            "docs/CLI.md has no flag row naming {var}"
         );
     }
     assert!(flags > 15, "found only {flags} flags in:\n{help}");

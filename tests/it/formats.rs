@@ -1325,7 +1325,7 @@ fn media_type(r: &Resp) -> String {
 }
 
 /// A 414, answered before any handler, comes in the format a 404 of the
-/// same route does (README, "Formats"): a page for browsers (HTML) and
+/// same route does (docs/API.md, "Endpoints"): a page for browsers (HTML) and
 /// command-line clients (text) on the pages, JSON on the API and the assets.
 /// `?format=` and `Accept` pick another offered format; one the service does
 /// not offer leaves the route's, and the status stays 414 (never 406).

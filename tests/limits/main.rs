@@ -409,8 +409,8 @@ async fn the_rate_limit_holds_for_one_caller_while_others_are_served() {
     assert_eq!(get_as(&client, &api, Some(greedy)).await.0, 429);
 }
 
-/// A 429 comes in the format a 404 of the same route does (README,
-/// "Formats"): HTML for a browser and text for curl on the pages, JSON on
+/// A 429 comes in the format a 404 of the same route does (docs/API.md,
+/// "Endpoints"): HTML for a browser and text for curl on the pages, JSON on
 /// the API, whatever the client. `?format=` and `Accept` pick another offered
 /// format; one not offered leaves the route's, and the status stays 429.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -112,7 +112,7 @@ pub struct DataArgs {
     pub policy: PolicyArgs,
 }
 
-/// The data release rule (README: "Data releases: what is repaired, what is refused").
+/// The data release rule (docs/DATA.md: "Data releases: what is repaired, what is refused").
 #[derive(Debug, Args)]
 pub struct PolicyArgs {
     /// Accept a release whatever its share of defective rows (they are still

@@ -56,49 +56,7 @@ pub fn page(page: &Page) -> String {
             body.push_str("</dl>");
             document("Health", &body, "/healthz")
         }
-        Page::Docs(d) => {
-            let mut body = format!(
-                "<h1>{} API <small class=\"muted\">{}</small></h1><p class=\"lead\">{}</p><p>Base URL: <code>{}</code> · <a href=\"/api/v1/openapi.json\">OpenAPI 3.1</a> · <a href=\"/docs?format=md\">Markdown</a> · <a href=\"/llms.txt\">llms.txt</a></p>",
-                esc(&d.title),
-                esc(&d.version),
-                esc(&d.description),
-                esc(&d.base_url)
-            );
-            for op in &d.operations {
-                let _ = write!(
-                    body,
-                    "<section><h2><code>{} {}</code></h2><p>{}</p>",
-                    esc(&op.method),
-                    esc(&op.path),
-                    esc(&op.summary)
-                );
-                if !op.description.is_empty() {
-                    let _ = write!(body, "<p class=\"muted\">{}</p>", esc(&op.description));
-                }
-                body.push_str("<ul>");
-                for p in &op.parameters {
-                    let _ = write!(
-                        body,
-                        "<li><code>{}</code> ({}, {}): {}</li>",
-                        esc(&p.name),
-                        esc(&p.location),
-                        if p.required { "required" } else { "optional" },
-                        esc(&p.description)
-                    );
-                }
-                for r in &op.responses {
-                    let _ = write!(
-                        body,
-                        "<li><strong>{}</strong> {} <span class=\"muted\">{}</span></li>",
-                        esc(&r.status),
-                        esc(&r.description),
-                        esc(&r.media_types.join(", "))
-                    );
-                }
-                body.push_str("</ul></section>");
-            }
-            document("API documentation", &body, "/docs")
-        }
+        Page::Docs(d) => super::docs::html::page(d),
         Page::Error(e) => {
             let body = format!(
                 "<h1>{} {}</h1><p class=\"lead\">{}</p>{}",
@@ -278,8 +236,13 @@ fn label(key: &str) -> String {
 }
 
 fn document(title: &str, body: &str, canonical: &str) -> String {
+    document_with(title, "", body, canonical)
+}
+
+/// [`document`] with `head` (a page's own style) at the end of its head.
+pub(super) fn document_with(title: &str, head: &str, body: &str, canonical: &str) -> String {
     format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}?format=md\"><style>{STYLE}</style></head><body><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\">{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · ASN data also from RouteViews and NRO (CC BY 4.0) · Coordinates are country centroids, not street addresses.</p><p><a href=\"/docs\">API</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}?format=md\"><style>{STYLE}</style>{head}</head><body><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\">{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · ASN data also from RouteViews and NRO (CC BY 4.0) · Coordinates are country centroids, not street addresses.</p><p><a href=\"/docs\">API</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
         t = esc(title),
         c = esc(canonical),
     )

@@ -57,53 +57,7 @@ pub fn page(page: &Page) -> String {
             table(&mut out, &rows);
             out
         }
-        Page::Docs(d) => {
-            let mut out = format!(
-                "# {} API {}\n\n{}\n\nBase URL: `{}`\n",
-                d.title, d.version, d.description, d.base_url
-            );
-            for op in &d.operations {
-                let _ = writeln!(
-                    out,
-                    "\n## `{} {}`\n\n{}\n",
-                    op.method,
-                    op.path,
-                    escape(&op.summary)
-                );
-                if !op.description.is_empty() {
-                    let _ = writeln!(out, "{}\n", op.description);
-                }
-                if !op.parameters.is_empty() {
-                    out.push_str(
-                        "| Parameter | In | Required | Description |\n|---|---|---|---|\n",
-                    );
-                    for p in &op.parameters {
-                        let _ = writeln!(
-                            out,
-                            "| `{}` | {} | {} | {} |",
-                            p.name,
-                            p.location,
-                            if p.required { "yes" } else { "no" },
-                            escape(&p.description)
-                        );
-                    }
-                    out.push('\n');
-                }
-                out.push_str("| Status | Meaning | Media types |\n|---|---|---|\n");
-                for r in &op.responses {
-                    let _ = writeln!(
-                        out,
-                        "| {} | {} | {} |",
-                        r.status,
-                        escape(&r.description),
-                        r.media_types.join(", ")
-                    );
-                }
-            }
-            out.push('\n');
-            attribution(&mut out);
-            out
-        }
+        Page::Docs(d) => super::docs::markdown::page(d),
         Page::Error(e) => {
             // The code is one of the service's own identifiers (`bad_format`).
             let mut out = format!("# Error: {}\n\n", e.body.error);

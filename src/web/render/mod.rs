@@ -9,7 +9,10 @@ mod markdown;
 mod page;
 mod text;
 
-pub use self::docs::{DocsPage, Operation, Parameter, ResponseDoc};
+pub use self::docs::{
+    DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter, ResponseDoc, SchemaDoc,
+    TryInput, TryIt,
+};
 pub use self::page::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, ErrorPage, Health, HealthData, HealthRefusal,
     HealthSource, LookupKind, LookupPage, PAGE_PREFIXES, Page, SPECIAL_ROW, SpecialUse, asn_links,
@@ -60,6 +63,20 @@ impl Page {
 pub fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
     use base64::Engine;
     use sha2::Digest;
+    if let Page::Docs(_) = page {
+        static DOCS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        return DOCS
+            .get_or_init(|| {
+                let digest = sha2::Sha256::digest(docs::html::TRY_SCRIPT.as_bytes());
+                let script = base64::engine::general_purpose::STANDARD.encode(digest);
+                format!(
+                    "{}; script-src 'sha256-{script}'; connect-src 'self'",
+                    csp()
+                )
+            })
+            .as_str()
+            .into();
+    }
     let families = match page {
         Page::Lookup(p) if p.kind == LookupKind::Root => p.families.as_deref(),
         _ => None,
@@ -84,7 +101,8 @@ pub fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
 /// The `Content-Security-Policy` of HTML pages and of the assets they load:
 /// nothing external, the pages' inline style and the map's own style
 /// ([`map::MAP_STYLE`]) allowed by their hashes, images (the map)
-/// from this origin, forms only to this origin.
+/// from this origin, forms only to this origin; the docs page's style
+/// ([`docs::html::DOCS_STYLE`]) too.
 pub fn csp() -> &'static str {
     use base64::Engine;
     use sha2::Digest;
@@ -94,9 +112,10 @@ pub fn csp() -> &'static str {
             base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(style.as_bytes()))
         };
         format!(
-            "default-src 'none'; style-src 'sha256-{}' 'sha256-{}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+            "default-src 'none'; style-src 'sha256-{}' 'sha256-{}' 'sha256-{}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
             hash(html::STYLE),
-            hash(map::MAP_STYLE)
+            hash(map::MAP_STYLE),
+            hash(docs::html::DOCS_STYLE)
         )
     })
 }

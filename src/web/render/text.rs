@@ -32,36 +32,7 @@ pub fn page(page: &Page) -> String {
                 rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
             aligned(&rows)
         }
-        Page::Docs(d) => {
-            let mut out = format!("{} {}\n\n{}\n\n", d.title, d.version, d.description);
-            for op in &d.operations {
-                let _ = writeln!(
-                    out,
-                    "{} {}{}\n  {}",
-                    op.method, d.base_url, op.path, op.summary
-                );
-                for p in &op.parameters {
-                    let req = if p.required { "required" } else { "optional" };
-                    let _ = writeln!(
-                        out,
-                        "  param {} ({}, {}): {}",
-                        p.name, p.location, req, p.description
-                    );
-                }
-                for r in &op.responses {
-                    let _ = writeln!(
-                        out,
-                        "  {} {} [{}]",
-                        r.status,
-                        r.description,
-                        r.media_types.join(", ")
-                    );
-                }
-                out.push('\n');
-            }
-            let _ = writeln!(out, "Data: {}", d.attribution);
-            out
-        }
+        Page::Docs(d) => super::docs::text::page(d),
         Page::Error(e) => aligned(&[
             ("error", e.body.error.to_string()),
             ("message", e.body.message.clone().unwrap_or_default()),
