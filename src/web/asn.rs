@@ -84,6 +84,7 @@ pub fn page_answer(state: &AppState, segment: &str, wants: &Wants) -> Response {
     let route = &routes::ASN_PAGE;
     if !is_asn_page(segment) {
         let page = ErrorPage {
+            input: None,
             status: StatusCode::NOT_FOUND,
             body: model::Error::new(
                 model::ErrorCode::NotFound,
@@ -120,6 +121,7 @@ fn asn_error(e: &AsnError) -> ErrorPage {
         AsnError::Unknown(_) => StatusCode::NOT_FOUND,
     };
     ErrorPage {
+        input: None,
         status,
         body: e.body(),
     }

@@ -45,6 +45,7 @@ mod operate;
 mod output;
 mod rdns;
 mod reload;
+mod search;
 mod special;
 mod tls;
 mod update;
