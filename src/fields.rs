@@ -32,11 +32,14 @@ pub enum Field {
     Organization,
     Range,
     ReverseDns,
+    /// `special_purpose`, an object in the JSON document: as a flat field,
+    /// the block's registry name (`Private-Use`), or null.
+    SpecialPurpose,
 }
 
 impl Field {
     /// Every field, in the order of the JSON document (the CSV columns).
-    pub const ALL: [Field; 20] = [
+    pub const ALL: [Field; 21] = [
         Field::Ip,
         Field::Version,
         Field::IsPublic,
@@ -57,6 +60,7 @@ impl Field {
         Field::Organization,
         Field::Range,
         Field::ReverseDns,
+        Field::SpecialPurpose,
     ];
 
     /// The field's name: its JSON member name.
@@ -82,6 +86,7 @@ impl Field {
             Field::Organization => "organization",
             Field::Range => "range",
             Field::ReverseDns => "reverse_dns",
+            Field::SpecialPurpose => "special_purpose",
         }
     }
 
@@ -112,6 +117,10 @@ impl Field {
             Field::Organization => owned(&n.organization),
             Field::Range => owned(&n.range),
             Field::ReverseDns => owned(&n.reverse_dns),
+            Field::SpecialPurpose => info
+                .special_purpose
+                .as_ref()
+                .map(|s| Cow::Borrowed(s.name.as_ref())),
         }
     }
 }
@@ -218,7 +227,8 @@ pub mod sanitize;
 mod tests {
     use super::*;
 
-    /// Every field of the JSON document, in its order, and nothing else.
+    /// Every field of the JSON document, in its order, and nothing else
+    /// (`special_purpose`, null here, is one field: its name).
     #[test]
     fn the_fields_are_the_json_leaves_in_order() {
         let info = IpInfo {
@@ -227,6 +237,7 @@ mod tests {
             is_public: None,
             location: Default::default(),
             network: Default::default(),
+            special_purpose: None,
         };
         // Member names in the order serde writes them (a Value would sort them).
         let json = serde_json::to_string(&info).unwrap();
@@ -259,6 +270,7 @@ mod tests {
             is_public: Some(true),
             location: Default::default(),
             network: Default::default(),
+            special_purpose: None,
         }
     }
 

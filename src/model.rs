@@ -30,6 +30,38 @@ pub struct IpInfo {
     pub location: Location,
     /// Who routes the address (a `Network` object, every member present).
     pub network: Network,
+    /// The IANA special-purpose block the address lies in, or null for an
+    /// ordinary address. A private, loopback, documentation or other
+    /// non-public address has no location and no network data: this says
+    /// why. Blocks the registry marks globally reachable (AS112, PCP and
+    /// TURN anycast, the NAT64 prefix 64:ff9b::/96, ...) are named too;
+    /// their addresses stay public and keep what the data says of them.
+    pub special_purpose: Option<SpecialPurpose>,
+}
+
+/// An entry of the IANA IPv4 and IPv6 Special-Purpose Address Registries
+/// (RFC 6890), or the IPv6 space IANA lists as "Reserved by IETF".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SpecialPurpose {
+    /// The registry's name for the block (`Private-Use`, `Loopback`,
+    /// `Shared Address Space`, `Documentation (TEST-NET-1)`, `Unique-Local`,
+    /// `Reserved by IETF`, ...). The single-field answer
+    /// `/api/v1/ip/{ip}/special_purpose` and the CSV column
+    /// `special_purpose` are this name.
+    #[schema(value_type = String, examples("Private-Use"))]
+    pub name: Text,
+    /// The RFCs that define the block, as the registry's RFC column lists
+    /// them, separated by `, ` (`RFC 1918`, `RFC 4193, RFC 8190`).
+    #[schema(value_type = String, examples("RFC 1918"))]
+    pub rfc: Text,
+    /// The RFC Editor's page of the first RFC in `rfc`.
+    #[schema(format = "uri", examples("https://www.rfc-editor.org/rfc/rfc1918"))]
+    #[schemars(extend("format" = "uri"))]
+    pub rfc_url: String,
+    /// The block in CIDR notation (the most specific registry entry that
+    /// holds the address).
+    #[schema(examples("10.0.0.0/8"))]
+    pub range: String,
 }
 
 /// Where the address is, at country precision (city with a city database).

@@ -22,6 +22,8 @@ pub enum Piece {
     Network,
     Range,
     ReverseDns,
+    /// The name of the address's special-purpose block, if any.
+    SpecialPurpose,
 }
 
 /// The columns of a row and how they are written.
@@ -68,6 +70,7 @@ impl Columns {
             (Field::Asn, _) => Piece::Asn,
             (Field::Organization, _) => Piece::Organization,
             (Field::Range, _) => Piece::Range,
+            (Field::SpecialPurpose, _) => Piece::SpecialPurpose,
             // Every field left is a country field or reverse_dns.
             _ => Piece::ReverseDns,
         };
@@ -133,7 +136,8 @@ mod tests {
                 Country(0),
                 Network,
                 Range,
-                ReverseDns
+                ReverseDns,
+                SpecialPurpose
             ]
         );
         assert_eq!(all.country_run(0).len(), 13);

@@ -84,6 +84,7 @@ pub async fn page_answer(state: &AppState, segment: &str, wants: &Wants) -> Resp
     let route = &routes::ASN_PAGE;
     if !is_asn_page(segment) {
         let page = ErrorPage {
+            input: None,
             status: StatusCode::NOT_FOUND,
             body: model::Error::new(
                 model::ErrorCode::NotFound,
@@ -121,6 +122,7 @@ fn asn_error(e: &AsnError) -> ErrorPage {
         AsnError::Busy => StatusCode::SERVICE_UNAVAILABLE,
     };
     ErrorPage {
+        input: None,
         status,
         body: e.body(),
     }

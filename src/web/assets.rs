@@ -79,6 +79,7 @@ pub async fn asset(
 
 fn not_found(wants: &Wants) -> Response {
     let page = ErrorPage {
+        input: None,
         status: StatusCode::NOT_FOUND,
         body: model::Error::new(
             ErrorCode::NotFound,

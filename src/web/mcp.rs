@@ -144,7 +144,7 @@ impl IpLookupMcp {
     /// Look up one address.
     #[tool(
         name = "lookup_ip",
-        description = "Look up an IPv4 or IPv6 address: country (name, Bangla name, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, organization, CIDR range). Data: IP Geolocation by DB-IP (CC BY 4.0)."
+        description = "Look up an IPv4 or IPv6 address: country (name, Bangla name, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, organization, CIDR range); for a special-purpose address (private, loopback, documentation, ...), special_purpose names its IANA block, RFC and range (null for an ordinary address). Data: IP Geolocation by DB-IP (CC BY 4.0)."
     )]
     pub async fn lookup_ip(
         &self,

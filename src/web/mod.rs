@@ -3,6 +3,7 @@
 //!
 //! - [`negotiate`], [`origin`], [`client`]: formats and `Accept`, origins
 //!   and public URLs, the caller's address through trusted proxies;
+//!   [`search`]: the lookup form's box, read the way people paste into it;
 //! - [`routes`]: the route table, every route's policy as data;
 //! - [`ratelimit`]: the per-caller token buckets; [`state`]: [`AppState`]
 //!   and [`Limits`];
@@ -40,6 +41,7 @@ pub mod respond;
 pub mod router;
 pub mod routes;
 pub mod schema;
+pub mod search;
 pub mod slots;
 pub mod state;
 

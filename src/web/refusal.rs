@@ -133,6 +133,7 @@ impl Refusal {
         let format =
             negotiate::choose(asked, self.wants.accept.as_deref(), default).unwrap_or(default);
         let page = ErrorPage {
+            input: None,
             status,
             body: model::Error::new(code, message),
         };

@@ -244,6 +244,7 @@ fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
 /// A 400 error page.
 pub fn bad_request(code: ErrorCode, message: String) -> ErrorPage {
     ErrorPage {
+        input: None,
         status: StatusCode::BAD_REQUEST,
         body: model::Error::new(code, message),
     }

@@ -23,7 +23,7 @@ pub struct IpParam;
 
 impl utoipa::PartialSchema for IpParam {
     fn schema() -> RefOr<Schema> {
-        ip_formats(false)
+        ip_formats()
     }
 }
 
@@ -74,34 +74,36 @@ impl utoipa::PartialSchema for AsnPathParam {
 
 impl utoipa::ToSchema for AsnPathParam {}
 
-/// The lookup form's `ip` query value: an address, or empty (no lookup).
+/// The lookup form's `ip` query value: what people paste (an address, an
+/// AS number, a URL, ...), or empty (no lookup).
 pub struct IpFormParam;
 
 impl utoipa::PartialSchema for IpFormParam {
     fn schema() -> RefOr<Schema> {
-        ip_formats(true)
+        // What people paste: read by `web::search`, any text.
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .examples([
+                serde_json::json!("8.8.8.8"),
+                serde_json::json!("[2001:db8::1]:443"),
+                serde_json::json!("AS15169"),
+            ])
+            .into()
     }
 }
 
 impl utoipa::ToSchema for IpFormParam {}
 
-fn ip_formats(allow_empty: bool) -> RefOr<Schema> {
+fn ip_formats() -> RefOr<Schema> {
     let string = |f| {
         ObjectBuilder::new()
             .schema_type(Type::String)
             .format(Some(SchemaFormat::KnownFormat(f)))
     };
-    let mut any = AnyOfBuilder::new()
+    AnyOfBuilder::new()
         .item(string(KnownFormat::Ipv4))
-        .item(string(KnownFormat::Ipv6));
-    if allow_empty {
-        any = any.item(
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .max_length(Some(0)),
-        );
-    }
-    any.into()
+        .item(string(KnownFormat::Ipv6))
+        .into()
 }
 
 /// The JSON form of `/healthz`.

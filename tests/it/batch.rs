@@ -153,7 +153,7 @@ fn assert_csv(body: &str, inputs: &[String], singles: &[Option<Value>], what: &s
                 row.iter().skip(1).take(19).all(str::is_empty),
                 "{what}: row {i}"
             );
-            assert_eq!(&row[20], "invalid_ip", "{what}: row {i}");
+            assert_eq!(&row[Field::ALL.len()], "invalid_ip", "{what}: row {i}");
             continue;
         };
         let info: iplookup::model::IpInfo = serde_json::from_value(single.clone()).unwrap();
@@ -169,7 +169,7 @@ fn assert_csv(body: &str, inputs: &[String], singles: &[Option<Value>], what: &s
                 field.name()
             );
         }
-        assert_eq!(&row[20], "", "{what}: row {i}");
+        assert_eq!(&row[Field::ALL.len()], "", "{what}: row {i}");
     }
 }
 

@@ -212,7 +212,7 @@ fn lookup_csv_has_one_row_per_input_with_the_json_values() {
         .collect();
     assert_eq!(header.first().map(String::as_str), Some("ip"));
     assert_eq!(header.last().map(String::as_str), Some("error"));
-    assert_eq!(header.len(), 21, "{header:?}");
+    assert_eq!(header.len(), 22, "{header:?}");
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 5, "one row per non-empty line: {rows:?}");
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
@@ -240,6 +240,10 @@ fn lookup_csv_has_one_row_per_input_with_the_json_values() {
             let text = match value {
                 None | Some(Value::Null) => String::new(),
                 Some(Value::String(s)) => s.clone(),
+                // `special_purpose` as a column is the block's name.
+                Some(Value::Object(o)) if name == "special_purpose" => {
+                    o["name"].as_str().unwrap().to_owned()
+                }
                 Some(other) => other.to_string(),
             };
             assert_eq!(&row[i], text, "{ip}: {name}");

@@ -46,6 +46,7 @@ mod operate;
 mod output;
 mod rdns;
 mod reload;
+mod search;
 mod special;
 mod tls;
 mod update;

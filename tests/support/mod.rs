@@ -155,8 +155,18 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder().build().unwrap()
 }
 
-/// The keys of an answer (`IpInfo`), in the order of the spec.
-pub const TOP_KEYS: &[&str] = &["ip", "version", "is_public", "location", "network"];
+/// The keys of an answer (`IpInfo`), in the order of the spec, then
+/// `special_purpose` (issue 23: an addition, null for an ordinary address).
+pub const TOP_KEYS: &[&str] = &[
+    "ip",
+    "version",
+    "is_public",
+    "location",
+    "network",
+    "special_purpose",
+];
+/// The keys of `special_purpose` when it is not null.
+pub const SPECIAL_KEYS: &[&str] = &["name", "rfc", "rfc_url", "range"];
 /// The keys of `location`.
 pub const LOCATION_KEYS: &[&str] = &[
     "country_code",

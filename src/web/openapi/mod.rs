@@ -99,7 +99,7 @@ const PATH_ORDER: [&str; 20] = [
         pages::healthz,
         metrics::metrics,
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnAddresses, model::AsnCountry, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnAddresses, model::AsnCountry, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
     tags(
         (name = "lookup", description = "The address API: the caller's address, any address, one field of either, many addresses at once, an autonomous system. JSON by default (a single field is plain text); every lookup also answers as text, Markdown and HTML."),
         (name = "pages", description = "Pages for people and terminals: HTML for browsers, aligned text for `curl`, Markdown and JSON on request."),

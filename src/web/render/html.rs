@@ -59,13 +59,14 @@ pub fn page(page: &Page) -> String {
         Page::Docs(d) => super::docs::html::page(d),
         Page::Error(e) => {
             let body = format!(
-                "<h1>{} {}</h1><p class=\"lead\">{}</p>{}",
-                e.status.as_u16(),
-                esc(e.status.canonical_reason().unwrap_or("Error")),
+                "<h1>{}</h1><p class=\"lead\">{}</p>{}<p><a href=\"/\">Home</a> · <a href=\"/docs\">API documentation</a></p><p class=\"muted\">Status {} · error <code>{}</code></p>",
+                esc(e.headline()),
                 esc(e.body.message.as_deref().unwrap_or(e.body.error.as_str())),
-                lookup_form(""),
+                lookup_form(e.input.as_deref().unwrap_or("")),
+                e.status.as_u16(),
+                e.body.error,
             );
-            document("Error", &body, "/")
+            document(e.headline(), &body, "/")
         }
     }
 }
@@ -108,6 +109,15 @@ fn lookup(p: &LookupPage) -> String {
         _ => "No location data for this address".to_owned(),
     };
     let _ = write!(body, "<p class=\"lead\">{place}</p>");
+    if let (Some(words), Some(special)) = (p.special_words(), &p.special) {
+        let _ = write!(
+            body,
+            "<p id=\"special-about\">{} Defined in <a href=\"{}\">{}</a>.</p>",
+            esc(&words),
+            esc(&special.rfc_url),
+            esc(special.rfcs.first().copied().unwrap_or_default()),
+        );
+    }
     if let Some(families) = p.families.as_deref().filter(|_| kind == LookupKind::Root) {
         body.push_str(&family_addresses(families));
     }

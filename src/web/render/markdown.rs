@@ -20,6 +20,16 @@ pub fn page(page: &Page) -> String {
                 _ => format!("IP address {}", escape(&p.info.ip)),
             };
             let mut out = format!("# {title}\n\n");
+            if let (Some(words), Some(special)) = (p.special_words(), &p.special) {
+                let _ = writeln!(
+                    out,
+                    "**{}.** {} Defined in [{}]({}).\n",
+                    escape(&special.label()),
+                    escape(&words),
+                    special.rfcs.first().copied().unwrap_or_default(),
+                    special.rfc_url
+                );
+            }
             lookup_table(&mut out, p);
             let _ = writeln!(
                 out,
@@ -60,11 +70,16 @@ pub fn page(page: &Page) -> String {
         Page::Docs(d) => super::docs::markdown::page(d),
         Page::Error(e) => {
             // The code is one of the service's own identifiers (`bad_format`).
-            let mut out = format!("# Error: {}\n\n", e.body.error);
+            let mut out = format!("# Error: {}\n\n", e.headline());
             if let Some(m) = &e.body.message {
                 let _ = writeln!(out, "{}\n", escape(m));
             }
-            let _ = writeln!(out, "See the [API docs](/docs).");
+            let _ = writeln!(
+                out,
+                "Status {}, error `{}`. [Home](/) · [API docs](/docs)",
+                e.status.as_u16(),
+                e.body.error
+            );
             out
         }
     }

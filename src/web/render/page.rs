@@ -35,8 +35,9 @@ pub enum Page {
 pub struct LookupPage {
     pub info: IpInfo,
     pub kind: LookupKind,
-    /// For a non-public address, the registry entry its range is: shown
-    /// beside the range on the text, Markdown and HTML pages, never in JSON.
+    /// The registry entry of a special-purpose address (in JSON as
+    /// `special_purpose`): named beside the range, and explained in a
+    /// sentence, on the text, Markdown and HTML pages.
     pub special: Option<SpecialUse>,
     /// The root page's origins per address family, when configured: the
     /// HTML page asks each for the visitor's address in that family.
@@ -62,12 +63,20 @@ impl LookupPage {
     }
 }
 
-/// An entry of the IANA special-purpose address registries: its name and
-/// the RFCs of its "RFC" column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An entry of the IANA special-purpose address registries: its name, the
+/// RFCs of its "RFC" column, and what it is for in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecialUse {
     pub name: &'static str,
     pub rfcs: &'static [&'static str],
+    /// What the block is for and why it has no location, one or two plain
+    /// English sentences ([`SpecialBlock::explanation`]).
+    pub explanation: &'static str,
+    /// The RFC Editor's page of its first RFC.
+    pub rfc_url: String,
+    /// The address space of a local network or the machine itself
+    /// ([`SpecialBlock::is_local_network`]).
+    pub local_network: bool,
 }
 
 impl From<SpecialBlock> for SpecialUse {
@@ -75,7 +84,36 @@ impl From<SpecialBlock> for SpecialUse {
         SpecialUse {
             name: block.name,
             rfcs: block.rfcs,
+            explanation: block.explanation(),
+            rfc_url: block.rfc_url(),
+            local_network: block.is_local_network(),
         }
+    }
+}
+
+/// What the root page adds when the caller's own address is a local
+/// network's: the service most likely sees a reverse proxy, not the visitor.
+pub const PROXY_HINT: &str = "If a reverse proxy runs in front of this service, this is the proxy's address, not the visitor's: start the service with --trusted-proxy naming the proxy, and it reads the visitor's address from the proxy's header.";
+
+impl LookupPage {
+    /// Whether the page is the caller's own (`/`, `/api/v1/me`) and the
+    /// caller's address is a local network's: then it says [`PROXY_HINT`].
+    pub fn proxy_hint(&self) -> bool {
+        matches!(self.kind, LookupKind::Root | LookupKind::ApiMe)
+            && self.special.as_ref().is_some_and(|s| s.local_network)
+    }
+
+    /// The words about the address's block: its explanation, then for a
+    /// caller on a local network [`PROXY_HINT`]; `None` for an ordinary
+    /// address.
+    pub fn special_words(&self) -> Option<String> {
+        let special = self.special.as_ref()?;
+        let mut words = special.explanation.to_owned();
+        if self.proxy_hint() {
+            words.push(' ');
+            words.push_str(PROXY_HINT);
+        }
+        Some(words)
     }
 }
 
@@ -114,6 +152,35 @@ pub enum LookupKind {
 pub struct ErrorPage {
     pub status: StatusCode,
     pub body: model::Error,
+    /// What the lookup form held, given back in the box of the HTML page.
+    pub input: Option<String>,
+}
+
+impl ErrorPage {
+    /// The headline people read first, in words rather than `400 Bad
+    /// Request` (the status and the code follow in smaller print).
+    pub fn headline(&self) -> &'static str {
+        use model::ErrorCode as C;
+        match self.body.error {
+            C::InvalidIp => "That is not an address we can look up",
+            C::NotFound => "There is no page here",
+            C::UnknownField => "There is no field of that name",
+            C::InvalidAsn => "That is not an AS number",
+            C::UnknownAsn => "The data knows no such AS",
+            C::MethodNotAllowed => "This address does not take that method",
+            C::BadQuery => "The query string could not be read",
+            C::BadFormat => "There is no such format",
+            C::NotAcceptable => "None of the formats asked for is offered",
+            C::UriTooLong => "That address is too long",
+            C::RateLimited => "Too many requests: wait a moment",
+            C::Overloaded => "The service is busy: try again in a moment",
+            C::BodyTimeout => "The request body did not arrive in time",
+            C::ForbiddenOrigin => "Requests from that origin are not accepted",
+            C::BodyTooLarge => "The request is too large",
+            C::BadBody => "The request body could not be read",
+            C::BadHost => "The Host header is missing or not a host",
+        }
+    }
 }
 
 /// What `/healthz` reports: the loaded releases, and the files of the data
@@ -184,10 +251,12 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
         .collect()
 }
 
-/// The rows of a lookup page: [`info_rows`], and for a non-public address
-/// its registry entry ([`SPECIAL_ROW`]) right after the range it names.
+/// The rows of a lookup page: [`info_rows`], and for a special-purpose
+/// address its registry entry ([`SPECIAL_ROW`], labelled with its RFCs)
+/// right after the range it names rather than last.
 pub fn lookup_rows(page: &LookupPage) -> Vec<(&'static str, String)> {
     let mut rows = info_rows(&page.info);
+    rows.retain(|(key, _)| *key != SPECIAL_ROW);
     if let Some(special) = &page.special {
         let at = rows
             .iter()
@@ -254,7 +323,16 @@ mod tests {
 
     #[test]
     fn labels_join_the_registry_name_and_its_rfcs() {
-        let label = |name, rfcs| SpecialUse { name, rfcs }.label();
+        let label = |name, rfcs| {
+            SpecialUse {
+                name,
+                rfcs,
+                explanation: "",
+                rfc_url: String::new(),
+                local_network: false,
+            }
+            .label()
+        };
         assert_eq!(
             label("Private-Use", &["RFC 1918"]),
             "Private-Use (RFC 1918)"

@@ -5,15 +5,15 @@
 use std::fmt::Write;
 
 use super::page::{
-    ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, LookupKind, Page, asn_links, asn_summary, listed,
-    lookup_rows, percent,
+    ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, LookupKind, LookupPage, Page, SPECIAL_ROW,
+    asn_links, asn_summary, listed, lookup_rows, percent,
 };
 use crate::fields::sanitize::one_line;
 
 pub fn page(page: &Page) -> String {
     match page {
         Page::Lookup(p) if p.kind == LookupKind::Root => format!("{}\n", p.info.ip),
-        Page::Lookup(p) => aligned(&credited(lookup_rows(p))),
+        Page::Lookup(p) => aligned(&credited(with_words(lookup_rows(p), p))),
         Page::Asn(p) => asn_text(p),
         Page::Health(h) => {
             let mut rows = vec![("status".to_owned(), h.status.to_owned())];
@@ -82,6 +82,21 @@ fn asn_text(p: &AsnPage) -> String {
         }
     }
     aligned(&credited(rows))
+}
+
+/// The rows of a lookup page and, after its special-purpose row, what the
+/// block is for (`about:`, [`LookupPage::special_words`]) and where its
+/// RFC is (`rfc_url:`).
+fn with_words<'a>(mut rows: Vec<(&'a str, String)>, p: &LookupPage) -> Vec<(&'a str, String)> {
+    if let (Some(words), Some(special)) = (p.special_words(), &p.special) {
+        let at = rows
+            .iter()
+            .position(|(key, _)| *key == SPECIAL_ROW)
+            .map_or(rows.len(), |i| i + 1);
+        rows.insert(at, ("rfc_url", special.rfc_url.clone()));
+        rows.insert(at, ("about", words));
+    }
+    rows
 }
 
 /// The rows of a result, then the `source:` row crediting the data.
