@@ -115,6 +115,18 @@ fn info(system: &AsSystem<'_>) -> AsnInfo {
 }
 
 impl Lookup {
+    /// The AS named by `text` in the current release, built on the calling
+    /// thread: for callers off the request path (the documentation's
+    /// examples, built once), never for a request.
+    pub fn asn_now(&self, text: &str) -> Result<AsnAnswered, AsnError> {
+        let number = parse_asn(text)?;
+        let db = self.db();
+        Ok(AsnAnswered {
+            info: describe_asn(&db, number).ok_or(AsnError::Unknown(number))?,
+            release: db.tag(),
+        })
+    }
+
     /// The AS named by the caller's `text` in the current release, built on
     /// a blocking thread (see the module's doc).
     pub async fn asn(&self, text: &str) -> Result<AsnAnswered, AsnError> {

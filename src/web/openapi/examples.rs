@@ -36,7 +36,7 @@ pub fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
         String::from_utf8(body).ok()
     };
     let asn = |format: Format| {
-        let info = lookup.asn(AS).ok()?.info;
+        let info = lookup.asn_now(AS).ok()?.info;
         String::from_utf8(Page::Asn(Box::new(AsnPage { info })).render(format)).ok()
     };
     let field = |ip: &str, field: Field| {
