@@ -68,7 +68,13 @@ fn run_check(args: &[&str]) -> String {
 
 /// Runs browser_check.py against `base` with `args`.
 fn run_check_on(base: &str, args: &[&str]) -> String {
-    let script = manifest_dir().join("tests/py/browser_check.py");
+    run_script("browser_check.py", base, args)
+}
+
+/// Runs `tests/py/{name}` against `base` with `args`; panics with its
+/// output unless it succeeds.
+pub(crate) fn run_script(name: &str, base: &str, args: &[&str]) -> String {
+    let script = manifest_dir().join("tests/py").join(name);
     let home = std::env::temp_dir().join(format!("iplookup-browser-{}", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
     let mut child = Command::new(support::test_python())

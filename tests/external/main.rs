@@ -10,6 +10,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod api_in_browser;
 mod browser;
 mod clients;
 mod deploy;
