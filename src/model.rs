@@ -206,11 +206,13 @@ pub enum ErrorCode {
     /// The `Host` header is missing (HTTP/1.1), given twice, or not a
     /// `host[:port]` (400).
     BadHost,
+    /// A request body sent with a `Content-Type` the route does not read (415).
+    UnsupportedMediaType,
 }
 
 impl ErrorCode {
     /// Every code, in the order above.
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::InvalidIp,
         ErrorCode::NotFound,
         ErrorCode::UnknownField,
@@ -228,6 +230,7 @@ impl ErrorCode {
         ErrorCode::BodyTooLarge,
         ErrorCode::BadBody,
         ErrorCode::BadHost,
+        ErrorCode::UnsupportedMediaType,
     ];
 
     /// The code as it is written on the wire.
@@ -250,6 +253,7 @@ impl ErrorCode {
             ErrorCode::BodyTooLarge => "body_too_large",
             ErrorCode::BadBody => "bad_body",
             ErrorCode::BadHost => "bad_host",
+            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
         }
     }
 }
