@@ -234,7 +234,7 @@ async fn fetch(
             .get(&url)
             .send()
             .await
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| fail(with_causes(&e)))?;
         if response.status() == reqwest::StatusCode::NOT_FOUND {
             last = Some(fail("404 Not Found".into()));
             continue;
@@ -351,6 +351,22 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     #[cfg(not(unix))]
     let _ = dir;
     Ok(())
+}
+
+/// An error and its causes, as one line (reqwest's own words stop at "error
+/// following redirect", the reason is a cause).
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let more = c.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = c.source();
+    }
+    text
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> UpdateError {
