@@ -151,20 +151,39 @@ impl Field {
 /// Foreign text made safe for a spreadsheet and a terminal: control and
 /// bidi characters dropped (tabs and line breaks become spaces,
 /// [`sanitize::one_line`]), then, if a spreadsheet would take it for a
-/// formula (it starts with `=`, `+`, `-` or `@`), a `'` in front, as OWASP
-/// advises against CSV injection: organisation names come from data files
-/// and the input column from whoever wrote the log being enriched. (A cell
-/// holding `;`, the separator of spreadsheets in many locales, is quoted by
+/// formula, a `'` in front, as OWASP advises against CSV injection:
+/// organisation names come from data files and the input column from
+/// whoever wrote the log being enriched. A formula is judged on the text as
+/// sanitised and past any leading white space (U+00A0 and the other
+/// Unicode spaces included) and format characters (U+FEFF, U+200B, ...),
+/// which spreadsheets skip: its first other character is `=`, `+`, `-`,
+/// `@`, or one of their full-width or small forms (`＝`, `＋`, `－`, `＠`,
+/// ...), which some spreadsheets read as the ASCII ones. (A cell holding
+/// `;`, the separator of spreadsheets in many locales, is quoted by
 /// [`csv::cell`].)
 pub fn spreadsheet_safe(text: Cow<'_, str>) -> Cow<'_, str> {
     let text = match sanitize::one_line(&text) {
         Cow::Borrowed(_) => text,
         Cow::Owned(clean) => Cow::Owned(clean),
     };
-    match text.as_bytes().first() {
-        Some(b'=' | b'+' | b'-' | b'@') => Cow::Owned(format!("'{text}")),
+    let first = text.chars().find(|&c| !(c.is_whitespace() || is_format(c)));
+    match first {
+        Some(
+            '=' | '+' | '-' | '@' | '\u{ff1d}' | '\u{ff0b}' | '\u{ff0d}' | '\u{ff20}' | '\u{fe66}'
+            | '\u{fe62}' | '\u{fe63}' | '\u{fe6b}' | '\u{2212}',
+        ) => Cow::Owned(format!("'{text}")),
         _ => text,
     }
+}
+
+/// Characters that print nothing and that a spreadsheet skips before a
+/// formula: soft hyphen, Mongolian vowel separator, zero-width space,
+/// joiners and marks, word joiner and invisible operators, byte-order mark.
+fn is_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+    )
 }
 
 /// A finite number as the JSON answer writes it (zmij, as serde_json).
@@ -353,6 +372,26 @@ mod tests {
             "]0;PWNED[2J8.8.8.8"
         );
         assert_eq!(spreadsheet_safe("\u{7f}=1".into()), "'=1");
+        // Past leading white space and format characters, and in full width.
+        for bad in [
+            "\t=1",
+            " =1+1",
+            "\u{a0}=1",
+            "\u{feff}=1",
+            "\u{200b}=1",
+            "\u{3000}+1",
+            "\u{ff1d}1+1",
+            "\u{ff0b}1",
+            "\u{ff0d}1",
+            "\u{ff20}x",
+            "\u{2212}1",
+        ] {
+            let safe = spreadsheet_safe(bad.into());
+            assert!(safe.starts_with('\''), "{bad:?} -> {safe:?}");
+        }
+        for good in ["a=1", " a", "1-2", "\u{a0}x"] {
+            assert!(!spreadsheet_safe(good.into()).starts_with('\''), "{good:?}");
+        }
         // A cell holding the separator of `;` locales is quoted.
         let mut out = Vec::new();
         csv::cell(&mut out, ";=cmd|' /C calc'!A0");

@@ -272,11 +272,13 @@ pub enum ErrorCode {
     /// The `Host` header is missing (HTTP/1.1), given twice, or not a
     /// `host[:port]` (400).
     BadHost,
+    /// A request body sent with a `Content-Type` the route does not read (415).
+    UnsupportedMediaType,
 }
 
 impl ErrorCode {
     /// Every code, in the order above.
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::InvalidIp,
         ErrorCode::NotFound,
         ErrorCode::UnknownField,
@@ -294,6 +296,7 @@ impl ErrorCode {
         ErrorCode::BodyTooLarge,
         ErrorCode::BadBody,
         ErrorCode::BadHost,
+        ErrorCode::UnsupportedMediaType,
     ];
 
     /// The code as it is written on the wire.
@@ -316,6 +319,7 @@ impl ErrorCode {
             ErrorCode::BodyTooLarge => "body_too_large",
             ErrorCode::BadBody => "bad_body",
             ErrorCode::BadHost => "bad_host",
+            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
         }
     }
 }

@@ -40,7 +40,9 @@
 //!    moment it is admitted): 503 with an empty body;
 //! 9. on every response, the handler's and the ones above (preflight, 414,
 //!    429, 408, 503): `X-Content-Type-Options: nosniff` unless present, and
-//!    `Link: </.well-known/api-catalog>` appended.
+//!    `Link: </.well-known/api-catalog>` appended; a 200 to a `GET` or `HEAD`
+//!    with `If-None-Match: *` becomes 304 (RFC 9110 section 13.1.2: `*`
+//!    matches any current representation).
 //!
 //! The timers are only armed when they can matter: the request timeout and
 //! the body deadline when the handler does not finish on its first poll (a
@@ -165,6 +167,7 @@ where
         let (route, metrics) = self.route.unwrap_or_else(|| route_of(&request));
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
+        let any_match = if_none_match_any(&request);
         let early = if preflight {
             // `/mcp` refuses a preflight from an origin it would refuse.
             super::mcp::preflight_refusal(&shared.state, &request)
@@ -186,6 +189,7 @@ where
             metrics,
             started,
             preflight,
+            any_match,
         }
     }
 }
@@ -287,6 +291,8 @@ pub struct CommonFuture<F> {
     metrics: &'static RouteMetrics,
     started: Instant,
     preflight: bool,
+    /// A `GET` or `HEAD` with `If-None-Match: *`.
+    any_match: bool,
 }
 
 impl<F> Future for CommonFuture<F>
@@ -335,6 +341,13 @@ where
 impl<F> CommonFuture<F> {
     /// The headers of every response, then the metrics.
     fn finish(&self, mut response: Response) -> Response {
+        if self.any_match && response.status() == StatusCode::OK {
+            // RFC 9110, section 13.1.2: `*` matches any current
+            // representation, and a 200 is one: 304, its headers kept.
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            *response.body_mut() = Body::empty();
+            response.headers_mut().remove(header::CONTENT_LENGTH);
+        }
         fixed_headers(&mut response);
         let headers = response.headers_mut();
         if !self.preflight {
@@ -504,6 +517,17 @@ fn preflight_answer() -> Response {
 }
 
 /// An empty response with only a status.
+/// Whether `request` is a `GET` or `HEAD` whose `If-None-Match` is `*`
+/// (which matches any representation, RFC 9110 section 13.1.2).
+fn if_none_match_any(request: &Request) -> bool {
+    (request.method() == Method::GET || request.method() == Method::HEAD)
+        && request
+            .headers()
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .any(|v| v.as_bytes().trim_ascii() == b"*")
+}
+
 fn status_only(status: StatusCode) -> Response {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;
@@ -531,9 +555,17 @@ fn host_problem(request: &Request) -> Option<&'static str> {
     Some("the Host header is not a host name or address with an optional port")
 }
 
-/// A `Host` value as `host[:port]` (no user information, a port that fits).
+/// A `Host` value as `host[:port]` (no user information, a port that fits,
+/// an IPv6 literal without a zone id: `[fe80::1%25eth0]` names no host a
+/// server is reached at, RFC 9110 section 7.2 and RFC 6874).
 fn host_and_port(host: &HeaderValue) -> Option<Authority> {
     let authority: Authority = host.to_str().ok()?.parse().ok()?;
+    if let Some(literal) = authority.host().strip_prefix('[') {
+        literal
+            .strip_suffix(']')?
+            .parse::<std::net::Ipv6Addr>()
+            .ok()?;
+    }
     // What follows the host: nothing, or `:` and a port that fits.
     let rest = authority.as_str().get(authority.host().len()..)?;
     let port_fits = rest.is_empty() || rest.strip_prefix(':')?.parse::<u16>().is_ok();

@@ -40,6 +40,7 @@ mod fields;
 mod formats;
 mod fuzz_regressions;
 mod hostile;
+mod hostile_serving;
 mod links_and_mcp;
 mod mmdb;
 mod operate;

@@ -21,6 +21,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod answers;
+
 use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

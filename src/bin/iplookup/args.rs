@@ -97,6 +97,10 @@ pub struct UpdateArgs {
         value_name = "SECONDS"
     )]
     pub stall_timeout: Duration,
+    /// Follow redirects to another scheme, host or port than --base-url's
+    /// (by default such a redirect fails the update, nothing installed).
+    #[arg(long, env = "IPLOOKUP_UPDATE_ANY_REDIRECT")]
+    pub any_redirect: bool,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -338,6 +342,20 @@ pub struct ServeArgs {
         value_name = "N"
     )]
     pub batch_max_in_flight: usize,
+    /// MiB that batch and MCP lookup_ips answers may hold at once, built or
+    /// not yet sent (1..=1048576); one client's answers hold at most a
+    /// quarter. An answer is charged as it grows, whatever the data makes of
+    /// an entry: one over the client's share is refused (413), one over what
+    /// is left 503. Default: --batch-max-in-flight x --batch-limit x 4 KiB
+    /// (64 MiB), room for every slot's answer with real data (about 0.5 KB an
+    /// entry as JSON, 4 KB as an MCP result).
+    #[arg(
+        long,
+        env = "IPLOOKUP_BATCH_ANSWER_MIB",
+        value_parser = bounds::count::<u64>(iplookup::web::slots::BATCH_ANSWER_MIB_RANGE),
+        value_name = "MIB"
+    )]
+    pub batch_answer_mib: Option<u64>,
     /// Connections open at once; further connections are closed on arrival (1..=1000000).
     #[arg(
         long,

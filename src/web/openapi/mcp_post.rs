@@ -99,7 +99,7 @@ fn mcp_post_operation() -> serde_json::Value {
             "404": jsonrpc_error("Unknown JSON-RPC method (-32601)"),
             "406": error("`Accept` does not list both application/json and text/event-stream (`not_acceptable`)"),
             "413": error(&format!("The body is longer than {max} bytes (`body_too_large`)")),
-            "415": jsonrpc_error("`Content-Type` is not application/json (-32700)")
+            "415": error("`Content-Type` is not application/json (`unsupported_media_type`)")
         }
     })
 }
