@@ -340,6 +340,7 @@ impl ErrorCode {
             ErrorCode::NotAcceptable => 406,
             ErrorCode::BodyTimeout => 408,
             ErrorCode::BodyTooLarge => 413,
+            ErrorCode::UnsupportedMediaType => 415,
             ErrorCode::UriTooLong => 414,
             ErrorCode::RateLimited => 429,
             ErrorCode::Overloaded => 503,
@@ -370,6 +371,9 @@ impl ErrorCode {
             ErrorCode::UriTooLong => "The path and query are longer than the limit.",
             ErrorCode::RateLimited => {
                 "The caller is over its rate limit (`--rate-limit`); `Retry-After` says when to ask again."
+            }
+            ErrorCode::UnsupportedMediaType => {
+                "A request body's `Content-Type` is not one the route reads (`POST /api/v1/ip`: JSON or text; `/mcp`: JSON)."
             }
             ErrorCode::Overloaded => {
                 "No request slot was free within the queue timeout; `Retry-After` says when to ask again."

@@ -178,6 +178,7 @@ impl ErrorPage {
             C::ForbiddenOrigin => "Requests from that origin are not accepted",
             C::BodyTooLarge => "The request is too large",
             C::BadBody => "The request body could not be read",
+            C::UnsupportedMediaType => "The request body is not in a type this address reads",
             C::BadHost => "The Host header is missing or not a host",
         }
     }
