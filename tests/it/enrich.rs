@@ -18,11 +18,11 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use iplookup::GeoDb;
+use iplookup::bulk::enrich::CsvRows;
+use iplookup::bulk::lines;
 use iplookup::fields::{Field, csv};
 use iplookup::geo::Answer;
 use iplookup::geo::load::{Policy, load_database};
-use iplookup::bulk::enrich::CsvRows;
-use iplookup::bulk::lines;
 use iplookup::lookup;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

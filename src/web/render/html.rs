@@ -56,7 +56,8 @@ pub fn page(page: &Page) -> String {
             body.push_str("</dl>");
             document("Health", &body, "/healthz")
         }
-        Page::Docs(d) => super::docs::html::page(d),
+        // Rendered by `super::docs::html` (see `Page::render`).
+        Page::Docs(_) => String::new(),
         Page::Error(e) => {
             let body = format!(
                 "<h1>{}</h1><p class=\"lead\">{}</p>{}<p><a href=\"/\">Home</a> · <a href=\"/docs\">API documentation</a></p><p class=\"muted\">Status {} · error <code>{}</code></p>",

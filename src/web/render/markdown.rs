@@ -67,7 +67,8 @@ pub fn page(page: &Page) -> String {
             table(&mut out, &rows);
             out
         }
-        Page::Docs(d) => super::docs::markdown::page(d),
+        // Rendered by `super::docs::markdown` (see `Page::render`).
+        Page::Docs(_) => String::new(),
         Page::Error(e) => {
             // The code is one of the service's own identifiers (`bad_format`).
             let mut out = format!("# Error: {}\n\n", e.headline());

@@ -24,13 +24,18 @@ pub use crate::fields::sanitize::one_line;
 impl Page {
     /// The body of the page in `format` (UTF-8).
     pub fn render(&self, format: Format) -> Vec<u8> {
-        match format {
-            Format::Json => self.json(),
+        use crate::fields::sanitize::page as sanitized;
+        match (format, self) {
+            (Format::Json, _) => self.json(),
+            // The docs page has renderers of its own.
+            (Format::Text, Page::Docs(d)) => sanitized(docs::text::page(d)).into_bytes(),
+            (Format::Markdown, Page::Docs(d)) => sanitized(docs::markdown::page(d)).into_bytes(),
+            (Format::Html, Page::Docs(d)) => docs::html::page(d).into_bytes(),
             // What a terminal or a Markdown viewer shows: no control or
             // bidi character from any value, error message or docs text.
-            Format::Text => crate::fields::sanitize::page(text::page(self)).into_bytes(),
-            Format::Markdown => crate::fields::sanitize::page(markdown::page(self)).into_bytes(),
-            Format::Html => html::page(self).into_bytes(),
+            (Format::Text, _) => sanitized(text::page(self)).into_bytes(),
+            (Format::Markdown, _) => sanitized(markdown::page(self)).into_bytes(),
+            (Format::Html, _) => html::page(self).into_bytes(),
         }
     }
 

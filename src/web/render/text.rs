@@ -32,7 +32,8 @@ pub fn page(page: &Page) -> String {
                 rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
             aligned(&rows)
         }
-        Page::Docs(d) => super::docs::text::page(d),
+        // Rendered by `super::docs::text` (see `Page::render`).
+        Page::Docs(_) => String::new(),
         Page::Error(e) => aligned(&[
             ("error", e.body.error.to_string()),
             ("message", e.body.message.clone().unwrap_or_default()),

@@ -80,11 +80,7 @@ pub fn text(md: &str) -> String {
                 }
             }
             Event::End(TagEnd::Paragraph) => out.push_str("\n\n"),
-            Event::End(TagEnd::Item) => {
-                if !out.ends_with('\n') {
-                    out.push('\n');
-                }
-            }
+            Event::End(TagEnd::Item) if !out.ends_with('\n') => out.push('\n'),
             Event::End(TagEnd::List(_)) => out.push('\n'),
             _ => {}
         }
