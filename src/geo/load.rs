@@ -95,41 +95,28 @@ impl Covers for CityTables {
     }
 }
 
-/// The address spaces a new file of `table` is judged against (see
-/// [`Policy::check_coverage`]): the release serving now and the embedded
-/// one; for a city file, the serving city release (if any) and the
-/// embedded country table (the floor of a first city release).
-fn references(table: Table, serving: &GeoDb, embedded: &GeoDb) -> Vec<(Coverage, String)> {
-    let mut out = Vec::new();
-    match table {
-        Table::Country => {
-            out.push((
-                serving.country_tables().coverage(),
-                "the country release it would replace",
-            ));
-            out.push((
-                embedded.country_tables().coverage(),
-                "the embedded country release",
-            ));
-        }
-        Table::Asn => {
-            out.push((
-                serving.asn_tables().coverage(),
-                "the ASN release it would replace",
-            ));
-            out.push((embedded.asn_tables().coverage(), "the embedded ASN release"));
-        }
-        Table::City => {
-            if let Some(city) = serving.city_tables() {
-                out.push((city.coverage(), "the city release it would replace"));
-            }
-            out.push((
-                embedded.country_tables().coverage(),
-                "the embedded country table (the floor of a city release)",
-            ));
-        }
-    }
-    out.into_iter().map(|(c, s)| (c, s.to_owned())).collect()
+/// The address space a new file of `table` is judged against (see
+/// [`Policy::check_coverage`]): the table serving now (at start: the
+/// embedded data, which the first release from a data directory is judged
+/// against); a city file with no city serving: the country table serving
+/// (the floor of a first city release).
+fn references(table: Table, serving: &GeoDb) -> Vec<(Coverage, String)> {
+    let (covers, against) = match (table, serving.city_tables()) {
+        (Table::Country, _) => (
+            serving.country_tables().coverage(),
+            "the country release it would replace",
+        ),
+        (Table::Asn, _) => (
+            serving.asn_tables().coverage(),
+            "the ASN release it would replace",
+        ),
+        (Table::City, Some(city)) => (city.coverage(), "the city release it would replace"),
+        (Table::City, None) => (
+            serving.country_tables().coverage(),
+            "the country table serving (the floor of a first city release)",
+        ),
+    };
+    vec![(covers, against.to_owned())]
 }
 
 /// Refuses `covers` (of the file `file`) short of any of `references`.
@@ -253,7 +240,7 @@ fn load_release(
 ) -> Result<GeoDb, GeoError> {
     let mut refused = Vec::new();
     let (sr, er) = (serving.release(), embedded.release());
-    let covered = |table| move || references(table, serving, embedded);
+    let covered = |table| move || references(table, serving);
     let (country, country_info) = choose(
         dir,
         Table::Country,
@@ -312,8 +299,8 @@ fn load_release(
 }
 
 /// Checks one file as a reload would (for `iplookup update`): loads it by
-/// the policy and compares its row count with the table `serving` serves,
-/// and its address space with that table's and the embedded one's.
+/// the policy and compares its row count and its address space with the
+/// table `serving` serves.
 /// Returns its row count.
 pub fn check_file(
     table: Table,
@@ -341,8 +328,7 @@ pub fn check_file(
         check_rows(policy, &info, current)?;
     }
     if policy.min_coverage.is_some() {
-        let embedded = GeoDb::embedded()?;
-        check_coverage(policy, name, covers, &references(table, serving, &embedded))?;
+        check_coverage(policy, name, covers, &references(table, serving))?;
     }
     Ok(info.rows)
 }

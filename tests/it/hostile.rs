@@ -446,3 +446,38 @@ async fn update_refuses_a_city_name_of_a_million_characters() {
         "is 1000000 bytes long, longer than the 256 bytes a string may have; refusing",
     );
 }
+
+/// The floor of a first city release: a city MMDB covering a few networks,
+/// where the country table serving covers most of both families, is refused
+/// by `update --city` on its address space.
+#[tokio::test]
+async fn update_refuses_a_small_first_city_release() {
+    let (mirror, base) = mirror().await;
+    mirror.put(
+        "dbip-country-lite-2030-01.csv.gz",
+        gzip(wide_country().as_bytes()),
+    );
+    mirror.put(
+        "dbip-asn-lite-2030-01.csv.gz",
+        gzip(wide_asn("").as_bytes()),
+    );
+    let mut w = Writer::new(6, "DBIP-City-Lite");
+    w.insert(
+        0x2001_0db8u128 << 96,
+        32,
+        &mmdb::city("Town", "DE", 50.0, 8.0),
+    );
+    mirror.put("dbip-city-lite-2030-01.mmdb.gz", gzip(&w.finish()));
+    let dir = TempDir::new("small-city");
+    let out = update(
+        dir.path(),
+        &base,
+        &["--city", "--release-row-ratio", "0..1000"],
+    )
+    .await;
+    assert_update_refused(
+        &out,
+        dir.path(),
+        "dbip-city-lite-2030-01.mmdb.gz: covers 0 IPv4 addresses, less than 50% of the ",
+    );
+}
