@@ -17,7 +17,6 @@ use utoipa::OpenApi;
 use utoipa::openapi::{PathItem, RefOr, Server};
 
 use super::base::{BaseUrl, document};
-use super::render::map::world_map;
 use super::render::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, DocsPage, Operation, Page, Parameter, ResponseDoc,
 };
@@ -47,6 +46,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         field::api_ip_field,
         asn::api_asn,
         asn::asn_page,
+        asn::api_asn_csv,
         pages::root,
         pages::address_page,
         pages::healthz,
@@ -61,7 +61,7 @@ const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names
         discovery::skill_md,
         assets::asset,
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnAddresses, model::AsnCountry, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnPrefixCount, model::PrefixPage, model::AsnAddresses, model::AsnCountry, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
     tags(
         (name = "lookup", description = "Address lookups (JSON by default)"),
         (name = "pages", description = "Pages for people and terminals (HTML or text by default)"),
@@ -133,9 +133,7 @@ pub fn openapi_json_value(base: &str) -> serde_json::Value {
 /// content hash is only known at run time).
 fn name_the_assets(doc: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::schema::{ObjectBuilder, Type};
-    let Some(name) = world_map().path.strip_prefix("/assets/") else {
-        return;
-    };
+    let names = super::render::assets::names();
     let item = doc.paths.paths.get_mut("/assets/{file}");
     let params = item
         .and_then(|i| i.get.as_mut())
@@ -147,7 +145,7 @@ fn name_the_assets(doc: &mut utoipa::openapi::OpenApi) {
         }
         let schema = ObjectBuilder::new()
             .schema_type(Type::String)
-            .enum_values(Some([name]))
+            .enum_values(Some(names.clone()))
             .build();
         param.schema = Some(schema.into());
     }
@@ -354,7 +352,7 @@ mod tests {
             assert!(doc["paths"][p]["get"].is_object(), "{p}");
         }
         let file = &doc["paths"]["/assets/{file}"]["get"]["parameters"][0];
-        let map = world_map().path.clone();
+        let map = crate::web::render::map::world_map().path.clone();
         assert_eq!(file["schema"]["enum"][0], map["/assets/".len()..]);
         assert!(doc.get("security").is_none());
     }
