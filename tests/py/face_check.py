@@ -207,7 +207,7 @@ def run_copy_and_nojs(browser, base):
     check(page.locator("button.copy").count() >= 10, "nojs: the buttons are in the page")
     check(not page.locator("button.copy").first.is_visible(), "nojs: a copy button shows without JavaScript")
     check(page.locator("code#cmd-asn").is_visible(), "nojs: the commands are not shown")
-    for sel, text in [("dd#asn", "AS15169"), ("dd#organization", "Google LLC"), ("dd#is_public", "Yes"), ("dd#country", "United States")]:
+    for sel, text in [("dd#asn", "AS15169"), ("dd#organization", "Google LLC"), ("dd#is_public", "Yes"), ("dd#country-name", "United States")]:
         check(page.locator(sel).inner_text().strip() == text, f"nojs: {sel} is {page.locator(sel).inner_text()!r}")
     check(re.fullmatch(r"\d{1,2}:\d{2} [AP]M \(UTC[+−]\d{2}:\d{2}\)", page.locator("dd#local_time").inner_text()) is not None,
           f"nojs: local time {page.locator('dd#local_time').inner_text()!r}")

@@ -32,7 +32,7 @@ pub(super) fn asn(p: &AsnPage, view: &View) -> String {
     if !info.countries.is_empty() {
         let _ = write!(
             body,
-            "<section class=\"group\" id=\"countries-group\"><h2>{}</h2>{}{}</section>",
+            "<section class=\"group\" id=\"countries-group\"><h2>{}</h2><div class=\"split\">{}<div>{}</div></div></section>",
             Msg::Countries.text(lang),
             share_map(info, lang),
             countries(info, lang)

@@ -34,10 +34,12 @@ button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.5rem;background:#
 h2{font-size:.85rem;margin:.6rem 0 .3rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
 dl{margin:0}dl>div{padding:.4rem 0;border-top:1px solid var(--line);display:grid;grid-template-columns:9rem minmax(0,1fr);gap:0 .75rem}dl>div:first-child{border-top:0}
 dt{color:var(--muted);font-size:.9rem}dd{margin:0;overflow-wrap:anywhere}
-dd.cmd{grid-column:2;display:flex;gap:.4rem;align-items:center;font-size:.78rem}code.cmd{color:var(--muted);overflow-wrap:anywhere}
-button.copy{font-size:.72rem;padding:.05rem .45rem;background:transparent;color:var(--accent);border:1px solid var(--line);border-radius:.35rem}button.copy.done{color:var(--fg)}
+dd.cmd{grid-column:2;display:flex;gap:.4rem;align-items:center;font-size:.75rem;min-width:0}code.cmd{color:var(--muted);white-space:nowrap;overflow-x:auto;min-width:0;flex:0 1 auto;scrollbar-width:thin}
+button.copy{flex:none;white-space:nowrap;font-size:.72rem;padding:.05rem .45rem;background:transparent;color:var(--accent);border:1px solid var(--line);border-radius:.35rem}button.copy.done{color:var(--fg)}
+.split{display:grid;gap:.5rem 1.5rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.split{grid-template-columns:minmax(0,1.1fr) minmax(0,1fr);align-items:start}}
+.lead{font-size:1.1rem}
 @media (max-width:560px){dl>div{grid-template-columns:minmax(0,1fr)}dd.cmd{grid-column:1}}
-.map{margin:.5rem 0}.map svg{display:block;width:100%;height:auto;max-height:50vh}.map path{fill:var(--land);stroke:var(--card);stroke-width:.3}
+.map{margin:.5rem 0}.map svg{display:block;width:100%;height:auto;max-height:45vh}.map path{fill:var(--land);stroke:var(--card);stroke-width:.3}
 .map path.hit{fill:var(--hit)}.map .pin{fill:none;stroke:var(--fg);stroke-width:2}
 .note{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .4rem;border-top:1px solid var(--line);vertical-align:middle}th{color:var(--muted);font-weight:600;font-size:.85rem}td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}

@@ -75,11 +75,12 @@ pub(super) fn lookup(p: &LookupPage, view: &View) -> String {
     );
     let rows = values::location(p, lang);
     if rows.is_empty() {
-        let _ = write!(
-            body,
-            "<p class=\"muted\">{}</p>",
-            Msg::NoLocation.text(lang)
-        );
+        let why = if info.is_public == Some(false) {
+            Msg::PrivateNoLocation
+        } else {
+            Msg::NoLocation
+        };
+        let _ = write!(body, "<p class=\"muted\">{}</p>", why.text(lang));
     }
     body.push_str("<dl>");
     for r in rows {

@@ -115,7 +115,12 @@ pub fn location(p: &LookupPage, lang: Lang) -> Vec<Row> {
         Lang::Bn => &["country_bn"],
     };
     if let Some(name) = own.as_ref().or(l.country.as_ref()) {
-        rows.push(row("country", Msg::Country, name.to_string(), own_field));
+        rows.push(row(
+            "country-name",
+            Msg::Country,
+            name.to_string(),
+            own_field,
+        ));
     }
     if let Some(name) = other {
         let fields: &'static [&'static str] = if other_field == "country" {
