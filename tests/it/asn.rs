@@ -304,11 +304,11 @@ async fn unknown_and_malformed_numbers_are_told_apart() {
 async fn the_page_comes_in_four_formats_with_the_attribution() {
     let server = support::start(support::config()).await;
     let client = support::client();
-    let api = server.get_json("/api/v1/asn/13335").await;
+    let api = server.get_json("/api/v1/asn/15169").await;
     let first_v4 = api["prefixes"]["v4"][0].as_str().unwrap().to_owned();
     let first_v6 = api["prefixes"]["v6"][0].as_str().unwrap().to_owned();
     let top = api["countries"][0]["country"].as_str().unwrap().to_owned();
-    for path in ["/AS13335", "/as13335"] {
+    for path in ["/AS15169", "/as15169"] {
         let url = |f: &str| server.url(&format!("{path}?format={f}"));
         let (status, headers, json) = get(&client, &url("json")).await;
         assert_eq!(status, 200, "{path}: {json}");
@@ -328,8 +328,8 @@ async fn the_page_comes_in_four_formats_with_the_attribution() {
                 .unwrap()
                 .starts_with("text/html")
         );
-        assert!(html.contains("<h1 id=\"asn\">AS13335</h1>"), "{html}");
-        assert!(html.contains("Cloudflare, Inc."), "{path}");
+        assert!(html.contains("<h1 id=\"asn\">AS15169</h1>"), "{html}");
+        assert!(html.contains("Google LLC"), "{path}");
         let link = |p: &str| p.parse::<IpNet>().unwrap().network().to_string();
         assert!(
             html.contains(&format!(
@@ -352,7 +352,7 @@ async fn the_page_comes_in_four_formats_with_the_attribution() {
 
         let (status, _, md) = get(&client, &url("md")).await;
         assert_eq!(status, 200, "{path}");
-        assert!(md.starts_with("# AS13335 Cloudflare, Inc.\n"), "{md}");
+        assert!(md.starts_with("# AS15169 Google LLC\n"), "{md}");
         assert!(md.contains(&format!("- [`{first_v4}`](/")), "{path}");
         assert!(md.contains("## Countries (IPv4)"), "{path}");
         assert!(
@@ -375,7 +375,7 @@ async fn the_page_comes_in_four_formats_with_the_attribution() {
         assert_eq!(line("country"), api["countries"].as_array().unwrap().len());
     }
     // Terminals get text, browsers HTML by default.
-    let (_, headers, _) = get(&client, &server.url("/AS13335")).await;
+    let (_, headers, _) = get(&client, &server.url("/AS15169")).await;
     assert!(
         headers[CONTENT_TYPE]
             .to_str()
@@ -494,7 +494,7 @@ async fn a_large_system_comes_in_linked_pages() {
         .collect();
     assert_eq!(listed, want);
     // A small AS is one page: no Link to other pages.
-    let (_, headers, _) = get(&client, &server.url("/api/v1/asn/13335")).await;
+    let (_, headers, _) = get(&client, &server.url("/api/v1/asn/15169")).await;
     assert!(
         headers
             .get("link")
@@ -531,14 +531,18 @@ async fn the_address_page_links_its_as_number() {
     let client = support::client();
     let (_, _, html) = get(&client, &server.url("/1.0.0.1?format=html")).await;
     assert!(
-        html.contains("<a id=\"asn-link\" href=\"/AS13335\">13335</a>"),
+        html.contains("<dd id=\"asn\"><a href=\"/AS13335\">AS13335</a></dd>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<a id=\"summary-asn\" href=\"/AS13335\">AS13335</a>"),
         "{html}"
     );
     let (_, _, md) = get(&client, &server.url("/1.0.0.1?format=md")).await;
     assert!(md.contains("| asn | [13335](/AS13335) |"), "{md}");
     // An address without an AS has no link.
     let (_, _, html) = get(&client, &server.url("/10.0.0.1?format=html")).await;
-    assert!(!html.contains("asn-link"));
+    assert!(!html.contains("summary-asn") && !html.contains("/AS"));
 }
 
 /// One `tools/call` of the MCP endpoint: the JSON-RPC result.
@@ -559,12 +563,19 @@ async fn mcp_call(server: &support::TestServer, tool: &str, arguments: &str) -> 
 #[tokio::test]
 async fn the_mcp_tool_answers_the_api_object() {
     let server = support::start(support::config()).await;
-    let api = server.get_json("/api/v1/asn/13335").await;
+    // AS15169: all its prefixes fit the API's first page.
+    let api = server.get_json("/api/v1/asn/15169").await;
+    assert_eq!(api["page"]["pages"], 1);
     // As text, or as a JSON number (what many agents send).
-    for spelling in [r#""13335""#, r#""AS13335""#, "13335"] {
+    for spelling in [r#""15169""#, r#""AS15169""#, "15169"] {
         let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":{spelling}}}"#)).await;
         assert_eq!(result["isError"], false, "{result}");
-        assert_eq!(result["structuredContent"], api, "{spelling}");
+        // The tool gives every prefix on one page; the API pages them.
+        let mut got = result["structuredContent"].clone();
+        assert_eq!(got["page"]["pages"], 1, "{spelling}");
+        assert_eq!(got["page"]["number"], 1, "{spelling}");
+        got["page"] = api["page"].clone();
+        assert_eq!(got, api, "{spelling}");
     }
     for (bad, code) in [
         (r#""AS""#, "invalid_asn"),
