@@ -10,10 +10,6 @@
 //! release while readers keep the one they started with, never locking.
 
 pub mod asn;
-pub mod columns;
-pub mod enrich;
-pub mod lines;
-pub mod quick;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -240,7 +236,7 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
 /// `now` in `tz`, RFC 3339 to the second with the zone's offset: chrono's
 /// `to_rfc3339_opts(Secs, false)`, formatted once per zone and second on
 /// each thread (the text depends on nothing else) and copied from then on.
-fn local_time(tz: Tz, now: DateTime<Utc>) -> String {
+pub(crate) fn local_time(tz: Tz, now: DateTime<Utc>) -> String {
     let format = || {
         now.with_timezone(&tz)
             .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)

@@ -132,6 +132,7 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
     // (its own size is not judged again), else the embedded data.
     let reference = Policy {
         row_ratio: None,
+        min_coverage: None,
         ..config.policy.clone()
     };
     let serving = load::load_database(Some(&config.data_dir), &reference)

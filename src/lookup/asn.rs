@@ -1,8 +1,18 @@
 //! An autonomous system by number: the caller's text (`15169`, `AS15169`,
 //! `as15169`) parsed strictly, and what the current release attributes to
 //! it as the wire's [`AsnInfo`]. HTTP and MCP both call [`Lookup::asn`].
+//!
+//! An answer is built on a blocking thread, never on the runtime's workers:
+//! the first AS question of the embedded release builds its AS index there
+//! (a loaded release brings its own), and every answer expands its prefixes
+//! there (at most the policy's bound on one AS). At most [`BUILDERS`] answers
+//! are built at once, and a caller waits at most [`AS_DEADLINE`] for its own,
+//! then gets 503 `overloaded`.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
 
 use super::Lookup;
 use crate::geo::{AsSystem, GeoDb};
@@ -21,7 +31,18 @@ pub enum AsnError {
     /// A valid number that no row of the ASN data names.
     #[error("the ASN data has no rows for AS{0}")]
     Unknown(u32),
+    /// The answer was not ready within [`AS_DEADLINE`].
+    #[error("the answer for this AS could not be built in time; try again shortly")]
+    Busy,
 }
+
+/// How long an AS question waits for its answer.
+pub const AS_DEADLINE: Duration = Duration::from_secs(10);
+
+/// How many AS answers are built at once.
+pub const BUILDERS: usize = 2;
+
+static BUILDING: LazyLock<Arc<Semaphore>> = LazyLock::new(|| Arc::new(Semaphore::new(BUILDERS)));
 
 impl AsnError {
     /// The error code callers see.
@@ -29,6 +50,7 @@ impl AsnError {
         match self {
             AsnError::Invalid => ErrorCode::InvalidAsn,
             AsnError::Unknown(_) => ErrorCode::UnknownAsn,
+            AsnError::Busy => ErrorCode::Overloaded,
         }
     }
 
@@ -107,14 +129,28 @@ fn info(system: &AsSystem<'_>) -> AsnInfo {
 }
 
 impl Lookup {
-    /// The AS named by the caller's `text` in the current release.
-    pub fn asn(&self, text: &str) -> Result<AsnAnswered, AsnError> {
+    /// The AS named by the caller's `text` in the current release, built on
+    /// a blocking thread (see the module's doc).
+    pub async fn asn(&self, text: &str) -> Result<AsnAnswered, AsnError> {
         let number = parse_asn(text)?;
         let db = self.db();
-        let info = describe_asn(&db, number).ok_or(AsnError::Unknown(number))?;
+        let build = async {
+            let Ok(permit) = BUILDING.clone().acquire_owned().await else {
+                return Err(AsnError::Busy);
+            };
+            tokio::task::spawn_blocking(move || {
+                let _held = permit;
+                (describe_asn(&db, number), db.tag())
+            })
+            .await
+            .map_err(|_| AsnError::Busy)
+        };
+        let (info, release) = tokio::time::timeout(AS_DEADLINE, build)
+            .await
+            .map_err(|_| AsnError::Busy)??;
         Ok(AsnAnswered {
-            info,
-            release: db.tag(),
+            info: info.ok_or(AsnError::Unknown(number))?,
+            release,
         })
     }
 }

@@ -50,7 +50,7 @@ pub async fn api_asn(
     wants: Wants,
 ) -> Response {
     let text = raw.map(|Path(t)| t).unwrap_or_default();
-    asn_reply(&state, &text, &wants, &routes::API_ASN)
+    asn_reply(&state, &text, &wants, &routes::API_ASN).await
 }
 
 /// `GET /api/v1/asn/`: the AS number is missing.
@@ -80,7 +80,7 @@ pub async fn asn_page(
     wants: Wants,
 ) -> Response {
     let digits = raw.map(|Path(t)| t).unwrap_or_default();
-    page_answer(&state, &format!("AS{digits}"), &wants)
+    page_answer(&state, &format!("AS{digits}"), &wants).await
 }
 
 /// Whether a one-segment path names an AS page: `AS` in any case, then digits.
@@ -93,7 +93,7 @@ pub fn is_asn_page(segment: &str) -> bool {
 
 /// The AS page for a one-segment path `segment`: the AS when it is `AS`
 /// and digits, else the 404 every unknown page gets.
-pub fn page_answer(state: &AppState, segment: &str, wants: &Wants) -> Response {
+pub async fn page_answer(state: &AppState, segment: &str, wants: &Wants) -> Response {
     let route = &routes::ASN_PAGE;
     if !is_asn_page(segment) {
         let page = ErrorPage {
@@ -105,12 +105,12 @@ pub fn page_answer(state: &AppState, segment: &str, wants: &Wants) -> Response {
         };
         return error_on(page, wants, route);
     }
-    asn_reply(state, segment, wants, route)
+    asn_reply(state, segment, wants, route).await
 }
 
 /// The answer for the AS `text` on `route`: the page, or its error.
-fn asn_reply(state: &AppState, text: &str, wants: &Wants, route: &Route) -> Response {
-    let answered = match state.lookup.asn(text) {
+async fn asn_reply(state: &AppState, text: &str, wants: &Wants, route: &Route) -> Response {
+    let answered = match state.lookup.asn(text).await {
         Ok(answered) => answered,
         Err(e) => return error_on(asn_error(&e), wants, route),
     };
@@ -259,7 +259,7 @@ pub async fn api_asn_csv(
 ) -> Response {
     let route = &routes::API_ASN_CSV;
     let text = raw.map(|Path(t)| t).unwrap_or_default();
-    let answered = match state.lookup.asn(&text) {
+    let answered = match state.lookup.asn(&text).await {
         Ok(answered) => answered,
         Err(e) => return error_on(asn_error(&e), &wants, route),
     };
@@ -304,11 +304,12 @@ pub async fn api_asn_csv(
     response
 }
 
-/// The error page of an [`AsnError`]: 400 or 404.
+/// The error page of an [`AsnError`]: 400, 404 or 503.
 fn asn_error(e: &AsnError) -> ErrorPage {
     let status = match e {
         AsnError::Invalid => StatusCode::BAD_REQUEST,
         AsnError::Unknown(_) => StatusCode::NOT_FOUND,
+        AsnError::Busy => StatusCode::SERVICE_UNAVAILABLE,
     };
     ErrorPage {
         status,

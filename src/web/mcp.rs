@@ -189,7 +189,7 @@ impl IpLookupMcp {
         &self,
         Parameters(params): Parameters<AsnParams>,
     ) -> Result<Json<AsnInfo>, String> {
-        match self.state.lookup.asn(&params.asn.text()) {
+        match self.state.lookup.asn(&params.asn.text()).await {
             Ok(answered) => Ok(Json(answered.info)),
             Err(e) => Err(format!("{}: {e}", e.code())),
         }

@@ -95,7 +95,7 @@ pub async fn address_page(
         }
     };
     if super::asn::is_asn_page(&text) {
-        return super::asn::page_answer(&state, &text, &wants);
+        return super::asn::page_answer(&state, &text, &wants).await;
     }
     if !looks_like_address(&text) {
         return not_found_page(&wants, route);

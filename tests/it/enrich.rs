@@ -1,5 +1,5 @@
 //! Bulk enrichment (`iplookup lookup --format csv`, issue 14 section 1): the
-//! fast rows (`lookup::enrich::CsvRows` over `lookup::lines::each_line`) are
+//! fast rows (`bulk::enrich::CsvRows` over `bulk::lines::each_line`) are
 //! byte for byte what the general path writes, the path the CLI took before
 //! and the batch route still takes: each line read with `read_until`, made
 //! UTF-8 lossily, its `\n` and `\r`s taken off, then `lookup::describe` and
@@ -18,11 +18,12 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use iplookup::GeoDb;
+use iplookup::bulk::enrich::CsvRows;
+use iplookup::bulk::lines;
 use iplookup::fields::{Field, csv};
 use iplookup::geo::Answer;
 use iplookup::geo::load::{Policy, load_database};
-use iplookup::lookup::enrich::CsvRows;
-use iplookup::lookup::{self, lines};
+use iplookup::lookup;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -39,6 +39,7 @@ mod families;
 mod fields;
 mod formats;
 mod fuzz_regressions;
+mod hostile;
 mod links_and_mcp;
 mod mmdb;
 mod operate;

@@ -5,13 +5,15 @@
 //! ([`http`]); sockets the tests bind themselves ([`net`]); the app
 //! driven in-process without a socket ([`inproc`]); a real DNS server on
 //! loopback ([`dns`]); the real binary as a child process ([`proc`]); and
-//! DB-IP-shaped data files and [`data::TempDir`] ([`data`]).
+//! DB-IP-shaped data files and [`data::TempDir`] ([`data`]); MMDB files
+//! written on the fly ([`mmdb`]).
 #![allow(dead_code)]
 
 pub mod data;
 pub mod dns;
 pub mod http;
 pub mod inproc;
+pub mod mmdb;
 pub mod net;
 pub mod proc;
 pub mod wire;

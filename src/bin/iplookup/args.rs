@@ -121,7 +121,10 @@ pub struct PolicyArgs {
     #[arg(long, env = "IPLOOKUP_SKIP_BAD_ROWS")]
     pub skip_bad_rows: bool,
     /// Refuse a release whose row count is outside MIN..MAX times the one it
-    /// would replace (at start: the embedded data); "any" turns the check off.
+    /// would replace (at start: the embedded data), or which covers less than
+    /// half the address space (per family) of the one it would replace or of
+    /// the embedded data (a city file: of the embedded country table); "any"
+    /// turns both checks off.
     #[arg(
         long,
         env = "IPLOOKUP_RELEASE_ROW_RATIO",
@@ -139,6 +142,17 @@ pub struct PolicyArgs {
         value_name = "MIB"
     )]
     pub max_data_file_mib: u64,
+    /// The most networks (CSV rows, MMDB networks) a country or ASN file may
+    /// hold; a city file may hold five times as many. A file over it is refused
+    /// before its tables are built.
+    #[arg(
+        long,
+        env = "IPLOOKUP_MAX_DATA_NETWORKS",
+        default_value_t = iplookup::geo::policy::MAX_NETWORKS,
+        value_parser = clap::value_parser!(u64).range(1..=1_000_000_000),
+        value_name = "N"
+    )]
+    pub max_data_networks: u64,
 }
 
 /// A `--release-row-ratio` value (`None`: any).
@@ -156,6 +170,12 @@ impl PolicyArgs {
                 .then_some(iplookup::geo::policy::MAX_DEFECT_SHARE),
             row_ratio: self.release_row_ratio.0,
             max_unpacked_bytes: self.max_data_file_mib << 20,
+            max_networks: self.max_data_networks,
+            min_coverage: self
+                .release_row_ratio
+                .0
+                .map(|_| iplookup::geo::policy::MIN_COVERAGE),
+            ..Default::default()
         }
     }
 }

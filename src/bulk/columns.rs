@@ -1,6 +1,6 @@
 //! The columns of bulk enrichment (`iplookup lookup --fields`): the fields
 //! asked for, in the order given, and the pieces the fast CSV rows
-//! (`lookup::enrich`) write them in. Fields that come from the country
+//! (`bulk::enrich`) write them in. Fields that come from the country
 //! alone and stand side by side form one piece, rendered once per country
 //! and second; `asn` followed by `organization` is one piece, cached per AS
 //! row.

@@ -17,12 +17,13 @@ use std::net::IpAddr;
 use chrono::{DateTime, Utc};
 
 use super::columns::{Columns, Piece};
-use super::{describe, local_time, quick, special};
+use super::quick;
 use crate::address;
 use crate::fields::{Field, csv, spreadsheet_safe};
 use crate::geo::countries::Country;
 use crate::geo::special::SpecialBlock;
 use crate::geo::{Answer, GeoDb};
+use crate::lookup::{describe, local_time, special};
 use crate::model::ErrorCode;
 
 /// Writes the CSV rows of one database at one time.
