@@ -159,8 +159,13 @@ pub struct AsnInfo {
     /// control character; the text, Markdown and HTML forms drop them).
     #[schema(examples("Google LLC"))]
     pub organization: String,
-    /// Its CIDR prefixes per family (an `AsnPrefixes` object).
+    /// The prefixes of this page of the answer (`?page=N`, [`PrefixPage`]):
+    /// the IPv4 ones first, then the IPv6 ones.
     pub prefixes: AsnPrefixes,
+    /// How many prefixes the AS has in all, per family.
+    pub prefix_count: AsnPrefixCount,
+    /// Which page of the prefixes `prefixes` holds.
+    pub page: PrefixPage,
     /// How many addresses its prefixes hold per family (an `AsnAddresses` object).
     pub addresses: AsnAddresses,
     /// The countries its IPv4 addresses lie in, most addresses first
@@ -178,6 +183,31 @@ pub struct AsnPrefixes {
     /// IPv6 prefixes in CIDR notation, ascending.
     #[schema(examples("2001:4860::/32"))]
     pub v6: Vec<String>,
+}
+
+/// How many prefixes an AS has, per family.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema,
+)]
+pub struct AsnPrefixCount {
+    pub v4: u64,
+    pub v6: u64,
+}
+
+/// One page of an AS's prefixes: the IPv4 prefixes then the IPv6 ones, in
+/// pages of `per_page`; page `number` of `pages` (numbered from 1). The
+/// other pages are `?page=N`, linked from the `Link` header (`rel="next"`,
+/// `rel="prev"`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema,
+)]
+pub struct PrefixPage {
+    #[schema(minimum = 1)]
+    pub number: u32,
+    #[schema(minimum = 1)]
+    pub pages: u32,
+    #[schema(minimum = 1)]
+    pub per_page: u32,
 }
 
 /// How many addresses the prefixes hold, per family.

@@ -16,7 +16,9 @@ use tokio::sync::Semaphore;
 
 use super::Lookup;
 use crate::geo::{AsSystem, GeoDb};
-use crate::model::{self, AsnAddresses, AsnCountry, AsnInfo, AsnPrefixes, ErrorCode};
+use crate::model::{
+    self, AsnAddresses, AsnCountry, AsnInfo, AsnPrefixCount, AsnPrefixes, ErrorCode, PrefixPage,
+};
 
 /// Why an AS question got no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -90,12 +92,24 @@ fn info(system: &AsSystem<'_>) -> AsnInfo {
         0 => 0.0,
         total => (n as f64 / total as f64 * 1e6).round() / 1e6,
     };
+    let prefixes = AsnPrefixes {
+        v4: system.prefixes_v4().map(|n| n.to_string()).collect(),
+        v6: system.prefixes_v6().map(|n| n.to_string()).collect(),
+    };
+    let prefix_count = AsnPrefixCount {
+        v4: prefixes.v4.len() as u64,
+        v6: prefixes.v6.len() as u64,
+    };
     AsnInfo {
         asn: system.asn,
         organization: system.name.to_owned(),
-        prefixes: AsnPrefixes {
-            v4: system.prefixes_v4().map(|n| n.to_string()).collect(),
-            v6: system.prefixes_v6().map(|n| n.to_string()).collect(),
+        prefixes,
+        prefix_count,
+        // Every prefix, on one page (the web pages cut it into pages).
+        page: PrefixPage {
+            number: 1,
+            pages: 1,
+            per_page: (prefix_count.v4 + prefix_count.v6).clamp(1, u32::MAX as u64) as u32,
         },
         addresses: AsnAddresses {
             v4,

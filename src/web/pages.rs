@@ -12,6 +12,7 @@ use super::client::client_addr;
 use super::negotiate::Format;
 use super::render::{
     ErrorPage, Health, HealthData, HealthRefusal, HealthSource, LookupKind, LookupPage, Page,
+    Releases,
 };
 use super::respond::{Reply, Wants, bad_request, error, error_on, respond};
 use super::routes::{self, Caching, Route};
@@ -47,7 +48,7 @@ pub async fn root(
             return refusal;
         }
         return match search::read(input) {
-            Ok(target) => Redirect::to(&target.path()).into_response(),
+            Ok(target) => Redirect::to(&wants.view().href(&target.path())).into_response(),
             Err(e) => {
                 let mut page = bad_request(e.code(), e.to_string());
                 page.input = Some(input.chars().take(300).collect());
@@ -62,7 +63,9 @@ pub async fn root(
         Ok(Format::Text) => state.lookup.answer_without_rdns(ip),
         _ => state.lookup.answer(ip).await,
     };
-    let page = LookupPage::new(answered, LookupKind::Root).with_families(&state.families);
+    let page = LookupPage::new(answered, LookupKind::Root)
+        .with_families(&state.families)
+        .with_releases(Releases::of(&state.lookup.db()));
     let page = Page::Lookup(Box::new(page));
     let reply = Reply {
         default: routes::ROOT.answer_default(wants.kind()),
@@ -192,7 +195,13 @@ async fn lookup_reply(
     match state.lookup.lookup(text).await {
         Ok(answered) => {
             let release = super::respond::answer_tag(&answered.release, &answered.info);
-            let page = Page::Lookup(Box::new(LookupPage::new(answered, kind)));
+            let mut page = LookupPage::new(answered, kind);
+            // The footer's release dates: only an HTML page shows them (the
+            // API's hot path answers JSON and skips the copies).
+            if kind != LookupKind::ApiIp || wants.format.as_deref() == Some("html") {
+                page = page.with_releases(Releases::of(&state.lookup.db()));
+            }
+            let page = Page::Lookup(Box::new(page));
             respond(
                 page,
                 wants,

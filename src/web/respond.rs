@@ -13,11 +13,11 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use super::negotiate::{self, ClientKind, Format, Refusal};
-use super::render::{ErrorPage, Page};
+use super::render::{ErrorPage, Lang, Page, View};
 use super::routes::{Caching, Route};
 use crate::model::{self, ErrorCode};
 
-const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent");
+const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent, Accept-Language");
 
 /// What the request says about the wanted format.
 #[derive(Debug, Clone, Default)]
@@ -31,12 +31,23 @@ pub struct Wants {
     pub if_none_match: Option<String>,
     /// The query string could not be read.
     pub bad_query: bool,
+    /// The language of the pages: `?lang=`, else `Accept-Language`.
+    pub lang: Lang,
+    /// The language came from `?lang=` (so the page's links keep it).
+    pub lang_in_query: bool,
+    /// The `page` query parameter (an AS's prefixes), if given.
+    pub page: Option<String>,
+    /// The host the caller used (`Host`, or the target's authority), when
+    /// it is a plain host name or address with an optional port.
+    pub host: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 struct PageQuery {
     format: Option<String>,
     ip: Option<String>,
+    lang: Option<String>,
+    page: Option<String>,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Wants {
@@ -71,9 +82,24 @@ impl Wants {
             Ok(q) => (q, false),
             Err(_) => (PageQuery::default(), true),
         };
+        let lang_in_query = q.lang.as_deref().and_then(Lang::from_tag).is_some();
+        let lang = Lang::negotiate(
+            q.lang.as_deref(),
+            header(header::ACCEPT_LANGUAGE).as_deref(),
+        );
+        let host = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .or_else(|| uri.authority().map(|a| a.as_str()))
+            .filter(|h| is_plain_host(h))
+            .map(str::to_owned);
         Wants {
             format: q.format,
             ip: q.ip,
+            lang,
+            lang_in_query,
+            page: q.page,
+            host,
             accept: header(header::ACCEPT),
             user_agent: headers
                 .get(header::USER_AGENT)
@@ -89,6 +115,25 @@ impl Wants {
     pub fn kind(&self) -> ClientKind {
         ClientKind::of(self.user_agent.as_deref())
     }
+
+    /// What the renderers need to know of the request.
+    pub fn view(&self) -> View {
+        View {
+            lang: self.lang,
+            lang_in_query: self.lang_in_query,
+            host: self.host.clone(),
+        }
+    }
+}
+
+/// A host name, IPv4 address or bracketed IPv6 address, with an optional
+/// port, of at most 255 bytes: what a page may print in a `curl` command.
+fn is_plain_host(host: &str) -> bool {
+    !host.is_empty()
+        && host.len() <= 255
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
 }
 
 /// The tag of an answer about `info` from the data release `release`: the
@@ -133,6 +178,10 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
         HeaderValue::from_static(format.content_type()),
     );
     headers.insert(header::VARY, VARY);
+    let view = wants.view();
+    if format != Format::Json {
+        insert(&mut headers, header::CONTENT_LANGUAGE, view.lang.code());
+    }
     let cache = if status.is_success() {
         reply.caching.header()
     } else {
@@ -147,7 +196,7 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
         );
     }
     if let Some(tag) = reply.etag.as_deref().filter(|_| status == StatusCode::OK) {
-        let etag = weak_etag(tag, format);
+        let etag = weak_etag(tag, format, view.lang);
         let not_modified = wants
             .if_none_match
             .as_deref()
@@ -157,17 +206,22 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
             return with_headers(StatusCode::NOT_MODIFIED, headers, Body::empty());
         }
     }
-    with_headers(status, headers, Body::from(page.render(format)))
+    with_headers(status, headers, Body::from(page.render(format, &view)))
 }
 
-/// `W/"{tag}-{format}"`.
-fn weak_etag(tag: &str, format: Format) -> String {
+/// `W/"{tag}-{format}"`, and `-{lang}` for a page in another language than
+/// English (JSON is the same in every language).
+fn weak_etag(tag: &str, format: Format, lang: Lang) -> String {
     let name = format.query_name();
-    let mut etag = String::with_capacity(tag.len() + name.len() + 5);
+    let mut etag = String::with_capacity(tag.len() + name.len() + 8);
     etag.push_str("W/\"");
     etag.push_str(tag);
     etag.push('-');
     etag.push_str(name);
+    if format != Format::Json && lang != Lang::En {
+        etag.push('-');
+        etag.push_str(lang.code());
+    }
     etag.push('"');
     etag
 }
@@ -265,7 +319,11 @@ fn not_acceptable() -> Response {
         header::CONTENT_TYPE,
         Format::Json.content_type(),
     );
-    insert(&mut headers, header::VARY, "Accept, User-Agent");
+    insert(
+        &mut headers,
+        header::VARY,
+        "Accept, User-Agent, Accept-Language",
+    );
     insert(&mut headers, header::CACHE_CONTROL, "no-store");
     let json = serde_json::to_string_pretty(&body).unwrap_or_default() + "\n";
     (StatusCode::NOT_ACCEPTABLE, headers, json).into_response()

@@ -32,6 +32,7 @@ fn router(state: AppState, common: CommonLayer) -> Router {
         (&routes::API_ME_FIELD, get(field::api_me_field)),
         (&routes::API_IP_FIELD, get(field::api_ip_field)),
         (&routes::API_ASN_MISSING, get(asn::api_asn_missing)),
+        (&routes::API_ASN_CSV, get(asn::api_asn_csv)),
         (&routes::API_ASN, get(asn::api_asn)),
         (&routes::DOCS, get(openapi::docs_page)),
         (&routes::DOCS_TRY, get(openapi::try_it::try_it)),

@@ -161,6 +161,13 @@ pub const API_ME: Route = api("/api/v1/me", Caching::PerCaller);
 pub const API_IP: Route = api("/api/v1/ip/{ip}", Caching::Shared);
 /// `/api/v1/asn/{asn}`: one autonomous system.
 pub const API_ASN: Route = api("/api/v1/asn/{asn}", Caching::Shared);
+/// `/api/v1/asn/{asn}/prefixes.csv`: every prefix of an AS, as CSV.
+pub const API_ASN_CSV: Route = Route {
+    answer: Answer::Fixed(CSV_TEXT),
+    ..api("/api/v1/asn/{asn}/prefixes.csv", Caching::Shared)
+};
+/// The media type of [`API_ASN_CSV`].
+pub const CSV_TEXT: &str = "text/csv; charset=utf-8";
 /// `/api/v1/asn/`: the AS number is missing (400).
 pub const API_ASN_MISSING: Route = Route {
     documented: false,
@@ -281,7 +288,7 @@ pub const PAGE_UNKNOWN: Route = Route {
 };
 
 /// Every route the router serves, literal paths before templates.
-pub const ALL: [&Route; 27] = [
+pub const ALL: [&Route; 28] = [
     &ROOT,
     &HEALTHZ,
     &API_ME,
@@ -292,6 +299,7 @@ pub const ALL: [&Route; 27] = [
     &API_ME_FIELD,
     &API_IP_FIELD,
     &API_ASN_MISSING,
+    &API_ASN_CSV,
     &API_ASN,
     &DOCS,
     &DOCS_TRY,

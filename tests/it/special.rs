@@ -204,8 +204,12 @@ async fn html_pages_name_the_registry_entry_and_explain_it() {
             format!("/api/v1/ip/{ip}?format=html"),
         ] {
             let body = page(&srv, &path).await;
+            let network = block.split('/').next().unwrap();
+            let cells =
+                format!("<dt>Range</dt><dd id=\"range\"><a href=\"/{network}\">{block}</a></dd>");
+            assert!(body.contains(&cells), "{path}: no {cells} in\n{body}");
             let cells = format!(
-                "<div><dt>Range</dt><dd>{block}</dd></div><div><dt>IANA special-purpose block</dt><dd>{entry}</dd></div>"
+                "<div><dt>Special-purpose block</dt><dd id=\"special-block\">{entry}</dd></div>"
             );
             assert!(body.contains(&cells), "{path}: no {cells} in\n{body}");
             let lead = format!("<span id=\"special\">{entry}</span>");
@@ -477,7 +481,7 @@ async fn the_root_page_of_a_loopback_caller_names_its_entry_and_the_proxy_flag()
             "root Markdown: no proxy hint in\n{md}"
         );
         let html = page(srv, "/?format=html").await;
-        let cell = format!("<dt>IANA special-purpose block</dt><dd>{entry}</dd>");
+        let cell = format!("<dt>Special-purpose block</dt><dd id=\"special-block\">{entry}</dd>");
         assert!(html.contains(&cell), "root HTML: no {cell} in\n{html}");
         assert!(
             html.contains(PROXY_HINT),

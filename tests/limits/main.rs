@@ -1736,20 +1736,29 @@ async fn answers_read_a_trickle_at_a_time_are_charged_and_reset_at_the_deadline(
     let _serial = serial();
     let bin = support::proc::serve(&["--no-reverse-dns", "--request-timeout", "3"]);
     let pid = bin.pid();
-    let (status, _) = timed_get(&format!("{}/api/v1/asn/174", bin.base))
+    let (status, _) = timed_get(&format!("{}/api/v1/asn/174/prefixes.csv", bin.base))
         .await
         .unwrap();
     assert_eq!(status, 200);
     let before = rss_of(pid);
 
     // One address, 8 connections of 25 streams: 200 answers of about
-    // 175 KB (35 MB if all were kept), read at 500 bytes a second each.
+    // 170 KB (every prefix of AS174 as CSV) (35 MB if all were kept), read at 500 bytes a second each.
     let started = Instant::now();
     // (A cap only: every stream should be reset about 3 s after its answer.)
     let until = started + Duration::from_secs(15);
     let mut readers = Vec::new();
     for _ in 0..8 {
-        readers.extend(trickled(bin.addr, "127.0.0.1", "/api/v1/asn/174", 25, until).await);
+        readers.extend(
+            trickled(
+                bin.addr,
+                "127.0.0.1",
+                "/api/v1/asn/174/prefixes.csv",
+                25,
+                until,
+            )
+            .await,
+        );
     }
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let held = rss_of(pid);

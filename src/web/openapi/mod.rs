@@ -21,7 +21,6 @@ use utoipa::OpenApi;
 use utoipa::openapi::{RefOr, Server};
 
 use super::base::{BaseUrl, document};
-use super::render::map::world_map;
 use super::render::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, DocsPage, Page};
 use super::respond::{Reply, Wants, respond};
 use super::schema::{
@@ -44,13 +43,14 @@ const TAG_TITLES: [(&str, &str); 4] = [
 
 /// The paths in the order of the docs page and of the served document:
 /// lookups, pages, agents and discovery, operations (utoipa keeps them sorted).
-const PATH_ORDER: [&str; 20] = [
+const PATH_ORDER: [&str; 21] = [
     "/api/v1/me",
     "/api/v1/ip/{ip}",
     "/api/v1/me/{field}",
     "/api/v1/ip/{ip}/{field}",
     "/api/v1/ip",
     "/api/v1/asn/{asn}",
+    "/api/v1/asn/{asn}/prefixes.csv",
     "/",
     "/{ip}",
     "/AS{asn}",
@@ -83,6 +83,7 @@ const PATH_ORDER: [&str; 20] = [
         field::api_ip_field,
         batch::api_ip_batch,
         asn::api_asn,
+        asn::api_asn_csv,
         pages::root,
         pages::address_page,
         asn::asn_page,
@@ -99,7 +100,7 @@ const PATH_ORDER: [&str; 20] = [
         pages::healthz,
         metrics::metrics,
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnAddresses, model::AsnCountry, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnPrefixCount, model::PrefixPage, model::AsnAddresses, model::AsnCountry, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
     tags(
         (name = "lookup", description = "The address API: the caller's address, any address, one field of either, many addresses at once, an autonomous system. JSON by default (a single field is plain text); every lookup also answers as text, Markdown and HTML."),
         (name = "pages", description = "Pages for people and terminals: HTML for browsers, aligned text for `curl`, Markdown and JSON on request."),
@@ -245,9 +246,7 @@ fn openapi_text(lookup: &Lookup, base: &str) -> String {
 /// content hash is only known at run time).
 fn name_the_assets(doc: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::schema::{ObjectBuilder, Type};
-    let Some(name) = world_map().path.strip_prefix("/assets/") else {
-        return;
-    };
+    let names = super::render::assets::names();
     let item = doc.paths.paths.get_mut("/assets/{file}");
     let params = item
         .and_then(|i| i.get.as_mut())
@@ -259,7 +258,7 @@ fn name_the_assets(doc: &mut utoipa::openapi::OpenApi) {
         }
         let schema = ObjectBuilder::new()
             .schema_type(Type::String)
-            .enum_values(Some([name]))
+            .enum_values(Some(names.clone()))
             .build();
         param.schema = Some(schema.into());
     }

@@ -100,7 +100,7 @@ fn openapi_is_3_1_with_every_lookup_path() {
         assert!(doc["paths"][p]["get"].is_object(), "{p}");
     }
     let file = &doc["paths"]["/assets/{file}"]["get"]["parameters"][0];
-    let map = world_map().path.clone();
+    let map = crate::web::render::map::world_map().path.clone();
     assert_eq!(file["schema"]["enum"][0], map["/assets/".len()..]);
     assert!(doc.get("security").is_none());
 }

@@ -11,7 +11,7 @@ use super::docs::DocsPage;
 use crate::fields::Field;
 use crate::geo::special::SpecialBlock;
 use crate::lookup::Answered;
-use crate::model::{self, AsnInfo, AsnPrefixes, IpInfo};
+use crate::model::{self, AsnInfo, IpInfo};
 use crate::web::origin::FamilyOrigins;
 
 /// The DB-IP attribution its licence asks for, as a link.
@@ -42,6 +42,26 @@ pub struct LookupPage {
     /// The root page's origins per address family, when configured: the
     /// HTML page asks each for the visitor's address in that family.
     pub families: Option<Arc<FamilyOrigins>>,
+    /// The data releases the answer came from (the pages' footer).
+    pub releases: Option<Releases>,
+}
+
+/// The release dates of the data an answer came from (`YYYY-MM-DD`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Releases {
+    pub country: String,
+    pub asn: String,
+}
+
+impl Releases {
+    /// The releases of `db`.
+    pub fn of(db: &crate::geo::GeoDb) -> Releases {
+        let release = db.release();
+        Releases {
+            country: release.country.date.clone(),
+            asn: release.asn.date.clone(),
+        }
+    }
 }
 
 impl LookupPage {
@@ -52,7 +72,14 @@ impl LookupPage {
             kind,
             special: answered.special.map(SpecialUse::from),
             families: None,
+            releases: None,
         }
+    }
+
+    /// The same page, naming the data releases in its footer.
+    pub fn with_releases(mut self, releases: Releases) -> Self {
+        self.releases = Some(releases);
+        self
     }
 
     /// The same page, showing the visitor's address per family from these
@@ -273,15 +300,13 @@ pub fn links(info: &IpInfo) -> (String, String) {
     (format!("/{}", info.ip), format!("/api/v1/ip/{}", info.ip))
 }
 
-/// The most prefixes of one family the text, Markdown and HTML forms of an
-/// AS page list; then they say how many more there are and link the JSON,
-/// which has them all.
-pub const PAGE_PREFIXES: usize = 1000;
-
-/// The page of one AS, before rendering.
+/// The page of one AS, before rendering: its answer holds one page of its
+/// prefixes (`info.page`, [`crate::model::PrefixPage`]).
 #[derive(Debug, Clone)]
 pub struct AsnPage {
     pub info: AsnInfo,
+    /// The data releases the answer came from (the pages' footer).
+    pub releases: Option<Releases>,
 }
 
 /// The path of the AS page and of its API answer.
@@ -289,33 +314,30 @@ pub fn asn_links(asn: u32) -> (String, String) {
     (format!("/AS{asn}"), format!("/api/v1/asn/{asn}"))
 }
 
-/// The summary rows every form shows first.
-pub fn asn_summary(info: &AsnInfo) -> Vec<(&'static str, String)> {
-    vec![
-        ("asn", info.asn.to_string()),
-        ("organization", info.organization.clone()),
-        ("addresses_v4", info.addresses.v4.to_string()),
-        ("addresses_v6", info.addresses.v6.clone()),
-        ("prefixes_v4", info.prefixes.v4.len().to_string()),
-        ("prefixes_v6", info.prefixes.v6.len().to_string()),
-    ]
+/// The CSV of every prefix of an AS.
+pub fn asn_csv_link(asn: u32) -> String {
+    format!("/api/v1/asn/{asn}/prefixes.csv")
 }
 
-/// A share as a percentage with two decimals.
-pub fn percent(share: f64) -> String {
-    format!("{:.2}%", share * 100.0)
-}
-
-/// The listed prefixes of each family and how many were left out.
-pub fn listed(p: &AsnPrefixes) -> [(&'static str, &[String], usize); 2] {
-    let cut = |v: &[String]| v.len().saturating_sub(PAGE_PREFIXES);
-    fn head(v: &[String]) -> &[String] {
-        &v[..v.len().min(PAGE_PREFIXES)]
+/// `path` for page `n` of the prefixes (page 1 is the path itself).
+pub fn page_link(path: &str, n: u32) -> String {
+    if n <= 1 {
+        path.to_owned()
+    } else {
+        format!("{path}?page={n}")
     }
-    [
-        ("prefix_v4", head(&p.v4), cut(&p.v4)),
-        ("prefix_v6", head(&p.v6), cut(&p.v6)),
-    ]
+}
+
+/// The number of the first prefix of the page (from 1), and of its last.
+pub fn page_span(info: &AsnInfo) -> (u64, u64) {
+    let listed = (info.prefixes.v4.len() + info.prefixes.v6.len()) as u64;
+    let first = u64::from(info.page.number.saturating_sub(1)) * u64::from(info.page.per_page) + 1;
+    (first, first + listed.saturating_sub(1))
+}
+
+/// The number of /48 networks in an IPv6 count of addresses (a decimal string).
+pub fn slash48s(v6: &str) -> u128 {
+    v6.parse::<u128>().map_or(0, |n| n >> 80)
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 
 use std::fmt::Write;
 
-use super::super::html::{document_with, esc};
+use super::super::html_frame::{Frame, document, esc};
+use super::super::view::View;
 use super::cmark;
 use super::{DocsPage, Example, Operation, TryIt, schema_anchor};
 
@@ -65,7 +66,11 @@ pub fn page(d: &DocsPage) -> String {
         esc(&d.attribution)
     );
     let head = format!("<style>{DOCS_STYLE}</style>");
-    document_with("API documentation", &head, &body, "/docs")
+    let frame = Frame {
+        head: &head,
+        ..Frame::new("API documentation", "/docs")
+    };
+    document(&frame, &body, &View::default())
 }
 
 fn method_badge(method: &str) -> String {
