@@ -184,6 +184,7 @@ pub fn paged(mut info: AsnInfo, number: u32) -> Result<AsnInfo, ErrorPage> {
                     if pages == 1 { "" } else { "s" }
                 ),
             ),
+            input: None,
         });
     }
     let start = (number as usize - 1) * per;

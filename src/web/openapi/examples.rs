@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::super::batch;
 use super::super::field::field_text;
 use super::super::negotiate::Format;
-use super::super::render::{AsnPage, Example, LookupKind, LookupPage, Page};
+use super::super::render::{AsnPage, Example, LookupKind, LookupPage, Page, View};
 use crate::fields::Field;
 use crate::lookup::Lookup;
 
@@ -32,12 +32,16 @@ pub const BATCH: [&str; 3] = [V4, V6, "not-an-ip"];
 pub fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
     let page = |ip: &str, kind: LookupKind, format: Format| {
         let answered = lookup.lookup_without_rdns(ip).ok()?;
-        let body = Page::Lookup(Box::new(LookupPage::new(answered, kind))).render(format);
+        let body = Page::Lookup(Box::new(LookupPage::new(answered, kind))).render(format, &View::default());
         String::from_utf8(body).ok()
     };
     let asn = |format: Format| {
-        let info = lookup.asn_now(AS).ok()?.info;
-        String::from_utf8(Page::Asn(Box::new(AsnPage { info })).render(format)).ok()
+        let info = super::super::asn::paged(lookup.asn_now(AS).ok()?.info, 1).ok()?;
+        let page = Page::Asn(Box::new(AsnPage {
+            info,
+            releases: None,
+        }));
+        String::from_utf8(page.render(format, &View::default())).ok()
     };
     let field = |ip: &str, field: Field| {
         let info = lookup.lookup_without_rdns(ip).ok()?.info;
