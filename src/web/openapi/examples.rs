@@ -32,7 +32,8 @@ pub const BATCH: [&str; 3] = [V4, V6, "not-an-ip"];
 pub fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
     let page = |ip: &str, kind: LookupKind, format: Format| {
         let answered = lookup.lookup_without_rdns(ip).ok()?;
-        let body = Page::Lookup(Box::new(LookupPage::new(answered, kind))).render(format, &View::default());
+        let body = Page::Lookup(Box::new(LookupPage::new(answered, kind)))
+            .render(format, &View::default());
         String::from_utf8(body).ok()
     };
     let asn = |format: Format| {
