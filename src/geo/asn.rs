@@ -12,8 +12,11 @@
 //! and the prefixes it shows: a page of prefixes (`AsSystem::prefixes_v4_page`)
 //! starts at its run by the running counts, never by expanding the runs before it.
 //!
-//! For the embedded release the index holds about 6 MiB (12 bytes per run,
-//! 4 per AS); a service never asked about an AS does not build it.
+//! For the embedded release the index holds 7.6 MiB (12 bytes per run, 16
+//! per AS; the largest AS, AS4134, expands to 9,912 prefixes); a service
+//! never asked about an AS does not build it. Measured on the debug binary
+//! with the machine loaded (load average 16 on 2 cores): 4.5 s for the first
+//! AS answer (the index), 20 ms for the next.
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};

@@ -9,8 +9,9 @@
 //! [`MAX_NETWORKS`] networks (rows) per file ([`CITY_NETWORKS_FACTOR`] times
 //! as many in a city file), at most [`MAX_AS_PREFIXES`] CIDR prefixes for
 //! one AS, and the address space it covers per family at least
-//! [`MIN_COVERAGE`] of the release it would replace and of the embedded one
-//! ([`Coverage`]; a first city release: of the embedded country table).
+//! [`MIN_COVERAGE`] of the release it would replace, whatever the formats (at
+//! start: the embedded data; [`Coverage`]; a first city release: of the
+//! country table serving).
 
 use std::fmt;
 

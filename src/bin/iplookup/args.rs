@@ -126,9 +126,9 @@ pub struct PolicyArgs {
     pub skip_bad_rows: bool,
     /// Refuse a release whose row count is outside MIN..MAX times the one it
     /// would replace (at start: the embedded data), or which covers less than
-    /// half the address space (per family) of the one it would replace or of
-    /// the embedded data (a city file: of the embedded country table); "any"
-    /// turns both checks off.
+    /// half the address space (per family) of the one it would replace (a
+    /// first city file: of the country table serving); "any" turns both
+    /// checks off.
     #[arg(
         long,
         env = "IPLOOKUP_RELEASE_ROW_RATIO",
