@@ -36,6 +36,22 @@ pub(super) fn lookup(p: &LookupPage, view: &View) -> String {
         esc(&info.ip)
     );
     body.push_str(&summary(p, view));
+    // What a special-purpose block is for, in the service's English words
+    // (marked as English on a Bangla page), with its RFC linked.
+    if let (Some(words), Some(special)) = (p.special_words(), &p.special) {
+        let words_lang = if view.lang == Lang::En {
+            ""
+        } else {
+            " lang=\"en\""
+        };
+        let _ = write!(
+            body,
+            "<p id=\"special-about\"{words_lang}>{} <a href=\"{}\">{}</a></p>",
+            esc(&words),
+            esc(&special.rfc_url),
+            esc(special.rfcs.first().copied().unwrap_or_default()),
+        );
+    }
     if let Some(families) = p.families.as_deref().filter(|_| kind == LookupKind::Root) {
         body.push_str(&family_addresses(families));
     }
