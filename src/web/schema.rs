@@ -145,7 +145,7 @@ pub struct DocsJson {
     #[schema(examples("Look up any IPv4 or IPv6 address"))]
     description: String,
     /// The base URL of every path and example.
-    #[schema(examples("http://127.0.0.1:8080"))]
+    #[schema(examples("{base}"))]
     base_url: String,
     /// The operations by tag, lookups first: `tag`, `title`, `description`,
     /// `operations` (each with `id`, `method`, `path`, `summary`,

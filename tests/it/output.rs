@@ -33,14 +33,14 @@ fn serve_data_dir(dir: &TempDir) -> support::proc::Running {
 }
 
 /// The organisation name of 8.8.8.0/24 in the test data. No `"`: the CSV
-/// field is quoted.
+/// field is quoted. At most 256 bytes: a longer name refuses the release.
 const ORG: &str = concat!(
     "\u{1b}]0;pwned\u{7}\u{1b}[31mRed\u{1b}[0m Corp\u{9b}2J ",
     "\u{202e}lanigiro\u{202c} \u{2066}iso\u{2069} \u{200f}rlm\u{200e} \u{61c}alm ",
     "del\u{7f} tab\there ",
-    "[x](http://evil) <script>alert(1)</script> **b** _i_ ~~s~~ ",
-    "www.evil.com http://evil.com https://evil.com/p a@b.com <http://auto.evil> ",
-    "`tick` ``two`` | pipe || &amp; &#64; $x$ ![img](http://evil/i.png) # hash"
+    "[x](http://evil) <script>alert(1)</script> **b** ",
+    "www.evil.com https://evil.com/p a@b.com <http://auto.evil> ",
+    "`tick` ``two`` | pipe || &amp; &#64; $x$ ![i](http://e/i) #"
 );
 
 /// The characters no text, Markdown or HTML answer may carry (issue 12):

@@ -92,7 +92,7 @@ fn an_unusable_input_comes_back_with_the_reason_and_a_suggestion() {
         assert!(r.must("content-type").starts_with("text/html"), "{input:?}");
         let h1 = r
             .body
-            .split("<h1>")
+            .split("id=\"error\">")
             .nth(1)
             .and_then(|h| h.split("</h1>").next())
             .unwrap();
@@ -158,7 +158,7 @@ fn error_pages_have_human_headlines() {
         let r = wire::get_blocking(server(), target, &[CHROME]);
         assert_eq!(r.status, status, "{target}: {}", r.body);
         assert!(
-            r.body.contains(&format!("<h1>{headline}</h1>")),
+            r.body.contains(&format!("id=\"error\">{headline}</h1>")),
             "{target}:\n{}",
             r.body
         );

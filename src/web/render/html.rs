@@ -42,7 +42,11 @@ pub fn page(page: &Page, view: &View) -> String {
         Page::Docs(_) => String::new(),
         Page::Error(e) => {
             let status = e.status.as_u16();
-            let headline = super::i18n::error_headline(lang, e.body.error, status);
+            // English has a headline per code; Bangla one per kind of error.
+            let headline = match lang {
+                Lang::En => e.headline(),
+                _ => super::i18n::error_headline(lang, e.body.error, status),
+            };
             let message = e.body.message.as_deref().unwrap_or(e.body.error.as_str());
             // The detail is the service's own English sentence; a Bangla page
             // marks it as English.
