@@ -190,7 +190,11 @@ pub struct AsnPrefixes {
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema,
 )]
 pub struct AsnPrefixCount {
+    /// How many IPv4 prefixes the AS has, on every page together.
+    #[schema(examples(135))]
     pub v4: u64,
+    /// How many IPv6 prefixes the AS has, on every page together.
+    #[schema(examples(45))]
     pub v6: u64,
 }
 
@@ -202,11 +206,14 @@ pub struct AsnPrefixCount {
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema,
 )]
 pub struct PrefixPage {
-    #[schema(minimum = 1)]
+    /// This page's number, from 1 (`?page=N`).
+    #[schema(minimum = 1, examples(1))]
     pub number: u32,
-    #[schema(minimum = 1)]
+    /// How many pages the prefixes fill.
+    #[schema(minimum = 1, examples(1))]
     pub pages: u32,
-    #[schema(minimum = 1)]
+    /// Prefixes per page (the last may hold fewer).
+    #[schema(minimum = 1, examples(500))]
     pub per_page: u32,
 }
 

@@ -243,6 +243,20 @@ fn link_header(base: &str, info: &AsnInfo, wants: &Wants) -> Option<HeaderValue>
     HeaderValue::from_str(&parts.join(", ")).ok()
 }
 
+/// Every prefix of `info` as CSV: `prefix,version`, then the IPv4 ones and
+/// the IPv6 ones (the answer of `/api/v1/asn/{asn}/prefixes.csv`).
+pub fn prefixes_csv(info: &AsnInfo) -> String {
+    let mut body =
+        String::with_capacity(24 * (info.prefixes.v4.len() + info.prefixes.v6.len()) + 16);
+    body.push_str("prefix,version\n");
+    for (list, version) in [(&info.prefixes.v4, "IPv4"), (&info.prefixes.v6, "IPv6")] {
+        for prefix in list {
+            let _ = writeln!(body, "{prefix},{version}");
+        }
+    }
+    body
+}
+
 /// `GET /api/v1/asn/{asn}/prefixes.csv`: every prefix of the AS as CSV.
 #[utoipa::path(get, path = "/api/v1/asn/{asn}/prefixes.csv", tag = "lookup",
     summary = "Every prefix of one autonomous system, as CSV",
@@ -271,16 +285,11 @@ pub async fn api_asn_csv(
         .if_none_match
         .as_deref()
         .is_some_and(|inm| inm.split(',').any(|t| t.trim() == "*" || t.trim() == etag));
-    let mut body =
-        String::with_capacity(24 * (info.prefixes.v4.len() + info.prefixes.v6.len()) + 16);
-    if !fresh {
-        body.push_str("prefix,version\n");
-        for (list, version) in [(&info.prefixes.v4, "IPv4"), (&info.prefixes.v6, "IPv6")] {
-            for prefix in list {
-                let _ = writeln!(body, "{prefix},{version}");
-            }
-        }
-    }
+    let body = if fresh {
+        String::new()
+    } else {
+        prefixes_csv(info)
+    };
     let mut response = Response::new(Body::from(body));
     if fresh {
         *response.status_mut() = StatusCode::NOT_MODIFIED;

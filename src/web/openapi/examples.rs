@@ -135,6 +135,18 @@ pub fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
             )],
         ),
         (
+            "api_asn_csv",
+            vec![example(
+                "Every prefix of Google's AS",
+                &format!("/api/v1/asn/{AS}/prefixes.csv"),
+                "text/csv",
+                lookup
+                    .asn_now(AS)
+                    .ok()
+                    .map(|a| super::super::asn::prefixes_csv(&a.info)),
+            )],
+        ),
+        (
             "root",
             vec![example(
                 &format!("The caller's bare address {as_caller}"),

@@ -194,7 +194,8 @@ fn operations_come_lookups_first_in_the_order_of_the_tags() {
             "/api/v1/me/{field}",
             "/api/v1/ip/{ip}/{field}",
             "/api/v1/ip",
-            "/api/v1/asn/{asn}"
+            "/api/v1/asn/{asn}",
+            "/api/v1/asn/{asn}/prefixes.csv"
         ]
     );
     let ops: Vec<&str> = page.groups[3]
