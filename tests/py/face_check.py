@@ -20,6 +20,8 @@ Checks, at 1280 x 800 and 390 x 844:
     prefix once (the count equals the JSON's total); so does following the
     JSON API's `Link: rel="next"`; the CSV holds them all;
   * the prefix filter of /AS15169 (JavaScript) shows only matching prefixes;
+  * the search box on / takes what people paste (spaces, AS numbers, ports,
+    brackets, URLs) at 1280 x 800 and 390 x 844, and gives a bad input back;
   * flags are images (this origin's SVG assets) that load;
   * no request leaves the origin and the console stays clean.
 Saves the screenshots {address,private,as15169,root}-{en,bn}-{desktop,phone}.png
@@ -407,6 +409,41 @@ def run_screenshots(browser, base, out, root_ip):
     print(f"screenshots: {len(SHOTS) * 4} in {out}", flush=True)
 
 
+def run_search(browser, base):
+    """Issue 23 point 5 in the browser: what people paste into the box on /
+    lands on the page they meant; what it cannot use comes back in the box,
+    with the reason, as a 400 page with a human headline."""
+    pasted = [
+        (" 8.8.8.8 ", "/8.8.8.8"),
+        ("AS15169", "/AS15169"),
+        ("as15169", "/AS15169"),
+        ("[2001:db8::1]:443", "/2001:db8::1"),
+        ("1.2.3.4:80", "/1.2.3.4"),
+        ("https://1.2.3.4/x", "/1.2.3.4"),
+    ]
+    for viewport in (DESKTOP, PHONE):
+        context = browser.new_context(viewport=viewport, device_scale_factor=1)
+        page = context.new_page()
+        for typed, path in pasted:
+            page.goto(base + "/")
+            page.locator('form[role="search"] input[name="ip"]').fill(typed)
+            with page.expect_navigation():
+                page.locator('form[role="search"] button[type="submit"]').click()
+            check(page.url == base + path, f"search {viewport['width']}: {typed!r} went to {page.url}")
+        page.goto(base + "/")
+        page.locator('form[role="search"] input[name="ip"]').fill("999.1.1.1")
+        with page.expect_navigation() as nav:
+            page.locator('form[role="search"] button[type="submit"]').click()
+        check(nav.value.status == 400, f"search {viewport['width']}: a bad input is {nav.value.status}")
+        headline = page.locator("h1#error").inner_text()
+        check("400" not in headline and "Bad Request" not in headline, f"search: headline {headline!r}")
+        check(page.locator('form[role="search"] input[name="ip"]').input_value() == "999.1.1.1",
+              "search: the input is not back in the box")
+        check(page.locator('a[href="/docs"]').count() >= 1, "search: the error page does not link the docs")
+        context.close()
+    print("search: pasted inputs go where meant; a bad one comes back in the box (1280x800, 390x844)", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", required=True)
@@ -423,6 +460,7 @@ def main():
         run_filter(browser, base)
         run_bangla(browser, base)
         run_as174(browser, base)
+        run_search(browser, base)
         run_screenshots(browser, base, a.out, a.root_ip)
         browser.close()
     if failures:
