@@ -100,3 +100,48 @@ async fn without_the_flags_the_root_page_has_no_script() {
         "{html}"
     );
 }
+
+/// A browser obeys only the first of two directives of one name, so a
+/// second `script-src` silently blocks the script the page relies on (the
+/// `/docs` try-it form was dead that way). Every HTML page, with and
+/// without the family origins, names each directive once.
+#[tokio::test]
+async fn every_html_page_names_each_csp_directive_once() {
+    let mut config = support::config();
+    config.families = FamilyOrigins {
+        v4: Some(WebOrigin::parse("https://ipv4.example.org").unwrap()),
+        v6: None,
+    };
+    for server in [
+        support::start(support::config()).await,
+        support::start(config).await,
+    ] {
+        for path in [
+            "/",
+            "/8.8.8.8",
+            "/10.1.2.3",
+            "/AS15169",
+            "/docs",
+            "/999.1.1.1",
+        ] {
+            let r = support::client()
+                .get(server.url(path))
+                .header(USER_AGENT, BROWSER)
+                .send()
+                .await
+                .unwrap();
+            let csp = r.headers()[CONTENT_SECURITY_POLICY].to_str().unwrap();
+            let mut names: Vec<&str> = csp
+                .split(';')
+                .filter_map(|d| d.split_whitespace().next())
+                .collect();
+            let all = names.len();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), all, "{path}: {csp}");
+            if path == "/docs" {
+                assert!(csp.contains("script-src 'self' 'sha256-"), "{csp}");
+            }
+        }
+    }
+}

@@ -87,8 +87,8 @@ pub fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
                 let digest = sha2::Sha256::digest(docs::html::TRY_SCRIPT.as_bytes());
                 let script = base64::engine::general_purpose::STANDARD.encode(digest);
                 format!(
-                    "{}; script-src 'sha256-{script}'; connect-src 'self'",
-                    csp()
+                    "{}; script-src 'self' 'sha256-{script}'; connect-src 'self'",
+                    csp_base()
                 )
             })
             .as_str()
