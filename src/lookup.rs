@@ -134,6 +134,22 @@ impl Lookup {
         Ok(self.answer_without_rdns(parse(text)?))
     }
 
+    /// [`Lookup::lookup_without_rdns`] with `local_time` as of `now`.
+    pub fn lookup_without_rdns_at(
+        &self,
+        text: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Answered, LookupError> {
+        let ip = parse(text)?;
+        let db = self.db();
+        let (info, special) = describe_special(&db, ip, now);
+        Ok(Answered {
+            info,
+            release: db.tag(),
+            special,
+        })
+    }
+
     /// [`Lookup::answer`] without reverse DNS (see [`Lookup::lookup_without_rdns`]).
     pub fn answer_without_rdns(&self, ip: IpAddr) -> Answered {
         let db = self.db();
@@ -157,6 +173,12 @@ impl Lookup {
             release: db.tag(),
             special: special(ip),
         }
+    }
+
+    /// Whether [`Lookup::lookup`] never waits (reverse DNS is off), so that
+    /// [`Lookup::lookup_without_rdns`] gives the same answer at once.
+    pub fn answers_at_once(&self) -> bool {
+        self.rdns.is_none()
     }
 
     /// The database answering now.
@@ -186,6 +208,11 @@ pub fn special(ip: IpAddr) -> Option<SpecialBlock> {
 
 /// Builds the answer for `ip` from one database.
 pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
+    describe_special(db, ip, now).0
+}
+
+/// [`describe`], and the block [`special`] gives `ip` (found once for both).
+fn describe_special(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> (IpInfo, Option<SpecialBlock>) {
     let ip = address::canonical(ip);
     let mut info = IpInfo {
         ip: address::text(ip),
@@ -194,15 +221,16 @@ pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
         location: Location::default(),
         network: Network::default(),
     };
-    if let Some(block) = special(ip) {
+    let block = special(ip);
+    if let Some(block) = &block {
         info.is_public = Some(false);
         info.network.range = Some(address::net_text(&block.net));
-        return info;
+        return (info, Some(*block));
     }
     let answer = db.lookup(ip);
     info.location = location(&answer, now);
     info.network = network(&answer);
-    info
+    (info, None)
 }
 
 fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
