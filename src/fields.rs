@@ -32,11 +32,14 @@ pub enum Field {
     Organization,
     Range,
     ReverseDns,
+    /// `special_purpose`, an object in the JSON document: as a flat field,
+    /// the block's registry name (`Private-Use`), or null.
+    SpecialPurpose,
 }
 
 impl Field {
     /// Every field, in the order of the JSON document (the CSV columns).
-    pub const ALL: [Field; 20] = [
+    pub const ALL: [Field; 21] = [
         Field::Ip,
         Field::Version,
         Field::IsPublic,
@@ -57,6 +60,7 @@ impl Field {
         Field::Organization,
         Field::Range,
         Field::ReverseDns,
+        Field::SpecialPurpose,
     ];
 
     /// The field's name: its JSON member name.
@@ -82,6 +86,7 @@ impl Field {
             Field::Organization => "organization",
             Field::Range => "range",
             Field::ReverseDns => "reverse_dns",
+            Field::SpecialPurpose => "special_purpose",
         }
     }
 
@@ -112,6 +117,10 @@ impl Field {
             Field::Organization => owned(&n.organization),
             Field::Range => owned(&n.range),
             Field::ReverseDns => owned(&n.reverse_dns),
+            Field::SpecialPurpose => info
+                .special_purpose
+                .as_ref()
+                .map(|s| Cow::Borrowed(s.name.as_ref())),
         }
     }
 }
@@ -142,20 +151,39 @@ impl Field {
 /// Foreign text made safe for a spreadsheet and a terminal: control and
 /// bidi characters dropped (tabs and line breaks become spaces,
 /// [`sanitize::one_line`]), then, if a spreadsheet would take it for a
-/// formula (it starts with `=`, `+`, `-` or `@`), a `'` in front, as OWASP
-/// advises against CSV injection: organisation names come from data files
-/// and the input column from whoever wrote the log being enriched. (A cell
-/// holding `;`, the separator of spreadsheets in many locales, is quoted by
+/// formula, a `'` in front, as OWASP advises against CSV injection:
+/// organisation names come from data files and the input column from
+/// whoever wrote the log being enriched. A formula is judged on the text as
+/// sanitised and past any leading white space (U+00A0 and the other
+/// Unicode spaces included) and format characters (U+FEFF, U+200B, ...),
+/// which spreadsheets skip: its first other character is `=`, `+`, `-`,
+/// `@`, or one of their full-width or small forms (`＝`, `＋`, `－`, `＠`,
+/// ...), which some spreadsheets read as the ASCII ones. (A cell holding
+/// `;`, the separator of spreadsheets in many locales, is quoted by
 /// [`csv::cell`].)
 pub fn spreadsheet_safe(text: Cow<'_, str>) -> Cow<'_, str> {
     let text = match sanitize::one_line(&text) {
         Cow::Borrowed(_) => text,
         Cow::Owned(clean) => Cow::Owned(clean),
     };
-    match text.as_bytes().first() {
-        Some(b'=' | b'+' | b'-' | b'@') => Cow::Owned(format!("'{text}")),
+    let first = text.chars().find(|&c| !(c.is_whitespace() || is_format(c)));
+    match first {
+        Some(
+            '=' | '+' | '-' | '@' | '\u{ff1d}' | '\u{ff0b}' | '\u{ff0d}' | '\u{ff20}' | '\u{fe66}'
+            | '\u{fe62}' | '\u{fe63}' | '\u{fe6b}' | '\u{2212}',
+        ) => Cow::Owned(format!("'{text}")),
         _ => text,
     }
+}
+
+/// Characters that print nothing and that a spreadsheet skips before a
+/// formula: soft hyphen, Mongolian vowel separator, zero-width space,
+/// joiners and marks, word joiner and invisible operators, byte-order mark.
+fn is_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+    )
 }
 
 /// A finite number as the JSON answer writes it (zmij, as serde_json).
@@ -218,7 +246,8 @@ pub mod sanitize;
 mod tests {
     use super::*;
 
-    /// Every field of the JSON document, in its order, and nothing else.
+    /// Every field of the JSON document, in its order, and nothing else
+    /// (`special_purpose`, null here, is one field: its name).
     #[test]
     fn the_fields_are_the_json_leaves_in_order() {
         let info = IpInfo {
@@ -227,6 +256,7 @@ mod tests {
             is_public: None,
             location: Default::default(),
             network: Default::default(),
+            special_purpose: None,
         };
         // Member names in the order serde writes them (a Value would sort them).
         let json = serde_json::to_string(&info).unwrap();
@@ -259,6 +289,7 @@ mod tests {
             is_public: Some(true),
             location: Default::default(),
             network: Default::default(),
+            special_purpose: None,
         }
     }
 
@@ -341,6 +372,26 @@ mod tests {
             "]0;PWNED[2J8.8.8.8"
         );
         assert_eq!(spreadsheet_safe("\u{7f}=1".into()), "'=1");
+        // Past leading white space and format characters, and in full width.
+        for bad in [
+            "\t=1",
+            " =1+1",
+            "\u{a0}=1",
+            "\u{feff}=1",
+            "\u{200b}=1",
+            "\u{3000}+1",
+            "\u{ff1d}1+1",
+            "\u{ff0b}1",
+            "\u{ff0d}1",
+            "\u{ff20}x",
+            "\u{2212}1",
+        ] {
+            let safe = spreadsheet_safe(bad.into());
+            assert!(safe.starts_with('\''), "{bad:?} -> {safe:?}");
+        }
+        for good in ["a=1", " a", "1-2", "\u{a0}x"] {
+            assert!(!spreadsheet_safe(good.into()).starts_with('\''), "{good:?}");
+        }
         // A cell holding the separator of `;` locales is quoted.
         let mut out = Vec::new();
         csv::cell(&mut out, ";=cmd|' /C calc'!A0");

@@ -16,6 +16,8 @@
 //! - [`fields`]: the fields of an `IpInfo` by name, flat (CSV columns, single values).
 //! - [`rdns`]: reverse DNS with a deadline, a TTL-honouring cache and one query per address.
 //! - [`lookup`]: the current database, reverse DNS and the clock, turning an address into an `IpInfo`.
+//! - [`bulk`]: the command line's fast paths for enriching many addresses
+//!   at once (CSV rows without an `IpInfo` each); the server does not use them.
 //! - [`web`]: routes (the hot lookup route past the router), the caller's address,
 //!   format negotiation, the four renderers, description documents, the MCP
 //!   endpoint and Prometheus metrics.
@@ -31,6 +33,7 @@
 //! [`config::ServeConfig`], owns the signals, and calls [`server`] or [`lookup`].
 
 pub mod address;
+pub mod bulk;
 pub mod config;
 pub mod connections;
 pub mod fields;

@@ -10,10 +10,6 @@
 //! release while readers keep the one they started with, never locking.
 
 pub mod asn;
-pub mod columns;
-pub mod enrich;
-pub mod lines;
-pub mod quick;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -37,8 +33,8 @@ pub struct Answered {
     pub info: IpInfo,
     /// [`GeoDb::tag`] of the release that answered.
     pub release: Arc<str>,
-    /// The IANA special-purpose block of a non-public address ([`special`]):
-    /// what the pages name beside its range. Not part of `IpInfo`.
+    /// The IANA special-purpose block of the address ([`special`]), the one
+    /// `info.special_purpose` describes: what the pages explain and link.
     pub special: Option<SpecialBlock>,
 }
 
@@ -109,14 +105,15 @@ impl Lookup {
     pub async fn lookup_cached(&self, text: &str) -> Result<Answered, LookupError> {
         let ip = parse(text)?;
         let db = self.db();
-        let mut info = describe(&db, ip, Utc::now());
+        let block = special(ip);
+        let mut info = describe_in(&db, ip, Utc::now(), block);
         if let (Some(rdns), Some(true)) = (&self.rdns, info.is_public) {
             info.network.reverse_dns = rdns.cached_name(address::canonical(ip)).await;
         }
         Ok(Answered {
             info,
             release: db.tag(),
-            special: special(ip),
+            special: block,
         })
     }
 
@@ -142,21 +139,22 @@ impl Lookup {
     ) -> Result<Answered, LookupError> {
         let ip = parse(text)?;
         let db = self.db();
-        let (info, special) = describe_special(&db, ip, now);
+        let block = special(ip);
         Ok(Answered {
-            info,
+            info: describe_in(&db, ip, now, block),
             release: db.tag(),
-            special,
+            special: block,
         })
     }
 
     /// [`Lookup::answer`] without reverse DNS (see [`Lookup::lookup_without_rdns`]).
     pub fn answer_without_rdns(&self, ip: IpAddr) -> Answered {
         let db = self.db();
+        let block = special(ip);
         Answered {
-            info: describe(&db, ip, Utc::now()),
+            info: describe_in(&db, ip, Utc::now(), block),
             release: db.tag(),
-            special: special(ip),
+            special: block,
         }
     }
 
@@ -164,14 +162,15 @@ impl Lookup {
     /// own), reverse DNS included for public addresses.
     pub async fn answer(&self, ip: IpAddr) -> Answered {
         let db = self.db();
-        let mut info = describe(&db, ip, Utc::now());
+        let block = special(ip);
+        let mut info = describe_in(&db, ip, Utc::now(), block);
         if let (Some(rdns), Some(true)) = (&self.rdns, info.is_public) {
             info.network.reverse_dns = rdns.lookup(address::canonical(ip)).await;
         }
         Answered {
             info,
             release: db.tag(),
-            special: special(ip),
+            special: block,
         }
     }
 
@@ -199,20 +198,36 @@ impl Lookup {
     }
 }
 
-/// The IANA special-purpose block that makes `ip` not public (the most
-/// specific registry entry holding it, for an IPv4-mapped address the IPv4
-/// one), or `None` for a public address.
+/// The IANA special-purpose block holding `ip` (the most specific registry
+/// entry, for an IPv4-mapped address the IPv4 one), whether the registry
+/// marks it globally reachable or not; `None` for an ordinary address.
+/// A block that is not globally reachable makes the address not public.
 pub fn special(ip: IpAddr) -> Option<SpecialBlock> {
-    geo::special::block(address::canonical(ip)).filter(|b| !b.global)
+    geo::special::block(address::canonical(ip))
+}
+
+/// The wire form of a registry block (`IpInfo::special_purpose`).
+pub fn special_purpose(block: &SpecialBlock) -> model::SpecialPurpose {
+    let rfc = match block.rfcs {
+        [one] => Cow::Borrowed(*one),
+        many => Cow::Owned(many.join(", ")),
+    };
+    model::SpecialPurpose {
+        name: Cow::Borrowed(block.name),
+        rfc,
+        rfc_url: block.rfc_url(),
+        range: address::net_text(&block.net),
+    }
 }
 
 /// Builds the answer for `ip` from one database.
 pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
-    describe_special(db, ip, now).0
+    describe_in(db, ip, now, special(ip))
 }
 
-/// [`describe`], and the block [`special`] gives `ip` (found once for both).
-fn describe_special(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> (IpInfo, Option<SpecialBlock>) {
+/// [`describe`] for an address whose special-purpose block, [`special`]
+/// of it, is known already: the one computation of it per lookup.
+fn describe_in(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>, block: Option<SpecialBlock>) -> IpInfo {
     let ip = address::canonical(ip);
     let mut info = IpInfo {
         ip: address::text(ip),
@@ -220,17 +235,17 @@ fn describe_special(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> (IpInfo, Opti
         is_public: Some(true),
         location: Location::default(),
         network: Network::default(),
+        special_purpose: block.as_ref().map(special_purpose),
     };
-    let block = special(ip);
-    if let Some(block) = &block {
+    if let Some(block) = block.filter(|b| !b.global) {
         info.is_public = Some(false);
         info.network.range = Some(address::net_text(&block.net));
-        return (info, Some(*block));
+        return info;
     }
     let answer = db.lookup(ip);
     info.location = location(&answer, now);
     info.network = network(&answer);
-    (info, None)
+    info
 }
 
 fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
@@ -268,7 +283,7 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
 /// `now` in `tz`, RFC 3339 to the second with the zone's offset: chrono's
 /// `to_rfc3339_opts(Secs, false)`, formatted once per zone and second on
 /// each thread (the text depends on nothing else) and copied from then on.
-fn local_time(tz: Tz, now: DateTime<Utc>) -> String {
+pub(crate) fn local_time(tz: Tz, now: DateTime<Utc>) -> String {
     let format = || {
         now.with_timezone(&tz)
             .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
@@ -345,7 +360,7 @@ mod tests {
     }
 
     #[test]
-    fn special_is_the_non_public_block_of_the_canonical_address() {
+    fn special_is_the_registry_block_of_the_canonical_address() {
         let block = |s: &str| special(s.parse().unwrap());
         assert_eq!(block("10.1.2.3").map(|b| b.name), Some("Private-Use"));
         assert_eq!(
@@ -356,9 +371,51 @@ mod tests {
             block("fd00::1").map(|b| b.rfcs),
             Some(&["RFC 4193", "RFC 8190"][..])
         );
-        // Public, and a registry block the registry marks globally reachable.
         assert_eq!(block("8.8.8.8"), None);
-        assert_eq!(block("192.0.0.9"), None);
+        // A block the registry marks globally reachable is named too.
+        assert_eq!(
+            block("192.0.0.9").map(|b| (b.name, b.global)),
+            Some(("Port Control Protocol Anycast", true))
+        );
+    }
+
+    /// `special_purpose` names the block; the other fields keep their
+    /// meaning (a non-public block is the range, and nothing else is known;
+    /// a globally reachable one changes nothing else).
+    #[test]
+    fn special_purpose_is_an_addition() {
+        let i = info("10.1.2.3");
+        assert_eq!(
+            i.special_purpose,
+            Some(model::SpecialPurpose {
+                name: "Private-Use".into(),
+                rfc: "RFC 1918".into(),
+                rfc_url: "https://www.rfc-editor.org/rfc/rfc1918".into(),
+                range: "10.0.0.0/8".into(),
+            })
+        );
+        assert_eq!(i.network.range.as_deref(), Some("10.0.0.0/8"));
+        let fd = info("fd12::1").special_purpose.unwrap();
+        assert_eq!(
+            (fd.rfc.as_ref(), fd.range.as_str()),
+            ("RFC 4193, RFC 8190", "fc00::/7")
+        );
+        assert_eq!(info("8.8.8.8").special_purpose, None);
+        let nat64 = info("64:ff9b::808:808");
+        assert_eq!(nat64.is_public, Some(true));
+        assert_eq!(
+            nat64.special_purpose.map(|s| (s.name, s.range)),
+            Some(("IPv4-IPv6 Translation".into(), "64:ff9b::/96".into()))
+        );
+        let mut without = info("192.0.0.9");
+        assert!(without.special_purpose.take().is_some());
+        let db = GeoDb::embedded().unwrap();
+        let now = Utc::now();
+        let mut plain = describe_in(&db, "192.0.0.9".parse().unwrap(), now, None);
+        // Public either way; only local_time may move with the clock.
+        plain.location.local_time = None;
+        without.location.local_time = None;
+        assert_eq!(plain, without);
     }
 
     #[test]

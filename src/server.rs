@@ -12,6 +12,7 @@ mod header_timer;
 pub mod nofile;
 mod per_address;
 mod service;
+mod socket;
 mod tls;
 mod unsent;
 mod when_woken;
@@ -147,7 +148,10 @@ pub async fn run(
         batch_slots: BatchSlots::new(
             config.limits.batch_max_in_flight,
             config.limits.queue_timeout,
-        ),
+        )
+        .with_answer_bytes(config.limits.batch_answer_bytes.unwrap_or_else(|| {
+            web::slots::default_answer_bytes(config.limits.batch_max_in_flight, config.batch_limit)
+        })),
     };
     let tls = match &config.tls {
         Some(files) => Some(load_tls(files).await?),
@@ -273,6 +277,7 @@ async fn handle(
         tracing::debug!(error = %e, "cannot set TCP_NODELAY");
     }
     let settings = &server.settings;
+    socket::bound(&stream, settings.request_timeout);
     let routes = server.routes.clone();
     match &server.tls {
         None => {

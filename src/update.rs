@@ -7,7 +7,10 @@
 //! leaves the installed files untouched.
 //!
 //! Each download streams to a unique temporary file in the data directory
-//! (hidden, so a watching service ignores it), capped at
+//! (hidden, so a watching service ignores it; locked by its run, removed
+//! when the run fails or is stopped, and swept by the next run when a
+//! killed one left it: [`temp`]), following redirects only to the mirror's
+//! own scheme, host and port unless told otherwise, capped at
 //! `max_download_bytes`; its gzip stream is checked whole (CRC and length)
 //! without decompressing past the policy's cap; installing is a rename
 //! followed by an fsync of the directory.
@@ -19,6 +22,10 @@ use std::time::Duration;
 use chrono::{Datelike, NaiveDate, Utc};
 
 use crate::geo::load::{self, Policy, Table};
+
+mod temp;
+
+use temp::TempFile;
 
 /// DB-IP's free download folder.
 pub const DEFAULT_BASE_URL: &str = "https://download.db-ip.com/free/";
@@ -41,6 +48,9 @@ pub struct UpdateConfig {
     /// Longest wait for any bytes from the mirror (the answer's head, or
     /// the next part of a download); then the update fails.
     pub stall_timeout: Duration,
+    /// Follow redirects to other schemes, hosts and ports than the mirror's
+    /// (by default such a redirect fails the update).
+    pub any_redirect: bool,
 }
 
 /// The default of [`UpdateConfig::stall_timeout`].
@@ -121,6 +131,7 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
         .connect_timeout(Duration::from_secs(20))
         .read_timeout(config.stall_timeout)
         .timeout(DOWNLOAD_TIMEOUT)
+        .redirect(redirects(config.any_redirect))
         .build()
         .map_err(|e| UpdateError::Download {
             url: config.base_url.clone(),
@@ -128,10 +139,14 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
         })?;
     std::fs::create_dir_all(&config.data_dir)
         .map_err(|source| io_error(&config.data_dir, source))?;
+    for (name, bytes) in temp::sweep(&config.data_dir) {
+        tracing::info!(file = %name, bytes, "removed a temporary file a stopped update left");
+    }
     // The reference for row counts: the newest installed release that loads
     // (its own size is not judged again), else the embedded data.
     let reference = Policy {
         row_ratio: None,
+        min_coverage: None,
         ..config.policy.clone()
     };
     let serving = load::load_database(Some(&config.data_dir), &reference)
@@ -140,10 +155,18 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
     if config.city {
         kinds.push(Kind::City);
     }
+    let serving = std::sync::Arc::new(serving);
     let mut staged = Vec::new();
     for kind in kinds {
         let (name, tmp) = fetch(&client, config, kind).await?;
-        let rows = check(kind, &name, &tmp.path, config, &serving)?;
+        // Checked on a blocking thread, so that a signal that stops the run
+        // is heard (and the temporary files removed) while it reads.
+        let (path, file, checking) = (tmp.path.clone(), name.clone(), config.clone());
+        let serving = serving.clone();
+        let rows =
+            tokio::task::spawn_blocking(move || check(kind, &file, &path, &checking, &serving))
+                .await
+                .map_err(|e| UpdateError::Invalid(format!("the check of {name} failed: {e}")))??;
         staged.push((kind, name, tmp, rows));
     }
     let mut installed = Vec::new();
@@ -154,42 +177,38 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
     Ok(installed)
 }
 
-/// A temporary file in the data directory, removed on drop unless installed.
-struct TempFile {
-    path: PathBuf,
-    installed: bool,
-}
+/// The most redirects one download follows.
+pub const MAX_REDIRECTS: usize = 10;
 
-impl TempFile {
-    /// Creates `.NAME.PID.N.tmp`, a name no other run uses (created exclusively).
-    fn create(dir: &Path, name: &str) -> Result<(TempFile, std::fs::File), UpdateError> {
-        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = dir.join(format!(".{name}.{}.{nanos}{n}.tmp", std::process::id()));
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|source| io_error(&path, source))?;
-        Ok((
-            TempFile {
-                path,
-                installed: false,
-            },
-            file,
-        ))
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.installed {
-            let _ = std::fs::remove_file(&self.path);
+/// Which redirects a download follows: at most [`MAX_REDIRECTS`], each to
+/// the scheme, host and port of the URL asked first, unless `anywhere`
+/// (`--any-redirect`). A mirror, or whoever sits in its path, must not send
+/// the update to another host, port or scheme (a service inside the
+/// network, an `http://` downgrade) without the operator's word.
+fn redirects(anywhere: bool) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() > MAX_REDIRECTS {
+            return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
         }
-    }
+        let Some(first) = attempt.previous().first() else {
+            return attempt.follow();
+        };
+        let origin = |u: &reqwest::Url| {
+            (
+                u.scheme().to_owned(),
+                u.host_str().map(str::to_ascii_lowercase),
+                u.port_or_known_default(),
+            )
+        };
+        if anywhere || origin(first) == origin(attempt.url()) {
+            return attempt.follow();
+        }
+        let to = attempt.url().to_string();
+        attempt.error(format!(
+            "redirected to {to}, another scheme, host or port than the mirror's; \
+             refused (--any-redirect follows it)"
+        ))
+    })
 }
 
 /// Downloads the current month's file, or the previous month's if it is not
@@ -216,7 +235,7 @@ async fn fetch(
             .get(&url)
             .send()
             .await
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| fail(with_causes(&e)))?;
         if response.status() == reqwest::StatusCode::NOT_FOUND {
             last = Some(fail("404 Not Found".into()));
             continue;
@@ -250,7 +269,8 @@ async fn download(
     if response.content_length().is_some_and(|n| n > limit) {
         return Err(too_large());
     }
-    let (tmp, mut file) = TempFile::create(&config.data_dir, name)?;
+    let mut tmp = TempFile::create(&config.data_dir, name)
+        .map_err(|source| io_error(&config.data_dir.join(format!(".{name}.tmp")), source))?;
     let mut total = 0u64;
     loop {
         let chunk = response.chunk().await.map_err(|e| UpdateError::Download {
@@ -262,10 +282,12 @@ async fn download(
         if total > limit {
             return Err(too_large());
         }
-        file.write_all(&chunk)
+        tmp.file
+            .write_all(&chunk)
             .map_err(|source| io_error(&tmp.path, source))?;
     }
-    file.sync_all()
+    tmp.file
+        .sync_all()
         .map_err(|source| io_error(&tmp.path, source))?;
     Ok(tmp)
 }
@@ -330,6 +352,22 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     #[cfg(not(unix))]
     let _ = dir;
     Ok(())
+}
+
+/// An error and its causes, as one line (reqwest's own words stop at "error
+/// following redirect", the reason is a cause).
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let more = c.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = c.source();
+    }
+    text
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> UpdateError {

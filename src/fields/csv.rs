@@ -2,7 +2,7 @@
 //! a semicolon, a quote or a line break): the one writer of the CSV answers, written
 //! straight into a byte buffer (no allocation per row). [`row`] writes an
 //! [`IpInfo`] (the batch route, and the reference of the fast rows of
-//! `iplookup lookup --format csv`, `lookup::enrich`); the cell writers
+//! `iplookup lookup --format csv`, `bulk::enrich`); the cell writers
 //! below ([`cell`], [`float`], [`ip`], [`net`]) are what both use.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

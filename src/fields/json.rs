@@ -38,6 +38,7 @@ mod tests {
             is_public: Some(true),
             location: Default::default(),
             network: Default::default(),
+            special_purpose: None,
         };
         info.network.asn = Some(15169);
         info.network.organization = Some("Google \"LLC\"".into());

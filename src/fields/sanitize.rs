@@ -1,6 +1,8 @@
 //! What the text, Markdown, HTML and CSV answers never print: C0 and C1
 //! control characters, DEL, and the bidirectional overrides, isolates and
-//! marks that reorder what a reader sees. Values come from PTR records, data
+//! marks that reorder what a reader sees, and the invisible zero-width
+//! space, word joiner and byte-order mark (U+200B, U+2060, U+FEFF), which
+//! hide text from a reader (`ex\u{200b}ample.com`). Values come from PTR records, data
 //! files and request bytes; a terminal that `curl` (or `cat` of an enriched
 //! CSV file) writes into must not receive an escape sequence from any of
 //! them. One place, so every renderer strips the same set.
@@ -9,13 +11,19 @@ use std::borrow::Cow;
 
 /// Whether `c` is never printed: C0 controls (U+0000..U+001F, tab and line
 /// breaks included), DEL (U+007F), C1 controls (U+0080..U+009F), and the
-/// bidi controls U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069.
+/// bidi controls U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069,
+/// and the zero-width space, word joiner and byte-order mark (U+200B,
+/// U+2060, U+FEFF). Joiners (U+200C, U+200D) stay: emoji and scripts need
+/// them.
 pub fn is_unsafe(c: char) -> bool {
     matches!(
         c,
         '\u{0}'..='\u{1f}'
             | '\u{7f}'..='\u{9f}'
             | '\u{61c}'
+            | '\u{200b}'
+            | '\u{2060}'
+            | '\u{feff}'
             | '\u{200e}'
             | '\u{200f}'
             | '\u{202a}'..='\u{202e}'
@@ -66,7 +74,7 @@ mod tests {
         for c in [
             '\u{0}', '\u{7}', '\t', '\n', '\r', '\u{1b}', '\u{1f}', '\u{7f}', '\u{80}', '\u{85}',
             '\u{9b}', '\u{9f}', '\u{61c}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202e}',
-            '\u{2066}', '\u{2069}',
+            '\u{2066}', '\u{2069}', '\u{200b}', '\u{2060}', '\u{feff}',
         ] {
             assert!(is_unsafe(c), "{:?}", c);
         }

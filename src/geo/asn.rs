@@ -2,19 +2,21 @@
 //! one AS number, merged and cut into CIDR blocks, and the countries its
 //! IPv4 space lies in ([`AsSystem`]).
 //!
-//! The lookup of one address never needs this, so the [`AsnIndex`] (AS
-//! number -> its rows, per family) is built on the first AS question a
-//! release gets ([`super::GeoDb::autonomous_system`]), not at start: for the
-//! embedded release it holds 3.0 MiB (4 bytes per ASN row, 8 per AS) and
-//! takes one pass and one sort (0.36 s in a debug build, where AS174's
-//! 9,514 prefixes then take 11 ms; resident memory grew by 5.7 MB while it
-//! was built, the sort's pairs included). Measured on the debug binary
-//! serving the embedded data: 54.5 MB resident before the first AS
-//! question, 65.3 MB after it (the index, the ASN tables paged in from the
-//! binary, the sort's freed pairs), 0.34 s for that first answer, 1.4 ms for
-//! the next. A service that is never asked about an
-//! AS pays neither in start time nor in memory; the first AS question of a
-//! release (after each reload too) pays both once.
+//! The [`AsnIndex`] (AS number -> its merged runs of rows per family, with
+//! the running count of the CIDR prefixes they expand to, and the name most
+//! of its rows give) is built once per release, off the request path: when
+//! an ASN file is loaded (on the loader thread, where [`AsnIndex::build`]
+//! also refuses a file in which one AS expands to more prefixes than the
+//! policy allows), and for the embedded release on the first AS question, on
+//! a blocking thread (`lookup::asn`). An answer then costs a binary search
+//! and the prefixes it shows: a page of prefixes (`AsSystem::prefixes_v4_page`)
+//! starts at its run by the running counts, never by expanding the runs before it.
+//!
+//! For the embedded release the index holds 7.6 MiB (12 bytes per run, 16
+//! per AS; the largest AS, AS4134, expands to 9,912 prefixes); a service
+//! never asked about an AS does not build it. Measured on the debug binary
+//! with the machine loaded (load average 16 on 2 cores): 4.5 s for the first
+//! AS answer (the index), 20 ms for the next.
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -22,23 +24,36 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use ipnet::{Ipv4Net, Ipv4Subnets, Ipv6Net, Ipv6Subnets};
 
 use iplookup_data::networks::Networks;
+use iplookup_data::policy::{Bound, Policy, Violation};
 use iplookup_data::ranges::{Key, RangeTable};
 
 use super::countries::{Country, CountryTable};
 use iplookup_data::tables::{AsnTables, CountryTables};
 
-/// The rows of one family grouped by AS number: `rows[offsets[i]..offsets[i + 1]]`
-/// are the row indexes (ascending) of the AS `asns[i]`.
+/// The runs of one family grouped by AS number: `runs[offsets[i]..offsets[i + 1]]`
+/// are the runs of the AS `asns[i]`, in address order; a run is the first and
+/// last row of consecutive rows naming it (adjacent spans: one range), and
+/// `ends[j]` is how many CIDR prefixes the runs of its AS up to run `j` expand to.
 #[derive(Debug, Default)]
 struct Family {
     asns: Box<[u32]>,
     offsets: Box<[u32]>,
-    rows: Box<[u32]>,
+    runs: Box<[(u32, u32)]>,
+    ends: Box<[u32]>,
 }
 
+/// One AS's runs and their running prefix counts in a [`Family`].
+type Runs<'a> = (&'a [(u32, u32)], &'a [u32]);
+
 impl Family {
-    /// Groups the rows of `table` (network ids) by the AS number they name.
-    fn build<K: Key>(table: &RangeTable<K, u32>, networks: &Networks) -> Family {
+    /// Groups the rows of `table` (network ids) by the AS number they name,
+    /// merging consecutive rows of one AS into runs. Refuses an AS whose
+    /// runs expand to more than `limit` prefixes.
+    fn build<K: Key>(
+        table: &RangeTable<K, u32>,
+        networks: &Networks,
+        limit: u64,
+    ) -> Result<Family, (u32, u64)> {
         // (AS number, row) pairs sorted: rows of one AS in address order.
         let mut pairs: Vec<(u32, u32)> = table
             .values()
@@ -48,55 +63,163 @@ impl Family {
             .collect();
         pairs.sort_unstable();
         let (mut asns, mut offsets) = (Vec::new(), Vec::new());
-        for (at, (asn, _)) in pairs.iter().enumerate() {
-            if asns.last() != Some(asn) {
-                asns.push(*asn);
-                offsets.push(at as u32);
+        let (mut runs, mut ends): (Vec<(u32, u32)>, Vec<u32>) = (Vec::new(), Vec::new());
+        let limit = limit.min(u64::from(u32::MAX));
+        let mut at = 0;
+        while at < pairs.len() {
+            let asn = pairs[at].0;
+            asns.push(asn);
+            offsets.push(runs.len() as u32);
+            let first = runs.len();
+            while at < pairs.len() && pairs[at].0 == asn {
+                let row = pairs[at].1;
+                let open = runs.len() > first;
+                match runs.last_mut() {
+                    Some(last) if open && last.1 + 1 == row => last.1 = row,
+                    _ => runs.push((row, row)),
+                }
+                at += 1;
+            }
+            let count = |run: &(u32, u32)| {
+                let (s, _) = table.span_at(run.0 as usize);
+                let (_, e) = table.span_at(run.1 as usize);
+                cover_count(s.wide(), e.wide(), K::BITS)
+            };
+            let mut total: u64 = 0;
+            for (j, run) in runs[first..].iter().enumerate() {
+                total += count(run);
+                if total > limit {
+                    // Counted to the end (no more memory) for the refusal's words.
+                    total += runs[first + j + 1..].iter().map(count).sum::<u64>();
+                    return Err((asn, total));
+                }
+                ends.push(total as u32);
             }
         }
-        offsets.push(pairs.len() as u32);
-        Family {
+        offsets.push(runs.len() as u32);
+        Ok(Family {
             asns: asns.into(),
             offsets: offsets.into(),
-            rows: pairs.into_iter().map(|(_, row)| row).collect(),
-        }
+            runs: runs.into(),
+            ends: ends.into(),
+        })
     }
 
-    /// The row indexes of `asn`, ascending (empty when it has none).
-    fn rows(&self, asn: u32) -> &[u32] {
+    /// The runs of `asn` and their running prefix counts (empty when it has none).
+    fn runs(&self, asn: u32) -> Runs<'_> {
         let Ok(i) = self.asns.binary_search(&asn) else {
-            return &[];
+            return (&[], &[]);
         };
         let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
-        self.rows.get(a..b).unwrap_or_default()
+        (
+            self.runs.get(a..b).unwrap_or_default(),
+            self.ends.get(a..b).unwrap_or_default(),
+        )
+    }
+
+    /// How many prefixes `asn` expands to.
+    fn prefixes(&self, asn: u32) -> u64 {
+        self.runs(asn).1.last().map_or(0, |n| u64::from(*n))
     }
 
     /// Bytes held, for the memory figures.
     fn bytes(&self) -> usize {
-        4 * (self.asns.len() + self.offsets.len() + self.rows.len())
+        4 * (self.asns.len() + self.offsets.len()) + 12 * self.runs.len()
     }
 }
 
-/// AS number -> the rows of the ASN tables that name it, per family.
+/// How many blocks the minimal CIDR cover of `s..=e` has, in a family of `bits` bits.
+pub fn cover_count(mut s: u128, e: u128, bits: u32) -> u64 {
+    let mut n = 0;
+    loop {
+        n += 1;
+        let aligned = s.trailing_zeros().min(bits);
+        let left = e - s; // addresses after s
+        let fits = if left == u128::MAX {
+            128
+        } else {
+            127 - (left + 1).leading_zeros()
+        };
+        let k = aligned.min(fits);
+        if k >= 128 {
+            return n;
+        }
+        let last = s + ((1u128 << k) - 1);
+        if last >= e {
+            return n;
+        }
+        s = last + 1;
+    }
+}
+
+/// AS number -> its runs of rows per family, and the name most of its rows give.
 #[derive(Debug, Default)]
 pub struct AsnIndex {
     v4: Family,
     v6: Family,
+    /// Every AS number of either family, ascending, and its network id (the name).
+    names: Box<[(u32, u32)]>,
 }
 
 impl AsnIndex {
-    /// Groups both tables' rows by AS number.
-    pub fn build(asn: &AsnTables) -> AsnIndex {
-        AsnIndex {
-            v4: Family::build(&asn.v4, &asn.networks),
-            v6: Family::build(&asn.v6, &asn.networks),
+    /// Groups both tables' rows by AS number; refuses a release in which one
+    /// AS expands to more CIDR prefixes than `policy` allows.
+    pub fn build(asn: &AsnTables, policy: &Policy) -> Result<AsnIndex, Violation> {
+        let limit = policy.max_as_prefixes;
+        let refuse = |(asn, prefixes): (u32, u64)| {
+            let limit = limit.min(u64::from(u32::MAX));
+            Violation::Bound(Bound::AsPrefixes {
+                asn,
+                prefixes,
+                limit,
+            })
+        };
+        let v4 = Family::build(&asn.v4, &asn.networks, limit).map_err(refuse)?;
+        let v6 = Family::build(&asn.v6, &asn.networks, limit).map_err(refuse)?;
+        for &n in v6.asns.iter() {
+            policy.check_as_prefixes(n, v4.prefixes(n) + v6.prefixes(n))?;
         }
+        let names = names(asn);
+        Ok(AsnIndex { v4, v6, names })
     }
 
     /// Bytes held by the index.
     pub fn bytes(&self) -> usize {
-        self.v4.bytes() + self.v6.bytes()
+        self.v4.bytes() + self.v6.bytes() + 8 * self.names.len()
     }
+
+    /// The network id whose name `asn` gets, `None` when no row names it.
+    fn name_id(&self, asn: u32) -> Option<u32> {
+        let i = self.names.binary_search_by_key(&asn, |(n, _)| *n).ok()?;
+        Some(self.names[i].1)
+    }
+}
+
+/// For every AS, the network id most of its rows name (ties: the one seen
+/// first, IPv4 rows in address order, then IPv6 rows).
+fn names(asn: &AsnTables) -> Box<[(u32, u32)]> {
+    // Per network id: rows naming it, and the first row's position.
+    let mut seen: Vec<(u64, usize)> = vec![(0, usize::MAX); asn.networks.len() + 1];
+    let ids = asn.v4.values().iter().chain(asn.v6.values().iter());
+    for (at, id) in ids.enumerate() {
+        if let Some(slot) = seen.get_mut(*id as usize).filter(|_| *id != 0) {
+            slot.0 += 1;
+            slot.1 = slot.1.min(at);
+        }
+    }
+    // (AS number, rows, first row, id), the best of each AS first.
+    let mut best: Vec<(u32, u64, usize, u32)> = seen
+        .iter()
+        .enumerate()
+        .filter(|(_, (count, _))| *count > 0)
+        .filter_map(|(id, (count, first))| {
+            let (number, _) = asn.networks.get(id as u32)?;
+            Some((number, *count, *first, id as u32))
+        })
+        .collect();
+    best.sort_unstable_by_key(|&(n, count, first, _)| (n, std::cmp::Reverse(count), first));
+    best.dedup_by_key(|(n, ..)| *n);
+    best.into_iter().map(|(n, .., id)| (n, id)).collect()
 }
 
 /// What the data says of one autonomous system.
@@ -113,6 +236,9 @@ pub struct AsSystem<'a> {
     /// The countries its IPv4 addresses lie in and how many of them, most first
     /// (addresses in no country row are counted nowhere).
     pub countries: Vec<(&'static Country, u64)>,
+    /// The running prefix counts of `v4` and `v6` (see [`Family`]).
+    ends_v4: &'a [u32],
+    ends_v6: &'a [u32],
 }
 
 impl AsSystem<'_> {
@@ -130,6 +256,43 @@ impl AsSystem<'_> {
             .flat_map(|&(s, e)| Ipv6Subnets::new(Ipv6Addr::from(s), Ipv6Addr::from(e), 0))
     }
 
+    /// How many IPv4 prefixes [`AsSystem::prefixes_v4`] gives.
+    pub fn prefix_count_v4(&self) -> u64 {
+        self.ends_v4.last().map_or(0, |n| u64::from(*n))
+    }
+
+    /// How many IPv6 prefixes [`AsSystem::prefixes_v6`] gives.
+    pub fn prefix_count_v6(&self) -> u64 {
+        self.ends_v6.last().map_or(0, |n| u64::from(*n))
+    }
+
+    /// At most `count` IPv4 prefixes from the `offset`-th (0-based) on, and
+    /// how many there are in all: the page starts at its run, found by the
+    /// running counts, so a page costs what it holds.
+    pub fn prefixes_v4_page(&self, offset: u64, count: usize) -> (Vec<Ipv4Net>, u64) {
+        let (first, skip) = page_start(self.ends_v4, offset);
+        let page = self.v4[first.min(self.v4.len())..]
+            .iter()
+            .flat_map(|&(s, e)| Ipv4Subnets::new(Ipv4Addr::from(s), Ipv4Addr::from(e), 0))
+            .skip(skip)
+            .take(count)
+            .collect();
+        (page, self.prefix_count_v4())
+    }
+
+    /// At most `count` IPv6 prefixes from the `offset`-th on, and how many
+    /// there are in all (as [`AsSystem::prefixes_v4_page`]).
+    pub fn prefixes_v6_page(&self, offset: u64, count: usize) -> (Vec<Ipv6Net>, u64) {
+        let (first, skip) = page_start(self.ends_v6, offset);
+        let page = self.v6[first.min(self.v6.len())..]
+            .iter()
+            .flat_map(|&(s, e)| Ipv6Subnets::new(Ipv6Addr::from(s), Ipv6Addr::from(e), 0))
+            .skip(skip)
+            .take(count)
+            .collect();
+        (page, self.prefix_count_v6())
+    }
+
     /// IPv4 addresses in all.
     pub fn addresses_v4(&self) -> u64 {
         self.v4.iter().map(|&(s, e)| u64::from(e - s) + 1).sum()
@@ -144,63 +307,45 @@ impl AsSystem<'_> {
     }
 }
 
+/// The run holding the `offset`-th prefix, and how many of its prefixes
+/// come before it (past the end: the run count, 0).
+fn page_start(ends: &[u32], offset: u64) -> (usize, usize) {
+    let run = ends.partition_point(|&end| u64::from(end) <= offset);
+    let before = match run {
+        0 => 0,
+        r => ends.get(r - 1).map_or(0, |n| u64::from(*n)),
+    };
+    (run, offset.saturating_sub(before) as usize)
+}
+
 /// The autonomous system `asn` in the tables, `None` when no row names it.
 pub fn system<'a>(
-    index: &AsnIndex,
+    index: &'a AsnIndex,
     asn_tables: &'a AsnTables,
     country: &CountryTables,
     countries: &'static CountryTable,
     asn: u32,
 ) -> Option<AsSystem<'a>> {
-    let (r4, r6) = (index.v4.rows(asn), index.v6.rows(asn));
-    if r4.is_empty() && r6.is_empty() {
-        return None;
-    }
-    let v4 = merged(&asn_tables.v4, r4);
-    let v6 = merged(&asn_tables.v6, r6);
+    let id = index.name_id(asn)?;
+    let ((r4, ends_v4), (r6, ends_v6)) = (index.v4.runs(asn), index.v6.runs(asn));
+    let v4 = spans(&asn_tables.v4, r4);
+    let v6 = spans(&asn_tables.v6, r6);
     Some(AsSystem {
         asn,
-        name: name(asn_tables, r4, r6),
+        name: asn_tables.networks.get(id).map_or("", |(_, name)| name),
         countries: shares(&country.v4, &v4, countries),
         v4,
         v6,
+        ends_v4,
+        ends_v6,
     })
 }
 
-/// The spans of rows `rows` (ascending indexes) of `table`, adjacent ones merged.
-fn merged<K: Key>(table: &RangeTable<K, u32>, rows: &[u32]) -> Vec<(K, K)> {
-    let mut out: Vec<(K, K)> = Vec::new();
-    for &i in rows {
-        let (s, e) = table.span_at(i as usize);
-        match out.last_mut() {
-            Some(last) if last.1.succ() == Some(s) => last.1 = e,
-            _ => out.push((s, e)),
-        }
-    }
-    out
-}
-
-/// The organisation most rows of the AS name.
-fn name<'a>(asn: &'a AsnTables, r4: &[u32], r6: &[u32]) -> &'a str {
-    let ids = r4
-        .iter()
-        .map(|i| asn.v4.values()[*i as usize])
-        .chain(r6.iter().map(|i| asn.v6.values()[*i as usize]));
-    let mut counts: Vec<(u32, usize)> = Vec::new();
-    for id in ids {
-        match counts.iter_mut().find(|(k, _)| *k == id) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((id, 1)),
-        }
-    }
-    // max_by_key keeps the last of equals: reverse so the first seen wins.
-    let best = counts
-        .iter()
-        .rev()
-        .max_by_key(|(_, n)| *n)
-        .map(|(id, _)| *id);
-    best.and_then(|id| asn.networks.get(id))
-        .map_or("", |(_, name)| name)
+/// The address spans of `runs` (first and last row) of `table`.
+fn spans<K: Key>(table: &RangeTable<K, u32>, runs: &[(u32, u32)]) -> Vec<(K, K)> {
+    runs.iter()
+        .map(|&(a, b)| (table.span_at(a as usize).0, table.span_at(b as usize).1))
+        .collect()
 }
 
 /// How many addresses of `ranges` lie in each country of `table`, most first.
@@ -321,5 +466,83 @@ mod tests {
         assert!(system.prefixes_v6().count() > 0);
         assert_eq!(db.autonomous_system(4_294_967_295), None);
         assert_eq!(db.autonomous_system(0), None);
+    }
+
+    #[test]
+    fn cover_counts_match_the_cidr_cover() {
+        use super::cover_count;
+        use ipnet::{Ipv4Subnets, Ipv6Subnets};
+        let mut x: u128 = 0x1234_5678_9abc_def0_1122_3344_5566_7788;
+        for _ in 0..2000 {
+            x = x
+                .wrapping_mul(0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645)
+                .wrapping_add(0x5851_f42d_4c95_7f2d_1405_7b7e_f767_814f);
+            let (a, b) = (x, x.rotate_left(17) >> (x % 100));
+            let (s, e) = (a.min(b), a.max(b));
+            let six = Ipv6Subnets::new(s.into(), e.into(), 0).count() as u64;
+            assert_eq!(cover_count(s, e, 128), six, "{s:x}-{e:x}");
+            let (s4, e4) = ((s >> 96) as u32, (e >> 96) as u32);
+            let four = Ipv4Subnets::new(s4.into(), e4.into(), 0).count() as u64;
+            assert_eq!(cover_count(s4.into(), e4.into(), 32), four);
+        }
+        assert_eq!(cover_count(0, u128::MAX, 128), 1);
+        assert_eq!(cover_count(0, u128::from(u32::MAX), 32), 1);
+        assert_eq!(cover_count(5, 5, 32), 1);
+        // One address off a /64 at both ends: 126 blocks.
+        assert_eq!(cover_count(1, (1 << 64) - 2, 128), 126);
+    }
+
+    #[test]
+    fn a_page_of_prefixes_is_the_slice_of_the_whole_list() {
+        let db = GeoDb::embedded().unwrap();
+        let system = db.autonomous_system(13335).unwrap();
+        let v4: Vec<_> = system.prefixes_v4().collect();
+        let v6: Vec<_> = system.prefixes_v6().collect();
+        assert_eq!(system.prefix_count_v4(), v4.len() as u64);
+        assert_eq!(system.prefix_count_v6(), v6.len() as u64);
+        let (n4, n6) = (v4.len(), v6.len());
+        for (offset, count) in [(0, 10), (5, 7), (n4 - 3, 10), (n4, 5), (n4 + 9, 5), (1, n4)] {
+            let (page, total) = system.prefixes_v4_page(offset as u64, count);
+            let want: Vec<_> = v4.iter().skip(offset).take(count).copied().collect();
+            assert_eq!((page, total), (want, n4 as u64), "{offset} {count}");
+        }
+        for (offset, count) in [(0, 3), (n6 / 2, 100), (n6 - 1, 2), (n6, 1)] {
+            let (page, total) = system.prefixes_v6_page(offset as u64, count);
+            let want: Vec<_> = v6.iter().skip(offset).take(count).copied().collect();
+            assert_eq!((page, total), (want, n6 as u64), "{offset} {count}");
+        }
+    }
+
+    /// The embedded release is within the bound on the prefixes of one AS,
+    /// with room: its largest AS is printed.
+    #[test]
+    fn the_embedded_release_keeps_the_as_prefix_bound() {
+        use super::AsnIndex;
+        use iplookup_data::policy::{MAX_AS_PREFIXES, Policy};
+        let db = GeoDb::embedded().unwrap();
+        let started = std::time::Instant::now();
+        let index = AsnIndex::build(db.asn_tables(), &Policy::default()).unwrap();
+        eprintln!("built in {:?}", started.elapsed());
+        let (asn, most) = index
+            .names
+            .iter()
+            .map(|(n, _)| (*n, index.v4.prefixes(*n) + index.v6.prefixes(*n)))
+            .max_by_key(|(_, p)| *p)
+            .unwrap();
+        eprintln!(
+            "largest AS: AS{asn}, {most} prefixes; index {} bytes",
+            index.bytes()
+        );
+        assert!(most < MAX_AS_PREFIXES / 4, "AS{asn}: {most}");
+        let tight = Policy {
+            max_as_prefixes: most - 1,
+            ..Policy::default()
+        };
+        let err = AsnIndex::build(db.asn_tables(), &tight).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("AS{asn} expands to {most} CIDR prefixes")),
+            "{err}"
+        );
     }
 }

@@ -60,8 +60,8 @@ pub struct GeoDb {
     release: Release,
     /// [`Release::tag`], computed once.
     tag: OnceLock<Arc<str>>,
-    /// AS number -> its rows, built on the first AS question (see [`asn`]).
-    asn_index: OnceLock<AsnIndex>,
+    /// AS number -> its runs of rows, built once per release (see [`asn`]).
+    asn_index: OnceLock<Arc<AsnIndex>>,
 }
 
 /// What the data says of one address.
@@ -122,8 +122,8 @@ impl GeoDb {
             countries: self.countries,
             release,
             tag: OnceLock::new(),
-            // Built again on the first AS question, like any release's.
-            asn_index: OnceLock::new(),
+            // The same ASN tables: the same index, when it is built.
+            asn_index: self.asn_index.clone(),
         }
     }
 
@@ -206,15 +206,43 @@ impl GeoDb {
 
     /// Everything the ASN table attributes to the AS `number` (prefixes,
     /// name, the countries of its IPv4 space); `None` when no row names it.
-    /// The first call on a release builds the [`AsnIndex`].
+    /// The first call on a release builds the [`AsnIndex`] (callers on the
+    /// runtime call it on a blocking thread: `lookup::asn`).
     pub fn autonomous_system(&self, number: u32) -> Option<AsSystem<'_>> {
         let index = self.asn_index();
         asn::system(index, &self.asn, &self.country, self.countries, number)
     }
 
-    /// The AS number index of this release, built on first use.
+    /// The AS number index of this release, built on first use. Its bound on
+    /// the prefixes of one AS was applied when the ASN file was loaded
+    /// (`load::load_asn`); the embedded data is within it.
     pub fn asn_index(&self) -> &AsnIndex {
-        self.asn_index.get_or_init(|| AsnIndex::build(&self.asn))
+        self.asn_index.get_or_init(|| {
+            let unbounded = iplookup_data::policy::Policy {
+                max_as_prefixes: u64::from(u32::MAX),
+                ..Default::default()
+            };
+            Arc::new(AsnIndex::build(&self.asn, &unbounded).unwrap_or_default())
+        })
+    }
+
+    /// Whether the [`AsnIndex`] of this release is built.
+    pub fn asn_index_built(&self) -> bool {
+        self.asn_index.get().is_some()
+    }
+
+    /// The [`AsnIndex`] of this release, if it is built.
+    pub fn built_asn_index(&self) -> Option<Arc<AsnIndex>> {
+        self.asn_index.get().cloned()
+    }
+
+    /// This release with `index` as its AS index (built from its ASN tables
+    /// when they were loaded); `None` leaves it to the first AS question.
+    pub fn with_asn_index(self, index: Option<Arc<AsnIndex>>) -> GeoDb {
+        if let Some(index) = index {
+            let _ = self.asn_index.set(index);
+        }
+        self
     }
 
     /// Looks an address up: one search of the merged index. IPv4-mapped

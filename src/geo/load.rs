@@ -15,8 +15,10 @@
 
 use std::borrow::Cow;
 use std::path::Path;
+use std::sync::Arc;
 
 use iplookup_data::csv;
+use iplookup_data::policy::Coverage;
 use iplookup_data::ranges::{Key, RangeTable, Value};
 use iplookup_data::tables::{AsnTables, CountryTables};
 use iplookup_data::{DataError, ImportStats};
@@ -24,6 +26,7 @@ use iplookup_data::{DataError, ImportStats};
 pub use super::files::Table;
 pub use iplookup_data::policy::Policy;
 
+use super::asn::AsnIndex;
 use super::db::GeoDb;
 use super::error::{GeoError, file_error};
 use super::files::{candidates, is_mmdb, modified_date, open, read_all, release_date, stamp};
@@ -59,11 +62,88 @@ pub fn load_dir(dir: &Path, policy: &Policy, embedded: &GeoDb) -> Result<GeoDb, 
 /// A table and where it came from.
 type Chosen<T> = (T, SourceInfo);
 
+/// Tables whose address space can be measured.
+pub trait Covers {
+    /// Addresses with data, per family.
+    fn coverage(&self) -> Coverage;
+}
+
+impl Covers for CountryTables {
+    fn coverage(&self) -> Coverage {
+        Coverage {
+            v4: self.v4.covered(),
+            v6: self.v6.covered(),
+        }
+    }
+}
+
+impl Covers for AsnTables {
+    fn coverage(&self) -> Coverage {
+        Coverage {
+            v4: self.v4.covered(),
+            v6: self.v6.covered(),
+        }
+    }
+}
+
+impl Covers for CityTables {
+    fn coverage(&self) -> Coverage {
+        Coverage {
+            v4: self.v4.covered(),
+            v6: self.v6.covered(),
+        }
+    }
+}
+
+/// The address space a new file of `table` is judged against (see
+/// [`Policy::check_coverage`]): the table serving now (at start: the
+/// embedded data, which the first release from a data directory is judged
+/// against); a city file with no city serving: the country table serving
+/// (the floor of a first city release).
+fn references(table: Table, serving: &GeoDb) -> Vec<(Coverage, String)> {
+    let (covers, against) = match (table, serving.city_tables()) {
+        (Table::Country, _) => (
+            serving.country_tables().coverage(),
+            "the country release it would replace",
+        ),
+        (Table::Asn, _) => (
+            serving.asn_tables().coverage(),
+            "the ASN release it would replace",
+        ),
+        (Table::City, Some(city)) => (city.coverage(), "the city release it would replace"),
+        (Table::City, None) => (
+            serving.country_tables().coverage(),
+            "the country table serving (the floor of a first city release)",
+        ),
+    };
+    vec![(covers, against.to_owned())]
+}
+
+/// Refuses `covers` (of the file `file`) short of any of `references`.
+fn check_coverage(
+    policy: &Policy,
+    file: &str,
+    covers: Coverage,
+    references: &[(Coverage, String)],
+) -> Result<(), GeoError> {
+    for (reference, against) in references {
+        policy
+            .check_coverage(covers, *reference, against)
+            .map_err(|violation| {
+                GeoError::Data(DataError::Policy {
+                    file: file.to_owned(),
+                    violation,
+                })
+            })?;
+    }
+    Ok(())
+}
+
 /// The newest file of `table` that loads and passes the policy, checked
 /// against `serving` (kept when it is still the newest such file); with no
 /// file at all, `absent`.
 #[allow(clippy::too_many_arguments)]
-fn choose<T: Clone>(
+fn choose<T: Clone + Covers>(
     dir: &Path,
     table: Table,
     policy: &Policy,
@@ -71,6 +151,7 @@ fn choose<T: Clone>(
     absent: Option<(&T, &SourceInfo)>,
     strict: bool,
     load: fn(&Path, &str, &Policy) -> Result<Chosen<T>, GeoError>,
+    covered: &dyn Fn() -> Vec<(Coverage, String)>,
     refused: &mut Vec<Refusal>,
 ) -> Result<Option<Chosen<T>>, GeoError> {
     let own = |(t, i): (&T, &SourceInfo)| (t.clone(), i.clone());
@@ -88,6 +169,9 @@ fn choose<T: Clone>(
         let loaded = load(&path, &name, policy).and_then(|(t, info)| {
             if let Some((_, current)) = serving {
                 check_rows(policy, &info, current)?;
+            }
+            if policy.min_coverage.is_some() {
+                check_coverage(policy, &name, t.coverage(), &covered())?;
             }
             Ok((t, info))
         });
@@ -156,6 +240,7 @@ fn load_release(
 ) -> Result<GeoDb, GeoError> {
     let mut refused = Vec::new();
     let (sr, er) = (serving.release(), embedded.release());
+    let covered = |table| move || references(table, serving);
     let (country, country_info) = choose(
         dir,
         Table::Country,
@@ -164,20 +249,23 @@ fn load_release(
         Some((embedded.country_tables(), &er.country)),
         strict,
         load_country,
+        &covered(Table::Country),
         &mut refused,
     )?
     .unwrap_or_else(|| (embedded.country_tables().clone(), er.country.clone()));
+    let (serving_asn, embedded_asn) = (Asn::of(serving), Asn::of(embedded));
     let (asn, asn_info) = choose(
         dir,
         Table::Asn,
         policy,
-        Some((serving.asn_tables(), &sr.asn)),
-        Some((embedded.asn_tables(), &er.asn)),
+        Some((&serving_asn, &sr.asn)),
+        Some((&embedded_asn, &er.asn)),
         strict,
-        load_asn,
+        load_asn_indexed,
+        &covered(Table::Asn),
         &mut refused,
     )?
-    .unwrap_or_else(|| (embedded.asn_tables().clone(), er.asn.clone()));
+    .unwrap_or_else(|| (embedded_asn.clone(), er.asn.clone()));
     let serving_city = serving.city_tables().zip(sr.city.as_ref());
     let city = choose(
         dir,
@@ -187,6 +275,7 @@ fn load_release(
         None,
         strict,
         load_city,
+        &covered(Table::City),
         &mut refused,
     )?;
     // Neither table changed (no such file, or the one served): keep its index.
@@ -201,7 +290,7 @@ fn load_release(
     };
     let db = match unchanged {
         Some(db) => db.same_tables(release),
-        None => GeoDb::new(country, asn, release)?,
+        None => GeoDb::new(country, asn.tables.into_owned(), release)?.with_asn_index(asn.index),
     };
     match city {
         Some((tables, info)) => db.with_city(tables, info),
@@ -210,7 +299,8 @@ fn load_release(
 }
 
 /// Checks one file as a reload would (for `iplookup update`): loads it by
-/// the policy and compares its row count with the table `serving` serves.
+/// the policy and compares its row count and its address space with the
+/// table `serving` serves.
 /// Returns its row count.
 pub fn check_file(
     table: Table,
@@ -220,13 +310,25 @@ pub fn check_file(
     serving: &GeoDb,
 ) -> Result<u64, GeoError> {
     let r = serving.release();
-    let (info, current) = match table {
-        Table::Country => (load_country(path, name, policy)?.1, Some(&r.country)),
-        Table::Asn => (load_asn(path, name, policy)?.1, Some(&r.asn)),
-        Table::City => (load_city(path, name, policy)?.1, r.city.as_ref()),
+    let (info, current, covers) = match table {
+        Table::Country => {
+            let (t, info) = load_country(path, name, policy)?;
+            (info, Some(&r.country), t.coverage())
+        }
+        Table::Asn => {
+            let (t, info) = load_asn(path, name, policy)?;
+            (info, Some(&r.asn), t.coverage())
+        }
+        Table::City => {
+            let (t, info) = load_city(path, name, policy)?;
+            (info, r.city.as_ref(), t.coverage())
+        }
     };
     if let Some(current) = current {
         check_rows(policy, &info, current)?;
+    }
+    if policy.min_coverage.is_some() {
+        check_coverage(policy, name, covers, &references(table, serving))?;
     }
     Ok(info.rows)
 }
@@ -256,12 +358,57 @@ pub fn load_country(
     Ok((tables, source_info(path, name, before, a.stats)?))
 }
 
+/// ASN tables and their AS index when it is built (see [`super::asn`]).
+#[derive(Debug, Clone)]
+struct Asn<'a> {
+    tables: Cow<'a, AsnTables>,
+    index: Option<Arc<AsnIndex>>,
+}
+
+impl<'a> Asn<'a> {
+    /// The ASN tables `db` serves, borrowed.
+    fn of(db: &'a GeoDb) -> Asn<'a> {
+        Asn {
+            tables: Cow::Borrowed(db.asn_tables()),
+            index: db.built_asn_index(),
+        }
+    }
+}
+
+impl Covers for Asn<'_> {
+    fn coverage(&self) -> Coverage {
+        self.tables.coverage()
+    }
+}
+
+/// [`load_asn`], keeping the AS index it built.
+fn load_asn_indexed<'a>(
+    path: &Path,
+    name: &str,
+    policy: &Policy,
+) -> Result<Chosen<Asn<'a>>, GeoError> {
+    let (tables, index, info) = read_asn(path, name, policy)?;
+    let index = Some(Arc::new(index));
+    let tables = Cow::Owned(tables);
+    Ok((Asn { tables, index }, info))
+}
+
 /// Reads one ASN file (CSV or MMDB) named `name`.
 pub fn load_asn(
     path: &Path,
     name: &str,
     policy: &Policy,
 ) -> Result<(AsnTables, SourceInfo), GeoError> {
+    read_asn(path, name, policy).map(|(tables, _, info)| (tables, info))
+}
+
+/// Reads one ASN file and builds its AS index, which refuses an AS that
+/// expands to more prefixes than the policy allows.
+fn read_asn(
+    path: &Path,
+    name: &str,
+    policy: &Policy,
+) -> Result<(AsnTables, AsnIndex, SourceInfo), GeoError> {
     let before = stamp(path);
     let a = if is_mmdb(name) {
         on_big_stack(|| Ok(mmdb::read_asn(read_all(path, name, policy)?, name, policy)?))?
@@ -273,7 +420,14 @@ pub fn load_asn(
         v6: table(name, a.v6)?,
         networks: a.networks,
     };
-    Ok((tables, source_info(path, name, before, a.stats)?))
+    // The bound on the prefixes of one AS: building the index measures it.
+    let index = AsnIndex::build(&tables, policy).map_err(|violation| {
+        GeoError::Data(DataError::Policy {
+            file: name.to_owned(),
+            violation,
+        })
+    })?;
+    Ok((tables, index, source_info(path, name, before, a.stats)?))
 }
 
 /// Reads one city MMDB named `name`, with the city checks of [`mmdb::read_city`].

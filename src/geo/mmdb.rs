@@ -200,7 +200,7 @@ pub fn read_country(
         bytes,
         file,
         policy,
-        |record| record.country_code().map(rows::pack_country).transpose(),
+        |record| Ok(record.country_code().map(rows::pack_country).transpose()),
         |start, end, packed| push(&mut v4, &mut v6, start, end, packed),
     )?;
     Ok(CountryArrays {
@@ -220,10 +220,13 @@ pub fn read_asn(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<AsnArrays
         file,
         policy,
         |record| {
-            Ok(record.autonomous_system_number.map(|asn| {
-                let org = record.autonomous_system_organization.as_deref();
-                networks.intern(asn, org.unwrap_or(""))
-            }))
+            let Some(asn) = record.autonomous_system_number else {
+                return Ok(Ok(None));
+            };
+            let org = record.autonomous_system_organization.as_deref();
+            let org = org.unwrap_or("");
+            check_string(policy, file, || format!("the organisation of AS{asn}"), org)?;
+            Ok(Ok(Some(networks.intern(asn, org))))
         },
         |start, end, id| push(&mut v4, &mut v6, start, end, id),
     )?;
@@ -246,12 +249,17 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
     let mut by_place: HashMap<(u64, u64), u32> = HashMap::new();
     let mut by_name: HashMap<(String, u64, u64), u32> = HashMap::new();
     let mut samples: Vec<(IpAddr, u32)> = Vec::new();
-    let reader = open_reader(bytes, file)?;
+    let reader = open_reader(bytes, file, policy, true)?;
     check_city_type(&reader, file)?;
-    let intern = |record: Record| -> Result<Option<u32>, RowError> {
+    let intern = |record: Record| -> Result<Result<Option<u32>, RowError>, DataError> {
         let Some(city) = record.into_city() else {
-            return Ok(None);
+            return Ok(Ok(None));
         };
+        let what = || {
+            let start: String = city.name.chars().take(20).collect();
+            format!("the city name {start:?}...")
+        };
+        check_string(policy, file, what, &city.name)?;
         let place = (
             city.latitude.map_or(0, f64::to_bits),
             city.longitude.map_or(0, f64::to_bits),
@@ -263,15 +271,15 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
                 .is_some_and(|c| c.name == city.name)
         };
         if let Some(id) = first.filter(|id| same(*id)) {
-            return Ok(Some(id));
+            return Ok(Ok(Some(id)));
         }
         let named = first.map(|_| (city.name.clone(), place.0, place.1));
         if let Some(id) = named.as_ref().and_then(|k| by_name.get(k)) {
-            return Ok(Some(*id));
+            return Ok(Ok(Some(*id)));
         }
         if cities.len() >= MAX_CITIES as usize {
             too_many = true;
-            return Ok(None);
+            return Ok(Ok(None));
         }
         cities.push(city);
         let id = cities.len() as u32;
@@ -279,7 +287,7 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
             Some(key) => by_name.insert(key, id),
             None => by_place.insert(place, id),
         };
-        Ok(Some(id))
+        Ok(Ok(Some(id)))
     };
     // Neighbouring networks of one city become one range: a DB-IP range is
     // stored as the CIDR blocks that cover it, and only the city matters here.
@@ -377,6 +385,21 @@ fn check_city(
     Ok(())
 }
 
+/// Refuses the file when `text` is longer than the policy's string cap.
+fn check_string(
+    policy: &Policy,
+    file: &str,
+    what: impl FnOnce() -> String,
+    text: &str,
+) -> Result<(), DataError> {
+    policy
+        .check_string(what, text)
+        .map_err(|violation| DataError::Policy {
+            file: file.to_owned(),
+            violation,
+        })
+}
+
 fn io_fail(file: &str, reason: String) -> DataError {
     DataError::Io {
         file: file.to_owned(),
@@ -387,8 +410,9 @@ fn io_fail(file: &str, reason: String) -> DataError {
 /// Visits every network with data, in address order: `value` turns its
 /// record into the value of the table (`None`: nothing for this table), and
 /// `add` adds the network's first and last address with that value. A
-/// network either cannot use is a defect (dropped and counted). Returns the
-/// counts and the reader.
+/// network either cannot use is a defect (dropped and counted); `value`
+/// refuses the whole file by returning the outer error. Returns the counts
+/// and the reader.
 ///
 /// Networks share records (the hundreds of blocks of one city or one AS
 /// point at one record of the data section), so each record is decoded and
@@ -397,15 +421,22 @@ fn walk<T: Copy>(
     bytes: Vec<u8>,
     file: &str,
     policy: &Policy,
-    value: impl FnMut(Record) -> Result<Option<T>, RowError>,
+    value: impl FnMut(Record) -> Result<Result<Option<T>, RowError>, DataError>,
     add: impl FnMut(IpAddr, IpAddr, T) -> Result<Pushed, RowError>,
 ) -> Result<(ImportStats, MmdbReader), DataError> {
-    walk_reader(open_reader(bytes, file)?, file, policy, value, add)
+    let reader = open_reader(bytes, file, policy, false)?;
+    walk_reader(reader, file, policy, value, add)
 }
 
 /// Reads an MMDB's metadata, and refuses a search tree the walk could not
-/// finish ([`Tree::check`]).
-fn open_reader(bytes: Vec<u8>, file: &str) -> Result<MmdbReader, DataError> {
+/// finish ([`Tree::check`]) or holding more networks than the policy allows
+/// a file (of a city table: `city`), before any table is built.
+fn open_reader(
+    bytes: Vec<u8>,
+    file: &str,
+    policy: &Policy,
+    city: bool,
+) -> Result<MmdbReader, DataError> {
     let not_mmdb =
         |e: maxminddb::MaxMindDbError| io_fail(file, format!("not a MaxMind database: {e}"));
     let meta = Reader::from_source(bytes.as_slice())
@@ -417,7 +448,13 @@ fn open_reader(bytes: Vec<u8>, file: &str) -> Result<MmdbReader, DataError> {
         record_size: meta.record_size,
         depth: if meta.ip_version == 6 { 128 } else { 32 },
     };
-    tree.check(&bytes).map_err(|reason| io_fail(file, reason))?;
+    let networks = tree.check(&bytes).map_err(|reason| io_fail(file, reason))?;
+    policy
+        .check_networks(networks, city)
+        .map_err(|violation| DataError::Policy {
+            file: file.to_owned(),
+            violation,
+        })?;
     Reader::from_source(bytes).map_err(not_mmdb)
 }
 
@@ -426,7 +463,7 @@ fn walk_reader<T: Copy>(
     reader: MmdbReader,
     file: &str,
     policy: &Policy,
-    mut value: impl FnMut(Record) -> Result<Option<T>, RowError>,
+    mut value: impl FnMut(Record) -> Result<Result<Option<T>, RowError>, DataError>,
     mut add: impl FnMut(IpAddr, IpAddr, T) -> Result<Pushed, RowError>,
 ) -> Result<(ImportStats, MmdbReader), DataError> {
     let fail = |reason: String| io_fail(file, reason);
@@ -451,7 +488,7 @@ fn walk_reader<T: Copy>(
                         .decode()
                         .map_err(|e| fail(format!("network {net}: {e}")))?
                         .unwrap_or_default();
-                    let v = value(record);
+                    let v = value(record)?;
                     if let (Some(o), Ok(v)) = (offset, &v) {
                         known.insert(o, *v);
                     }

@@ -17,6 +17,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 
+pub mod explain;
+
 /// A registry block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SpecialBlock {

@@ -30,14 +30,18 @@ pub struct Tree {
 
 impl Tree {
     /// Refuses a tree with more paths than [`PATHS_PER_NODE`] times its
-    /// nodes, or whose nodes lie past the end of `bytes`.
-    pub fn check(&self, bytes: &[u8]) -> Result<(), String> {
+    /// nodes, or whose nodes lie past the end of `bytes`. Returns how many
+    /// networks hold data: records pointing into the data section, each
+    /// counted once however many paths reach its node (the IPv4 subtree of
+    /// an IPv6 file counts once, as the network walk visits it), so the
+    /// network cap is applied before any table is built.
+    pub fn check(&self, bytes: &[u8]) -> Result<u64, String> {
         let budget = PATHS_PER_NODE * (u64::from(self.node_count) + 1) + 1024;
         let mut level: HashMap<u32, u64> = HashMap::from([(0, 1)]);
-        let mut paths: u64 = 0;
+        let (mut paths, mut networks): (u64, u64) = (0, 0);
         for _ in 0..=self.depth {
             if level.is_empty() || self.node_count == 0 {
-                return Ok(());
+                return Ok(networks);
             }
             let mut next: HashMap<u32, u64> = HashMap::with_capacity(level.len() * 2);
             for (node, reaching) in level {
@@ -49,6 +53,10 @@ impl Tree {
                     ));
                 }
                 let (left, right) = self.records(bytes, node)?;
+                networks += [left, right]
+                    .iter()
+                    .filter(|c| **c > self.node_count)
+                    .count() as u64;
                 for child in [left, right].into_iter().filter(|c| *c < self.node_count) {
                     let sum = next.entry(child).or_insert(0);
                     *sum = sum.saturating_add(reaching);
@@ -57,7 +65,7 @@ impl Tree {
             level = next;
         }
         // Nodes still below the deepest level: a cycle the walk refuses too.
-        Ok(())
+        Ok(networks)
     }
 
     /// The two records of `node`.
@@ -126,7 +134,8 @@ mod tests {
             record_size: 24,
             depth: 32,
         };
-        assert_eq!(t.check(&bytes), Ok(()));
+        // Every leaf's two records point at data: 2^10 networks.
+        assert_eq!(t.check(&bytes), Ok(1 << 10));
     }
 
     #[test]

@@ -1,12 +1,24 @@
 //! An autonomous system by number: the caller's text (`15169`, `AS15169`,
 //! `as15169`) parsed strictly, and what the current release attributes to
 //! it as the wire's [`AsnInfo`]. HTTP and MCP both call [`Lookup::asn`].
+//!
+//! An answer is built on a blocking thread, never on the runtime's workers:
+//! the first AS question of the embedded release builds its AS index there
+//! (a loaded release brings its own), and every answer expands its prefixes
+//! there (at most the policy's bound on one AS). At most [`BUILDERS`] answers
+//! are built at once, and a caller waits at most [`AS_DEADLINE`] for its own,
+//! then gets 503 `overloaded`.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
 
 use super::Lookup;
 use crate::geo::{AsSystem, GeoDb};
-use crate::model::{self, AsnAddresses, AsnCountry, AsnInfo, AsnPrefixes, ErrorCode};
+use crate::model::{
+    self, AsnAddresses, AsnCountry, AsnInfo, AsnPrefixCount, AsnPrefixes, ErrorCode, PrefixPage,
+};
 
 /// Why an AS question got no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -19,7 +31,18 @@ pub enum AsnError {
     /// A valid number that no row of the ASN data names.
     #[error("the ASN data has no rows for AS{0}")]
     Unknown(u32),
+    /// The answer was not ready within [`AS_DEADLINE`].
+    #[error("the answer for this AS could not be built in time; try again shortly")]
+    Busy,
 }
+
+/// How long an AS question waits for its answer.
+pub const AS_DEADLINE: Duration = Duration::from_secs(10);
+
+/// How many AS answers are built at once.
+pub const BUILDERS: usize = 2;
+
+static BUILDING: LazyLock<Arc<Semaphore>> = LazyLock::new(|| Arc::new(Semaphore::new(BUILDERS)));
 
 impl AsnError {
     /// The error code callers see.
@@ -27,6 +50,7 @@ impl AsnError {
         match self {
             AsnError::Invalid => ErrorCode::InvalidAsn,
             AsnError::Unknown(_) => ErrorCode::UnknownAsn,
+            AsnError::Busy => ErrorCode::Overloaded,
         }
     }
 
@@ -68,12 +92,24 @@ fn info(system: &AsSystem<'_>) -> AsnInfo {
         0 => 0.0,
         total => (n as f64 / total as f64 * 1e6).round() / 1e6,
     };
+    let prefixes = AsnPrefixes {
+        v4: system.prefixes_v4().map(|n| n.to_string()).collect(),
+        v6: system.prefixes_v6().map(|n| n.to_string()).collect(),
+    };
+    let prefix_count = AsnPrefixCount {
+        v4: prefixes.v4.len() as u64,
+        v6: prefixes.v6.len() as u64,
+    };
     AsnInfo {
         asn: system.asn,
         organization: system.name.to_owned(),
-        prefixes: AsnPrefixes {
-            v4: system.prefixes_v4().map(|n| n.to_string()).collect(),
-            v6: system.prefixes_v6().map(|n| n.to_string()).collect(),
+        prefixes,
+        prefix_count,
+        // Every prefix, on one page (the web pages cut it into pages).
+        page: PrefixPage {
+            number: 1,
+            pages: 1,
+            per_page: (prefix_count.v4 + prefix_count.v6).clamp(1, u32::MAX as u64) as u32,
         },
         addresses: AsnAddresses {
             v4,
@@ -93,14 +129,40 @@ fn info(system: &AsSystem<'_>) -> AsnInfo {
 }
 
 impl Lookup {
-    /// The AS named by the caller's `text` in the current release.
-    pub fn asn(&self, text: &str) -> Result<AsnAnswered, AsnError> {
+    /// The AS named by `text` in the current release, built on the calling
+    /// thread: for callers off the request path (the documentation's
+    /// examples, built once), never for a request.
+    pub fn asn_now(&self, text: &str) -> Result<AsnAnswered, AsnError> {
         let number = parse_asn(text)?;
         let db = self.db();
-        let info = describe_asn(&db, number).ok_or(AsnError::Unknown(number))?;
         Ok(AsnAnswered {
-            info,
+            info: describe_asn(&db, number).ok_or(AsnError::Unknown(number))?,
             release: db.tag(),
+        })
+    }
+
+    /// The AS named by the caller's `text` in the current release, built on
+    /// a blocking thread (see the module's doc).
+    pub async fn asn(&self, text: &str) -> Result<AsnAnswered, AsnError> {
+        let number = parse_asn(text)?;
+        let db = self.db();
+        let build = async {
+            let Ok(permit) = BUILDING.clone().acquire_owned().await else {
+                return Err(AsnError::Busy);
+            };
+            tokio::task::spawn_blocking(move || {
+                let _held = permit;
+                (describe_asn(&db, number), db.tag())
+            })
+            .await
+            .map_err(|_| AsnError::Busy)
+        };
+        let (info, release) = tokio::time::timeout(AS_DEADLINE, build)
+            .await
+            .map_err(|_| AsnError::Busy)??;
+        Ok(AsnAnswered {
+            info: info.ok_or(AsnError::Unknown(number))?,
+            release,
         })
     }
 }

@@ -1,8 +1,16 @@
 //! HTTPS: the rustls configuration (ring, TLS 1.2 and 1.3, ALPN `h2` and
 //! `http/1.1`) from the PEM certificate chain and key files, reloaded when
 //! either file changes (checked every 5 seconds; a bad new pair is refused
-//! and the old one kept), and the handshake of each connection. Each file is
-//! read only if it is a regular file, and at most 1 MiB of it.
+//! and the old one kept), and the handshake of each connection.
+//!
+//! The files are the operator's, but a path can name anything: a FIFO
+//! made the server hang in `open()` at start (the port bound, never
+//! answering, SIGTERM unheard) and a reload thread for good. So each file
+//! is opened without blocking (`O_NONBLOCK`, which a FIFO without a writer
+//! honours), checked with `fstat` to be a regular file before a byte is
+//! read, read at most 1 MiB, on a blocking thread, within [`READ_TIMEOUT`]
+//! (a file on a stuck network mount): a bad file at start is an error
+//! that stops the service, at a reload it is logged and the old pair kept.
 
 use std::io;
 use std::path::Path;
@@ -21,6 +29,8 @@ use crate::config::TlsFiles;
 
 /// How often the files are checked for a change.
 const RELOAD_EVERY: Duration = Duration::from_secs(5);
+/// The longest reading both files may take.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The current configuration, swapped when the files change.
 #[derive(Debug, Clone)]
@@ -56,11 +66,13 @@ impl Tls {
                 if now.is_none() || now == last {
                     continue;
                 }
+                // Tried once per change: a file that hangs is not read
+                // again (and again) until it changes.
+                last = now;
                 match read(files.clone()).await {
                     Ok(new) => {
                         config.store(Arc::new(new));
                         tracing::info!("TLS certificate reloaded");
-                        last = now;
                     }
                     Err(e) => {
                         tracing::error!(error = %e, "new TLS certificate refused; keeping the old one")
@@ -86,7 +98,13 @@ pub const MAX_PEM_BYTES: u64 = 1024 * 1024;
 fn read_pem(path: &Path) -> io::Result<Vec<u8>> {
     use std::io::Read;
     let fail = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-    let file = std::fs::File::open(path).map_err(fail)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // A FIFO or a device must not block the open: nothing is read from
+    // anything but a regular file, which O_NONBLOCK does not change.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(fail)?;
     if !file.metadata().map_err(fail)?.is_file() {
         return Err(fail(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -106,11 +124,20 @@ fn read_pem(path: &Path) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Reads and checks both files off the runtime's threads.
+/// Reads and checks both files off the runtime's threads, within
+/// [`READ_TIMEOUT`].
 async fn read(files: TlsFiles) -> io::Result<ServerConfig> {
-    tokio::task::spawn_blocking(move || config(&files))
-        .await
-        .map_err(io::Error::other)?
+    let reading = tokio::task::spawn_blocking(move || config(&files));
+    match tokio::time::timeout(READ_TIMEOUT, reading).await {
+        Ok(done) => done.map_err(io::Error::other)?,
+        Err(_) => Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!(
+                "the certificate and key files could not be read within {} s",
+                READ_TIMEOUT.as_secs()
+            ),
+        )),
+    }
 }
 
 fn config(files: &TlsFiles) -> io::Result<ServerConfig> {

@@ -20,7 +20,9 @@
 //! (`RST_STREAM`, [`Shed`]), which frees it at once (a 503 in its place
 //! would wait unsent like the answer), so the client that holds the memory
 //! is refused, and other addresses are served. HTTP/1.1 needs no share: one answer at a
-//! time per connection, mostly in the kernel's socket buffer.
+//! time per connection, mostly in the kernel's socket buffer, which
+//! [`socket`](super::socket) bounds (256 KiB, reset after `--request-timeout`
+//! without progress).
 //!
 //! [`PER_ADDRESS_UNSENT`]: crate::connections::PER_ADDRESS_UNSENT
 //! [`TOTAL_UNSENT`]: crate::connections::TOTAL_UNSENT

@@ -5,30 +5,43 @@
 //! latter reaches it through the address page's handler, which owns every
 //! other one-segment path). A valid number no row names: 404 `unknown_asn`;
 //! anything else: 400 `invalid_asn`.
+//!
+//! The prefixes come in pages of [`PER_PAGE`] (the IPv4 ones, then the IPv6
+//! ones) in every format: `?page=N`, with `Link: <...>; rel="next"` and
+//! `rel="prev"` to the neighbours (keeping `format` and `lang`), and the
+//! JSON's `prefix_count` and `page` saying where the page is.
+//! `/api/v1/asn/{asn}/prefixes.csv` has them all.
 
+use std::fmt::Write;
+
+use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
-use super::render::{AsnPage, ErrorPage, Page};
-use super::respond::{Reply, Wants, error_on, respond};
+use super::negotiate::Format;
+use super::render::{AsnPage, ErrorPage, Page, Releases, asn_links, page_link};
+use super::respond::{Reply, Wants, bad_request, error_on, respond};
 use super::routes::{self, Route};
 use super::schema::{AsnParam, AsnPathParam, FormatName};
 use super::state::AppState;
 use crate::lookup::asn::AsnError;
-use crate::model;
+use crate::model::{self, AsnInfo, ErrorCode};
+
+/// How many prefixes one page of an AS's answer lists.
+pub const PER_PAGE: u32 = 500;
 
 /// `GET /api/v1/asn/{asn}`.
 #[utoipa::path(get, path = "/api/v1/asn/{asn}", tag = "lookup",
     summary = "One autonomous system: its prefixes, address counts and countries",
-    description = "Every block the ASN data attributes to the AS, as CIDR prefixes per family (adjacent rows merged, then each range cut into its minimal CIDR cover; together they hold exactly the addresses of the AS's rows), the address count per family (IPv6 as a decimal string: it can pass 2^64), the organisation name, and the countries its IPv4 space lies in with their share. `asn` is `15169`, `AS15169` or `as15169`. The JSON lists every prefix; the text, Markdown and HTML forms list at most 1000 per family. The answer carries a weak ETag tied to the data release.",
-    params(("asn" = AsnParam, Path, description = "AS number, optionally prefixed with AS", example = "AS15169"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
+    description = "Every block the ASN data attributes to the AS, as CIDR prefixes per family (adjacent rows merged, then each range cut into its minimal CIDR cover; together they hold exactly the addresses of the AS's rows), the address count per family (IPv6 as a decimal string: it can pass 2^64), the organisation name, and the countries its IPv4 space lies in with their share. `asn` is `15169`, `AS15169` or `as15169`. The prefixes come in pages of 500 (the IPv4 ones, then the IPv6 ones) in every format: `?page=N` (from 1); `prefix_count` gives the totals and `page` the page's number, the number of pages and their size; the `Link` header names the neighbours (`rel=\"prev\"`, `rel=\"next\"`). `/api/v1/asn/{asn}/prefixes.csv` lists them all. The answer carries a weak ETag tied to the data release.",
+    params(("asn" = AsnParam, Path, description = "AS number, optionally prefixed with AS", example = "AS15169"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("page" = Option<u32>, Query, description = "The page of the prefixes, from 1", minimum = 1), ("lang" = Option<String>, Query, description = "Language of the text, Markdown and HTML forms: en or bn (else Accept-Language)")),
     responses(
         (status = 200, description = "AsnInfo", content((model::AsnInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),
-        (status = 400, description = "Not an AS number (error `invalid_asn`), or bad `format`", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
-        (status = 404, description = "No row of the data names this AS (error `unknown_asn`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 400, description = "Not an AS number (error `invalid_asn`), or bad `format` or `page` (error `bad_query`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 404, description = "No row of the data names this AS (error `unknown_asn`), or no such page of its prefixes (error `not_found`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
 pub async fn api_asn(
@@ -37,7 +50,7 @@ pub async fn api_asn(
     wants: Wants,
 ) -> Response {
     let text = raw.map(|Path(t)| t).unwrap_or_default();
-    asn_reply(&state, &text, &wants, &routes::API_ASN)
+    asn_reply(&state, &text, &wants, &routes::API_ASN).await
 }
 
 /// `GET /api/v1/asn/`: the AS number is missing.
@@ -52,13 +65,13 @@ pub async fn api_asn_missing(wants: Wants) -> Response {
 /// `GET /AS{asn}`: the page of an autonomous system.
 #[utoipa::path(get, path = "/AS{asn}", tag = "pages",
     summary = "The page of one autonomous system (HTML for browsers, aligned text for command-line clients)",
-    description = "The AS's name, address counts, the countries of its IPv4 space with their share, and its prefixes (at most 1000 per family in text, Markdown and HTML; JSON has them all). `/as15169` answers alike.",
-    params(("asn" = AsnPathParam, Path, description = "AS number (digits after `/AS`)", example = "15169"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
+    description = "The AS's name, address counts, the countries of its IPv4 space with their share, and its prefixes in pages of 500 (`?page=N`, `Link` rel=\"next\" and rel=\"prev\"). `/as15169` answers alike.",
+    params(("asn" = AsnPathParam, Path, description = "AS number (digits after `/AS`)", example = "15169"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("page" = Option<u32>, Query, description = "The page of the prefixes, from 1", minimum = 1), ("lang" = Option<String>, Query, description = "Language of the text, Markdown and HTML forms: en or bn (else Accept-Language)")),
     responses(
         (status = 200, description = "The AS's data", content((model::AsnInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),
-        (status = 400, description = "Digits over 4294967295 (error `invalid_asn`), or bad `format`", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
-        (status = 404, description = "No row names this AS (error `unknown_asn`), or not digits after `/AS` (error `not_found`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 400, description = "Digits over 4294967295 (error `invalid_asn`), or bad `format` or `page` (error `bad_query`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 404, description = "No row names this AS (error `unknown_asn`), not digits after `/AS`, or no such page of its prefixes (error `not_found`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
 pub async fn asn_page(
@@ -67,7 +80,7 @@ pub async fn asn_page(
     wants: Wants,
 ) -> Response {
     let digits = raw.map(|Path(t)| t).unwrap_or_default();
-    page_answer(&state, &format!("AS{digits}"), &wants)
+    page_answer(&state, &format!("AS{digits}"), &wants).await
 }
 
 /// Whether a one-segment path names an AS page: `AS` in any case, then digits.
@@ -80,10 +93,11 @@ pub fn is_asn_page(segment: &str) -> bool {
 
 /// The AS page for a one-segment path `segment`: the AS when it is `AS`
 /// and digits, else the 404 every unknown page gets.
-pub fn page_answer(state: &AppState, segment: &str, wants: &Wants) -> Response {
+pub async fn page_answer(state: &AppState, segment: &str, wants: &Wants) -> Response {
     let route = &routes::ASN_PAGE;
     if !is_asn_page(segment) {
         let page = ErrorPage {
+            input: None,
             status: StatusCode::NOT_FOUND,
             body: model::Error::new(
                 model::ErrorCode::NotFound,
@@ -92,35 +106,280 @@ pub fn page_answer(state: &AppState, segment: &str, wants: &Wants) -> Response {
         };
         return error_on(page, wants, route);
     }
-    asn_reply(state, segment, wants, route)
+    asn_reply(state, segment, wants, route).await
 }
 
 /// The answer for the AS `text` on `route`: the page, or its error.
-fn asn_reply(state: &AppState, text: &str, wants: &Wants, route: &Route) -> Response {
-    match state.lookup.asn(text) {
-        Ok(answered) => respond(
-            Page::Asn(Box::new(AsnPage {
-                info: answered.info,
-            })),
-            wants,
-            &Reply {
-                default: route.answer_default(wants.kind()),
-                caching: route.caching,
-                etag: Some(answered.release),
-            },
-        ),
-        Err(e) => error_on(asn_error(&e), wants, route),
+async fn asn_reply(state: &AppState, text: &str, wants: &Wants, route: &Route) -> Response {
+    let answered = match state.lookup.asn(text).await {
+        Ok(answered) => answered,
+        Err(e) => return error_on(asn_error(&e), wants, route),
+    };
+    let number = match page_number(wants.page.as_deref()) {
+        Ok(n) => n,
+        Err(page) => return error_on(page, wants, route),
+    };
+    let info = match paged(answered.info, number) {
+        Ok(info) => info,
+        Err(page) => return error_on(page, wants, route),
+    };
+    let (page_path, api_path) = asn_links(info.asn);
+    let base = if route.template == routes::API_ASN.template {
+        api_path
+    } else {
+        page_path
+    };
+    let links = link_header(&base, &info, wants);
+    let releases = Releases::of(&state.lookup.db());
+    let mut response = respond(
+        Page::Asn(Box::new(AsnPage {
+            info,
+            releases: Some(releases),
+        })),
+        wants,
+        &Reply {
+            default: route.answer_default(wants.kind()),
+            caching: route.caching,
+            etag: Some(answered.release),
+        },
+    );
+    let status = response.status();
+    if let Some(links) =
+        links.filter(|_| status == StatusCode::OK || status == StatusCode::NOT_MODIFIED)
+    {
+        response.headers_mut().append(header::LINK, links);
+    }
+    response
+}
+
+/// The page a request asks for: `?page=N` with N from 1, else 1.
+fn page_number(page: Option<&str>) -> Result<u32, ErrorPage> {
+    let Some(text) = page else {
+        return Ok(1);
+    };
+    match text.parse::<u32>() {
+        Ok(n) if n >= 1 && text.bytes().all(|b| b.is_ascii_digit()) => Ok(n),
+        _ => Err(bad_request(
+            ErrorCode::BadQuery,
+            "page must be a whole number from 1 (?page=2)".into(),
+        )),
     }
 }
 
-/// The error page of an [`AsnError`]: 400 or 404.
+/// `info` with only the prefixes of page `number` (of [`PER_PAGE`]: the
+/// IPv4 prefixes, then the IPv6 ones), and `page` saying which; 404 for a
+/// page past the last.
+pub fn paged(mut info: AsnInfo, number: u32) -> Result<AsnInfo, ErrorPage> {
+    let (v4, v6) = (info.prefixes.v4.len(), info.prefixes.v6.len());
+    let per = PER_PAGE as usize;
+    let pages = (v4 + v6).div_ceil(per).max(1);
+    if number as usize > pages {
+        return Err(ErrorPage {
+            status: StatusCode::NOT_FOUND,
+            body: model::Error::new(
+                ErrorCode::NotFound,
+                format!(
+                    "AS{} has {pages} page{} of prefixes",
+                    info.asn,
+                    if pages == 1 { "" } else { "s" }
+                ),
+            ),
+            input: None,
+        });
+    }
+    let start = (number as usize - 1) * per;
+    let end = (start + per).min(v4 + v6);
+    let cut = |list: &mut Vec<String>, from: usize, to: usize| {
+        let (from, to) = (from.min(list.len()), to.min(list.len()));
+        list.truncate(to);
+        list.drain(..from);
+    };
+    cut(
+        &mut info.prefixes.v6,
+        start.saturating_sub(v4),
+        end.saturating_sub(v4),
+    );
+    cut(&mut info.prefixes.v4, start, end);
+    info.page = model::PrefixPage {
+        number,
+        pages: pages as u32,
+        per_page: PER_PAGE,
+    };
+    Ok(info)
+}
+
+/// `Link: <base?page=N-1>; rel="prev", <base?page=N+1>; rel="next"` (with
+/// the request's `format` and `lang`), `None` for a lone page.
+fn link_header(base: &str, info: &AsnInfo, wants: &Wants) -> Option<HeaderValue> {
+    let (n, pages) = (info.page.number, info.page.pages);
+    let mut keep = String::new();
+    if let Some(f) = wants.format.as_deref().and_then(Format::from_query) {
+        let _ = write!(keep, "format={}", f.query_name());
+    }
+    if wants.lang_in_query {
+        let sep = if keep.is_empty() { "" } else { "&" };
+        let _ = write!(keep, "{sep}lang={}", wants.lang.code());
+    }
+    let link = |k: u32| {
+        let path = page_link(base, k);
+        match (keep.is_empty(), path.contains('?')) {
+            (true, _) => path,
+            (false, true) => format!("{path}&{keep}"),
+            (false, false) => format!("{path}?{keep}"),
+        }
+    };
+    let mut parts = Vec::new();
+    if n > 1 {
+        parts.push(format!("<{}>; rel=\"prev\"", link(n - 1)));
+    }
+    if n < pages {
+        parts.push(format!("<{}>; rel=\"next\"", link(n + 1)));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    parts.push(format!("<{}>; rel=\"first\"", link(1)));
+    parts.push(format!("<{}>; rel=\"last\"", link(pages)));
+    HeaderValue::from_str(&parts.join(", ")).ok()
+}
+
+/// `GET /api/v1/asn/{asn}/prefixes.csv`: every prefix of the AS as CSV.
+#[utoipa::path(get, path = "/api/v1/asn/{asn}/prefixes.csv", tag = "lookup",
+    summary = "Every prefix of one autonomous system, as CSV",
+    description = "A header line `prefix,version`, then one line per prefix: the IPv4 ones, then the IPv6 ones, each ascending (the same prefixes as the pages of `/api/v1/asn/{asn}`, all at once). Served as an attachment named `AS{asn}-prefixes.csv`, with a weak ETag tied to the data release.",
+    params(("asn" = AsnParam, Path, description = "AS number, optionally prefixed with AS", example = "AS15169")),
+    responses(
+        (status = 200, description = "The prefixes", content_type = "text/csv; charset=utf-8", body = String),
+        (status = 304, description = "Not modified (If-None-Match matched the data release)"),
+        (status = 400, description = "Not an AS number (error `invalid_asn`)", body = model::Error),
+        (status = 404, description = "No row of the data names this AS (error `unknown_asn`)", body = model::Error),
+    ))]
+pub async fn api_asn_csv(
+    State(state): State<AppState>,
+    raw: Result<Path<String>, PathRejection>,
+    wants: Wants,
+) -> Response {
+    let route = &routes::API_ASN_CSV;
+    let text = raw.map(|Path(t)| t).unwrap_or_default();
+    let answered = match state.lookup.asn(&text).await {
+        Ok(answered) => answered,
+        Err(e) => return error_on(asn_error(&e), &wants, route),
+    };
+    let info = &answered.info;
+    let etag = format!("W/\"{}-csv\"", answered.release);
+    let fresh = wants
+        .if_none_match
+        .as_deref()
+        .is_some_and(|inm| inm.split(',').any(|t| t.trim() == "*" || t.trim() == etag));
+    let mut body =
+        String::with_capacity(24 * (info.prefixes.v4.len() + info.prefixes.v6.len()) + 16);
+    if !fresh {
+        body.push_str("prefix,version\n");
+        for (list, version) in [(&info.prefixes.v4, "IPv4"), (&info.prefixes.v6, "IPv6")] {
+            for prefix in list {
+                let _ = writeln!(body, "{prefix},{version}");
+            }
+        }
+    }
+    let mut response = Response::new(Body::from(body));
+    if fresh {
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+    }
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(routes::CSV_TEXT),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(route.caching.header()),
+    );
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&format!(
+        "attachment; filename=\"AS{}-prefixes.csv\"",
+        info.asn
+    )) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    response
+}
+
+/// The error page of an [`AsnError`]: 400, 404 or 503.
 fn asn_error(e: &AsnError) -> ErrorPage {
     let status = match e {
         AsnError::Invalid => StatusCode::BAD_REQUEST,
         AsnError::Unknown(_) => StatusCode::NOT_FOUND,
+        AsnError::Busy => StatusCode::SERVICE_UNAVAILABLE,
     };
     ErrorPage {
+        input: None,
         status,
         body: e.body(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(v4: usize, v6: usize) -> AsnInfo {
+        AsnInfo {
+            asn: 1,
+            organization: "x".into(),
+            prefixes: model::AsnPrefixes {
+                v4: (0..v4).map(|i| format!("a{i}")).collect(),
+                v6: (0..v6).map(|i| format!("b{i}")).collect(),
+            },
+            prefix_count: model::AsnPrefixCount {
+                v4: v4 as u64,
+                v6: v6 as u64,
+            },
+            page: model::PrefixPage::default(),
+            addresses: model::AsnAddresses::default(),
+            countries: vec![],
+        }
+    }
+
+    #[test]
+    fn pages_hold_every_prefix_once() {
+        for (v4, v6) in [(0, 1), (1, 0), (499, 2), (500, 500), (1234, 77), (3, 1001)] {
+            let whole = info(v4, v6);
+            let pages = (v4 + v6).div_ceil(PER_PAGE as usize).max(1) as u32;
+            let mut seen = Vec::new();
+            for n in 1..=pages {
+                let page = paged(whole.clone(), n).unwrap();
+                assert_eq!(page.page.pages, pages);
+                assert_eq!(page.page.number, n);
+                let listed = page.prefixes.v4.len() + page.prefixes.v6.len();
+                assert!(
+                    listed <= PER_PAGE as usize && listed > 0,
+                    "{v4}/{v6} page {n}"
+                );
+                seen.extend(page.prefixes.v4.iter().chain(&page.prefixes.v6).cloned());
+            }
+            let all: Vec<String> = whole
+                .prefixes
+                .v4
+                .iter()
+                .chain(&whole.prefixes.v6)
+                .cloned()
+                .collect();
+            assert_eq!(seen, all, "{v4}/{v6}");
+            assert_eq!(
+                paged(whole, pages + 1).unwrap_err().status,
+                StatusCode::NOT_FOUND
+            );
+        }
+    }
+
+    #[test]
+    fn page_numbers_are_whole_numbers_from_one() {
+        assert_eq!(page_number(None).unwrap(), 1);
+        assert_eq!(page_number(Some("7")).unwrap(), 7);
+        for bad in ["0", "-1", "+2", "x", "", "1.5", "99999999999"] {
+            assert!(page_number(Some(bad)).is_err(), "{bad}");
+        }
     }
 }

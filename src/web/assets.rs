@@ -1,5 +1,7 @@
-//! Static assets the pages refer to, served at `/assets/{name}.{hash}.svg`:
-//! today the world map. The content hash in the name lets a browser keep an
+//! Static assets the pages refer to, served at `/assets/{name}.{hash}.{ext}`:
+//! the world map, the country flags (`flag-{code}.{hash}.svg`, npm
+//! `flag-icons`, MIT) and the pages' script (`page.{hash}.js`), see
+//! [`super::render::assets`]. The content hash in the name lets a browser keep an
 //! asset for a year (`Cache-Control: public, max-age=31536000, immutable`):
 //! a changed asset has a new name. The HTML page draws the map as an SVG
 //! `<image>` of this asset, with the highlighted country and the pin on top
@@ -16,21 +18,19 @@ use axum::extract::rejection::PathRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
-use super::render::map::world_map;
+use super::render::assets::find;
 use super::render::{ErrorPage, csp};
 use super::respond::{Wants, error_on};
 use super::routes;
 use crate::model::{self, ErrorCode};
 
-const SVG_TYPE: HeaderValue = HeaderValue::from_static("image/svg+xml");
-
 /// `GET /assets/{file}`: an asset by its hashed name; 404 for any other name.
 #[utoipa::path(get, path = "/assets/{file}", tag = "pages",
-    summary = "A static asset of the pages (the world map), by its content-hashed name",
-    description = "The HTML pages refer to the map as `/assets/world.HASH.svg`, where HASH is the start of the SHA-256 of its bytes: the name changes when the map does, so the answer may be kept for a year (`Cache-Control: public, max-age=31536000, immutable`). A strong `ETag` answers `If-None-Match` with 304. Any other name is 404.",
+    summary = "A static asset of the pages (the world map, a flag, the script), by its content-hashed name",
+    description = "The HTML pages refer to the map as `/assets/world.HASH.svg`, to a country's flag as `/assets/flag-CODE.HASH.svg` and to their script as `/assets/page.HASH.js`, where HASH is the start of the SHA-256 of its bytes: the name changes when the map does, so the answer may be kept for a year (`Cache-Control: public, max-age=31536000, immutable`). A strong `ETag` answers `If-None-Match` with 304. Any other name is 404.",
     params(("file" = String, Path, description = "The asset's name, as a page refers to it (the one value served is filled in when the document is served)")),
     responses(
-        (status = 200, description = "The asset", content_type = "image/svg+xml", body = String),
+        (status = 200, description = "The asset", content((String = "image/svg+xml"), (String = "text/javascript; charset=utf-8"))),
         (status = 304, description = "Not modified (If-None-Match matched the ETag)"),
         (status = 400, description = "Bad `format` value (for the 404 answer)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 404, description = "No asset of that name (Error, JSON unless `Accept` or `format` asks for another format)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
@@ -41,11 +41,10 @@ pub async fn asset(
     headers: HeaderMap,
     wants: Wants,
 ) -> Response {
-    let map = world_map();
     let name = file.as_ref().map(|Path(name)| name.as_str()).ok();
-    if name.is_none() || map.path.strip_prefix("/assets/") != name {
+    let Some(asset) = name.and_then(find) else {
         return not_found(&wants);
-    }
+    };
     let fresh = headers
         .get_all(header::IF_NONE_MATCH)
         .iter()
@@ -53,22 +52,25 @@ pub async fn asset(
         .flat_map(|v| v.split(','))
         .any(|tag| {
             let tag = tag.trim();
-            tag == "*" || tag.trim_start_matches("W/") == map.etag
+            tag == "*" || tag.trim_start_matches("W/") == asset.etag
         });
     let (status, body) = if fresh {
         (StatusCode::NOT_MODIFIED, Body::empty())
     } else {
-        (StatusCode::OK, Body::from(map.body.as_slice()))
+        (StatusCode::OK, Body::from(asset.body.as_slice()))
     };
     let mut response = Response::new(body);
     *response.status_mut() = status;
     let h = response.headers_mut();
-    h.insert(header::CONTENT_TYPE, SVG_TYPE);
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(asset.content_type),
+    );
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static(routes::ASSETS.caching.header()),
     );
-    if let Ok(etag) = HeaderValue::from_str(&map.etag) {
+    if let Ok(etag) = HeaderValue::from_str(&asset.etag) {
         h.insert(header::ETAG, etag);
     }
     if let Ok(policy) = HeaderValue::from_str(csp()) {
@@ -79,6 +81,7 @@ pub async fn asset(
 
 fn not_found(wants: &Wants) -> Response {
     let page = ErrorPage {
+        input: None,
         status: StatusCode::NOT_FOUND,
         body: model::Error::new(
             ErrorCode::NotFound,

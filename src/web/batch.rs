@@ -23,15 +23,20 @@
 //!   180 as CSV, so about 0.3-0.5 MB for a batch of 1,000, held while it is
 //!   sent; at most `--batch-max-in-flight` answers are built or unsent at
 //!   once ([`super::slots`]: a batch waits `--queue-timeout` for a slot, then
-//!   gets 503 `overloaded`);
+//!   gets 503 `overloaded`), and the bytes they hold are charged to the
+//!   client's share and the budget of all answers as they grow, whatever
+//!   the data makes of an entry (an answer alone over the client's share:
+//!   413 `body_too_large`; over what others leave: 503 `overloaded`);
 //! - reverse DNS: each entry is answered by [`Lookup::lookup_cached`], with
 //!   `reverse_dns` from the cache only: a batch sends no PTR query and waits
 //!   for none, so it cannot take the `--rdns-max-in-flight` slots of single
 //!   lookups nor run into the request timeout.
 //!
 //! Every error of the route is JSON (an Error body): 400 `bad_body` for a
-//! body that is not an array of strings, not UTF-8, or sent with another
-//! `Content-Type`; 406 `not_acceptable` when `Accept` names none of the three.
+//! body that is not an array of strings or not UTF-8; 415
+//! `unsupported_media_type` for another `Content-Type`; 406
+//! `not_acceptable` when `?format=` or `Accept` names none of the three
+//! (400 `bad_format` for a `?format=` that is no format).
 //!
 //! [`Lookup::lookup_cached`]: crate::lookup::Lookup::lookup_cached
 
@@ -48,7 +53,7 @@ use super::body::{error_json, read_capped};
 use super::client::caller;
 use super::refusal;
 use super::routes;
-use super::slots::{Slot, SlotBody};
+use super::slots::{MCP_COPIES, Meter, Slot, SlotBody, Spent};
 use super::state::AppState;
 use crate::fields::csv;
 use crate::lookup::LookupError;
@@ -121,6 +126,29 @@ impl Output {
         }
     }
 
+    /// The `?format=` value naming this format.
+    pub fn query_name(self) -> &'static str {
+        match self {
+            Output::Json => "json",
+            Output::Ndjson => "ndjson",
+            Output::Csv => "csv",
+        }
+    }
+
+    /// The format `?format=` names: `Ok(None)` for a format of the
+    /// service's pages this route does not offer (406), `Err` for a name
+    /// that is no format (400).
+    fn from_query(value: &str) -> Result<Option<Output>, ()> {
+        let value = value.to_ascii_lowercase();
+        if let Some(output) = Output::ALL.into_iter().find(|o| o.query_name() == value) {
+            return Ok(Some(output));
+        }
+        match super::negotiate::Format::from_query(&value) {
+            Some(_) => Ok(None),
+            None => Err(()),
+        }
+    }
+
     /// The format `Accept` prefers (the highest `q`, the first of equals);
     /// JSON without `Accept`; `None` when it names none of the three.
     pub fn negotiate(accept: Option<&str>) -> Option<Output> {
@@ -153,6 +181,33 @@ pub enum BodyError {
     Bad(String),
     /// 413 `body_too_large`.
     TooLarge(String),
+    /// 415 `unsupported_media_type`: sent as neither JSON nor text.
+    MediaType(String),
+}
+
+/// The body formats of a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// `application/json`: an array of strings.
+    Json,
+    /// `text/plain`: one address per line.
+    Lines,
+}
+
+impl Input {
+    /// The format a `Content-Type` names, or the 415 error.
+    pub fn of(content_type: Option<&str>) -> Result<Input, BodyError> {
+        let media = content_type
+            .and_then(|c| c.split(';').next())
+            .map(|m| m.trim().to_ascii_lowercase());
+        match media.as_deref() {
+            Some("application/json") => Ok(Input::Json),
+            Some("text/plain") => Ok(Input::Lines),
+            _ => Err(BodyError::MediaType(
+                "Content-Type must be application/json (an array of strings) or text/plain (one address per line)".into(),
+            )),
+        }
+    }
 }
 
 /// The entries of a body sent as `content_type`, at most `limit` of them.
@@ -161,17 +216,9 @@ pub fn entries(
     body: &[u8],
     limit: usize,
 ) -> Result<Vec<String>, BodyError> {
-    let media = content_type
-        .and_then(|c| c.split(';').next())
-        .map(|m| m.trim().to_ascii_lowercase());
-    let entries = match media.as_deref() {
-        Some("application/json") => json_entries(body)?,
-        Some("text/plain") => line_entries(body)?,
-        _ => {
-            return Err(BodyError::Bad(
-                "Content-Type must be application/json (an array of strings) or text/plain (one address per line)".into(),
-            ));
-        }
+    let entries = match Input::of(content_type)? {
+        Input::Json => json_entries(body)?,
+        Input::Lines => line_entries(body)?,
     };
     if entries.len() > limit {
         return Err(BodyError::TooLarge(format!(
@@ -211,7 +258,7 @@ fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
 /// `POST /api/v1/ip`.
 #[utoipa::path(post, path = "/api/v1/ip", tag = "lookup",
     summary = "Look up many addresses in one request (in input order)",
-    description = "The body: a JSON array of address strings (`application/json`) or one address per line (`text/plain`; empty lines skipped, CRLF accepted; any other line, whitespace-only included, is an entry), at most `--batch-limit` (default 1000) entries and 64 bytes per entry plus 4096 bytes. The answer holds one entry per input, in input order: the IpInfo of `GET /api/v1/ip/{ip}`, or an Error (`invalid_ip`, the input in `message`) in its place. By `Accept`: a JSON array (default), NDJSON (`application/x-ndjson`, one entry per line) or CSV (`text/csv`: a header row with every IpInfo field flat and `error`, one row per input; an error row keeps the input in `ip` and the code in `error`). `reverse_dns` comes from the reverse-DNS cache only (a batch sends no PTR query). With a rate limit, each address costs one request's token; a batch larger than the burst is refused at once with 413 (no wait would let it through). Errors are JSON.",
+    description = "The body: a JSON array of address strings (`application/json`) or one address per line (`text/plain`; empty lines skipped, CRLF accepted; any other line, whitespace-only included, is an entry), at most `--batch-limit` (default 1000) entries and 64 bytes per entry plus 4096 bytes. The answer holds one entry per input, in input order: the IpInfo of `GET /api/v1/ip/{ip}`, or an Error (`invalid_ip`, the input in `message`) in its place. By `?format=` (`json`, `ndjson`, `csv`) or else `Accept`: a JSON array (default), NDJSON (`application/x-ndjson`, one entry per line) or CSV (`text/csv`: a header row with every IpInfo field flat and `error`, one row per input; an error row keeps the input in `ip` and the code in `error`). `reverse_dns` comes from the reverse-DNS cache only (a batch sends no PTR query). With a rate limit, each address costs one request's token; a batch larger than the burst is refused at once with 413 (no wait would let it through). Errors are JSON.",
     request_body(description = "The addresses", content(
         (Vec<String> = "application/json", example = json!(["8.8.8.8", "2001:4860:4860::8888", "not-an-ip"])),
         (String = "text/plain", example = "8.8.8.8\n2001:4860:4860::8888\n"),
@@ -222,40 +269,29 @@ fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
             (String = "application/x-ndjson"),
             (String = "text/csv"),
         )),
-        (status = 400, description = "The body is not an array of strings, not UTF-8, or not `application/json` / `text/plain` (error `bad_body`)", body = model::Error),
-        (status = 406, description = "`Accept` names none of JSON, NDJSON and CSV (error `not_acceptable`)", body = model::Error),
-        (status = 413, description = "More entries than `--batch-limit` (or, with a rate limit, than `--rate-burst`), or a body over its byte cap (error `body_too_large`)", body = model::Error),
+        (status = 400, description = "The body is not an array of strings or not UTF-8 (error `bad_body`), or `?format=` names no format (error `bad_format`)", body = model::Error),
+        (status = 406, description = "`?format=` or `Accept` names none of JSON, NDJSON and CSV (error `not_acceptable`)", body = model::Error),
+        (status = 413, description = "More entries than `--batch-limit` (or, with a rate limit, than `--rate-burst`), a body over its byte cap, or an answer over the bytes one client's answers may hold (error `body_too_large`)", body = model::Error),
+        (status = 415, description = "The body is sent as neither `application/json` nor `text/plain` (error `unsupported_media_type`)", body = model::Error),
     ))]
 pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let accept = header_text(&parts.headers, header::ACCEPT);
-    let Some(output) = Output::negotiate(accept.as_deref()) else {
-        return not_acceptable();
+    let output = match output_of(&parts) {
+        Ok(output) => output,
+        Err(refused) => return *refused,
     };
+    let content_type = header_text(&parts.headers, header::CONTENT_TYPE);
+    if let Err(e) = Input::of(content_type.as_deref()) {
+        return body_error(e);
+    }
     let cap = max_body_bytes(state.batch_limit);
     let bytes = match read_capped(body, cap, &routes::API_IP_BATCH).await {
         Ok(bytes) => bytes,
         Err(refused) => return refused,
     };
-    let content_type = header_text(&parts.headers, header::CONTENT_TYPE);
     let inputs = match entries(content_type.as_deref(), &bytes, state.batch_limit) {
         Ok(inputs) => inputs,
-        Err(BodyError::Bad(message)) => {
-            return error_json(
-                &routes::API_IP_BATCH,
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadBody,
-                message,
-            );
-        }
-        Err(BodyError::TooLarge(message)) => {
-            return error_json(
-                &routes::API_IP_BATCH,
-                StatusCode::PAYLOAD_TOO_LARGE,
-                ErrorCode::BodyTooLarge,
-                message,
-            );
-        }
+        Err(e) => return body_error(e),
     };
     if let Some(refused) = over_burst(&state, inputs.len()) {
         return refused;
@@ -271,18 +307,111 @@ pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Re
             return refusal::Refusal::of_parts(&parts, &routes::API_IP_BATCH).batch_busy(busy);
         }
     };
-    answer(&state, output, &inputs, slot).await
+    match answer(&state, output, &inputs, slot).await {
+        Ok(response) => response,
+        Err((spent, answered)) => refusal::Refusal::of_parts(&parts, &routes::API_IP_BATCH)
+            .answer_spent(spent, answered, inputs.len()),
+    }
 }
 
-/// The answer of each of `inputs`, in order (the batch route's and the MCP
-/// tool `lookup_ips`'s).
-pub async fn lookup_all(state: &AppState, inputs: &[String]) -> Vec<Entry> {
+/// The answer format a request names: `?format=` (`json`, `ndjson`,
+/// `csv`), else `Accept`; or the 400 (no format), 406 (not offered here)
+/// answer.
+fn output_of(parts: &Parts) -> Result<Output, Box<Response>> {
+    let wants = super::respond::Wants::read(&parts.uri, &parts.headers);
+    if wants.bad_query {
+        return Err(Box::new(error_json(
+            &routes::API_IP_BATCH,
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadQuery,
+            "the query string could not be read".into(),
+        )));
+    }
+    if let Some(format) = &wants.format {
+        return match Output::from_query(format) {
+            Ok(Some(output)) => Ok(output),
+            Ok(None) => Err(Box::new(not_acceptable())),
+            Err(()) => {
+                let shown: String = format.chars().take(40).collect();
+                Err(Box::new(error_json(
+                    &routes::API_IP_BATCH,
+                    StatusCode::BAD_REQUEST,
+                    ErrorCode::BadFormat,
+                    format!("unknown format {shown:?}: use json, ndjson or csv"),
+                )))
+            }
+        };
+    }
+    let accept = header_text(&parts.headers, header::ACCEPT);
+    Output::negotiate(accept.as_deref()).ok_or_else(|| Box::new(not_acceptable()))
+}
+
+/// The Error answer to a body that is no batch.
+fn body_error(e: BodyError) -> Response {
+    let (status, code, message) = match e {
+        BodyError::Bad(m) => (StatusCode::BAD_REQUEST, ErrorCode::BadBody, m),
+        BodyError::TooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BodyTooLarge, m),
+        BodyError::MediaType(m) => (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::UnsupportedMediaType,
+            m,
+        ),
+    };
+    error_json(&routes::API_IP_BATCH, status, code, message)
+}
+
+/// The answer of each of `inputs`, in order (the MCP tool `lookup_ips`'s),
+/// each charged to `meter` at [`MCP_COPIES`] times its JSON size (the MCP
+/// library holds it that many times over); stops with the number answered
+/// when the meter refuses.
+pub async fn lookup_all(
+    state: &AppState,
+    inputs: &[String],
+    meter: Option<&Meter>,
+) -> Result<Vec<Entry>, (Spent, usize)> {
     let mut answers = Vec::with_capacity(inputs.len());
+    let mut bytes = inputs.len().saturating_mul(std::mem::size_of::<Entry>());
     for input in inputs {
         let result = state.lookup.lookup_cached(input).await;
-        answers.push(Entry::of(result.map(|a| a.info)));
+        let entry = Entry::of(result.map(|a| a.info));
+        if let Some(meter) = meter {
+            let size = json_size(&entry).saturating_mul(MCP_COPIES);
+            bytes = bytes.saturating_add(size);
+            meter.charge_to(bytes).map_err(|s| (s, answers.len()))?;
+        }
+        answers.push(entry);
     }
-    answers
+    Ok(answers)
+}
+
+/// The length of `entry` as JSON, counted without writing it anywhere.
+fn json_size(entry: &Entry) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Counting cannot fail.
+    let _ = serde_json::to_writer(&mut count, entry);
+    count.0
+}
+
+/// The JSON answer of a batch of `inputs` as the data alone answers it
+/// (no reverse DNS): the same entries and writer as the route's, for the
+/// documentation's example.
+pub fn example_answer(lookup: &crate::lookup::Lookup, inputs: &[&str]) -> Vec<u8> {
+    let mut writer = Writer::new(Output::Json, inputs.len());
+    for input in inputs {
+        let entry = Entry::of(lookup.lookup_without_rdns(input).map(|a| a.info));
+        writer.entry(input, &entry);
+    }
+    writer.finish()
 }
 
 /// The 413 answer to a batch of more addresses than the rate limit's
@@ -361,6 +490,13 @@ impl Writer {
         }
     }
 
+    /// The bytes the body holds (its buffer's capacity).
+    fn held(&self) -> usize {
+        match self {
+            Writer::Json(out, _) | Writer::Ndjson(out) | Writer::Csv(out) => out.capacity(),
+        }
+    }
+
     /// The whole body.
     fn finish(self) -> Vec<u8> {
         match self {
@@ -374,12 +510,22 @@ impl Writer {
 }
 
 /// The 200 answer in `output`: each of `inputs` looked up and written in
-/// turn; its body keeps `slot` until it is sent ([`SlotBody`]).
-async fn answer(state: &AppState, output: Output, inputs: &[String], slot: Slot) -> Response {
+/// turn, the bytes its body holds charged to the slot's meter as it grows;
+/// its body keeps `slot` until it is sent ([`SlotBody`]). When the meter
+/// refuses, the answer is dropped: why, and how many were answered.
+async fn answer(
+    state: &AppState,
+    output: Output,
+    inputs: &[String],
+    slot: Slot,
+) -> Result<Response, (Spent, usize)> {
+    let meter = slot.meter();
     let mut writer = Writer::new(output, inputs.len());
-    for input in inputs {
+    meter.charge_to(writer.held()).map_err(|s| (s, 0))?;
+    for (done, input) in inputs.iter().enumerate() {
         let result = state.lookup.lookup_cached(input).await;
         writer.entry(input, &Entry::of(result.map(|a| a.info)));
+        meter.charge_to(writer.held()).map_err(|s| (s, done))?;
     }
     let mut response = Response::new(Body::new(SlotBody::new(writer.finish(), slot)));
     let headers = response.headers_mut();
@@ -392,7 +538,7 @@ async fn answer(state: &AppState, output: Output, inputs: &[String], slot: Slot)
         header::CACHE_CONTROL,
         HeaderValue::from_static(routes::API_IP_BATCH.caching.header()),
     );
-    response
+    Ok(response)
 }
 
 /// All the values of a header as text, joined with ", ".
@@ -444,6 +590,11 @@ mod tests {
     }
 
     #[test]
+    fn the_slots_budget_for_the_default_batch() {
+        assert_eq!(super::super::slots::DEFAULT_ENTRIES, DEFAULT_BATCH_LIMIT);
+    }
+
+    #[test]
     fn bodies_become_entries_in_order() {
         let json = entries(Some("application/json"), br#"["1.1.1.1", "x"]"#, 10);
         assert_eq!(json, Ok(vec!["1.1.1.1".to_owned(), "x".to_owned()]));
@@ -467,7 +618,7 @@ mod tests {
         ));
         assert!(matches!(
             entries(Some("application/xml"), b"[]", 10),
-            Err(BodyError::Bad(_))
+            Err(BodyError::MediaType(_))
         ));
         assert!(matches!(
             entries(Some("text/plain"), b"a\nb\nc\n", 2),

@@ -53,6 +53,7 @@ pub async fn read_capped(mut body: Body, cap: usize, route: &Route) -> Result<By
 /// API and `/mcp`).
 pub fn error_json(route: &Route, status: StatusCode, code: ErrorCode, message: String) -> Response {
     let page = ErrorPage {
+        input: None,
         status,
         body: model::Error::new(code, message),
     };

@@ -40,7 +40,9 @@
 //!    moment it is admitted): 503 with an empty body;
 //! 9. on every response, the handler's and the ones above (preflight, 414,
 //!    429, 408, 503): `X-Content-Type-Options: nosniff` unless present, and
-//!    `Link: </.well-known/api-catalog>` appended. These headers, CORS's and
+//!    `Link: </.well-known/api-catalog>` appended; a 200 to a `GET` or `HEAD`
+//!    with `If-None-Match: *` becomes 304 (RFC 9110 section 13.1.2: `*`
+//!    matches any current representation). These headers, CORS's and
 //!    HSTS are [`super::respond::layer_headers`]; the hot route's handler
 //!    puts them on its own answers ([`CommonLayer::for_finishing_route`]),
 //!    so that it can build a whole answer's headers once and copy them.
@@ -169,6 +171,7 @@ where
         let (route, metrics) = self.route.unwrap_or_else(|| route_of(&request));
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
+        let any_match = if_none_match_any(&request);
         let early = if preflight {
             // `/mcp` refuses a preflight from an origin it would refuse.
             super::mcp::preflight_refusal(&shared.state, &request)
@@ -191,6 +194,7 @@ where
             started,
             preflight,
             inner_finishes: self.inner_finishes,
+            any_match,
         }
     }
 }
@@ -294,6 +298,8 @@ pub struct CommonFuture<F> {
     preflight: bool,
     /// The handler's answers carry the layer's headers already.
     inner_finishes: bool,
+    /// A `GET` or `HEAD` with `If-None-Match: *`.
+    any_match: bool,
 }
 
 impl<F> Future for CommonFuture<F>
@@ -347,6 +353,13 @@ where
 impl<F> CommonFuture<F> {
     /// The headers of every response (unless `finished` has them), then the metrics.
     fn finish(&self, mut response: Response, finished: bool) -> Response {
+        if self.any_match && response.status() == StatusCode::OK {
+            // RFC 9110, section 13.1.2: `*` matches any current
+            // representation, and a 200 is one: 304, its headers kept.
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            *response.body_mut() = Body::empty();
+            response.headers_mut().remove(header::CONTENT_LENGTH);
+        }
         if !finished {
             let tls = self.shared.state.tls;
             super::respond::layer_headers(response.headers_mut(), self.preflight, tls);
@@ -503,6 +516,17 @@ fn preflight_answer() -> Response {
 }
 
 /// An empty response with only a status.
+/// Whether `request` is a `GET` or `HEAD` whose `If-None-Match` is `*`
+/// (which matches any representation, RFC 9110 section 13.1.2).
+fn if_none_match_any(request: &Request) -> bool {
+    (request.method() == Method::GET || request.method() == Method::HEAD)
+        && request
+            .headers()
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .any(|v| v.as_bytes().trim_ascii() == b"*")
+}
+
 fn status_only(status: StatusCode) -> Response {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;

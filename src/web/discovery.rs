@@ -26,8 +26,7 @@ pub fn llms(d: &DocsPage) -> String {
     let b = &d.base_url;
     let mut api = String::new();
     for op in d
-        .operations
-        .iter()
+        .operations()
         .filter(|o| o.path.starts_with("/api/v1/") && !o.path.ends_with(".json"))
     {
         // A POST cannot be followed as a link: it points at the docs.

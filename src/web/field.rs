@@ -28,7 +28,7 @@ use crate::model::{self, ErrorCode, IpInfo};
 /// `GET /api/v1/ip/{ip}/{field}`.
 #[utoipa::path(get, path = "/api/v1/ip/{ip}/{field}", tag = "lookup",
     summary = "One field of an address's answer, as plain text",
-    description = "The field's value and a newline (an empty line when it is null), always `text/plain`: `curl host/api/v1/ip/8.8.8.8/asn` prints `15169`. Fields are the members of IpInfo, flat (`country_code`, not `location.country_code`). Control and bidi characters are removed. The answer carries a weak ETag tied to the data release (and to the PTR name when there is one).",
+    description = "The field's value and a newline (an empty line when it is null), always `text/plain`: `curl host/api/v1/ip/8.8.8.8/asn` prints `15169`. Fields are the members of IpInfo, flat (`country_code`, not `location.country_code`); `special_purpose` is the block's registry name (`Private-Use` for 10.1.2.3, an empty line for an ordinary address). Control and bidi characters are removed. The answer carries a weak ETag tied to the data release (and to the PTR name when there is one).",
     params(("ip" = IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address", example = "8.8.8.8"), ("field" = FieldParam, Path, description = "A field of IpInfo", example = "country_code")),
     responses(
         (status = 200, description = "The value and a newline", content_type = "text/plain; charset=utf-8", body = String),
@@ -103,6 +103,14 @@ pub async fn api_me_field(
     value(field, &answered.info, None, &wants, route)
 }
 
+/// The body of a field's answer: its value, sanitised, and a newline.
+pub fn field_text(field: Field, info: &IpInfo) -> String {
+    let text = field.value(info).unwrap_or_default();
+    let mut body = one_line(&text).into_owned();
+    body.push('\n');
+    body
+}
+
 /// The 200 (or 304) answer: the value, sanitised, and a newline.
 fn value(
     field: Field,
@@ -111,9 +119,7 @@ fn value(
     wants: &Wants,
     route: &Route,
 ) -> Response {
-    let text = field.value(info).unwrap_or_default();
-    let mut body = one_line(&text).into_owned();
-    body.push('\n');
+    let body = field_text(field, info);
     let mut response = Response::new(Body::empty());
     let headers = response.headers_mut();
     headers.insert(
@@ -153,6 +159,7 @@ fn etag(release: &str, field: Field) -> Option<HeaderValue> {
 
 fn unknown_field(message: String, wants: &Wants, route: &Route) -> Response {
     let page = ErrorPage {
+        input: None,
         status: StatusCode::NOT_FOUND,
         body: model::Error::new(ErrorCode::UnknownField, message),
     };

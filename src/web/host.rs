@@ -4,9 +4,10 @@
 //! A `Host` is accepted when it is empty, or `host[:port]` with
 //! - `host` a name or IPv4 address: any of the characters RFC 3986 allows in
 //!   a `reg-name` without percent-encoding (letters, digits, `-._~` and the
-//!   sub-delimiters `!$&'()*+,;=`), possibly none; or an IP literal in
-//!   brackets holding only hex digits, `:` and `.` (at most eight colons), so
-//!   no zone id (`[fe80::1%25eth0]`), no `IPvFuture`;
+//!   sub-delimiters `!$&'()*+,;=`), possibly none; or an IPv6 address in
+//!   brackets (only hex digits, `:` and `.`, at most eight colons, and
+//!   parsed as an address), so no zone id (`[fe80::1%25eth0]`), no
+//!   `IPvFuture`;
 //! - `port` digits whose value fits in 16 bits.
 //!
 //! Everything `http::uri::Authority` refused before is still refused (user
@@ -70,6 +71,16 @@ pub fn is_host_and_port(value: &[u8]) -> bool {
             if literal.is_empty() || colons > MAX_COLONS {
                 return false;
             }
+            // An IPv6 address, as the check this replaces required
+            // (`[1.2.3.4]` and `[a:]` are hex, colons and dots, but no
+            // address).
+            let address = std::str::from_utf8(literal).ok();
+            if address
+                .and_then(|a| a.parse::<std::net::Ipv6Addr>().ok())
+                .is_none()
+            {
+                return false;
+            }
             &value[close + 1..]
         }
         _ => {
@@ -107,12 +118,21 @@ fn port_fits(port: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    /// The check this module replaces: `http`'s `Authority`, then no `@`
-    /// and a port that fits.
+    /// The check this module replaces: `http`'s `Authority`, an IPv6
+    /// literal without a zone id, then no `@` and a port that fits.
     fn by_authority(host: &str) -> bool {
         let Ok(authority) = host.parse::<axum::http::uri::Authority>() else {
             return false;
         };
+        if let Some(literal) = authority.host().strip_prefix('[') {
+            let address = literal.strip_suffix(']');
+            if address
+                .and_then(|a| a.parse::<std::net::Ipv6Addr>().ok())
+                .is_none()
+            {
+                return false;
+            }
+        }
         let Some(rest) = authority.as_str().get(authority.host().len()..) else {
             return false;
         };
@@ -199,6 +219,8 @@ mod tests {
             "[v1.x]",
             "[::g]",
             "[]",
+            "[1.2.3.4]",
+            "[a:]",
             "a[b]",
             "example.com:+80",
         ] {

@@ -2,7 +2,8 @@
 //! `rmcp`. Four tools: `lookup_ip` and `my_ip` return the same `IpInfo` as
 //! the JSON API, as structured content with an output schema; `lookup_ips`
 //! the entries of `POST /api/v1/ip` ([`super::batch`]) under `results`
-//! (at most `--batch-limit`, and as many rate-limit tokens); `lookup_asn`
+//! (at most `--batch-limit`, and as many rate-limit tokens; its entries
+//! charged to the call's batch slot, [`super::slots::Meter`]); `lookup_asn`
 //! the `AsnInfo` of `/api/v1/asn/{asn}`.
 //!
 //! It runs stateless, so it answers both protocol revisions in use: clients of
@@ -19,7 +20,8 @@
 //!    (`Host`). Anything else is 403 with an Error body. Preflights of `/mcp`
 //!    are held to the same rule ([`preflight_refusal`]).
 //! 2. `Accept` must list `application/json` and `text/event-stream`: 406, Error body.
-//! 3. `Content-Type` must be `application/json`: 415, JSON-RPC error -32700.
+//! 3. `Content-Type` must be `application/json`: 415, Error body
+//!    (`unsupported_media_type`), as on every route that takes a body.
 //! 4. The body is read up to [`MAX_BODY_BYTES`], whatever `Content-Length`
 //!    says (chunked bodies too): 413, Error body, beyond.
 //! 5. It must be JSON: 400, JSON-RPC error -32700 (parse error); a JSON-RPC
@@ -60,8 +62,9 @@ use super::body::{error_json, read_capped};
 use super::client::{caller, client_addr};
 use super::origin::WebOrigin;
 use super::refusal::Refusal;
+use super::refusal::spent_text;
 use super::routes;
-use super::slots::Holding;
+use super::slots::{Holding, Meter, Spent};
 use super::state::AppState;
 use crate::model::{AsnInfo, ErrorCode, IpInfo};
 
@@ -144,7 +147,7 @@ impl IpLookupMcp {
     /// Look up one address.
     #[tool(
         name = "lookup_ip",
-        description = "Look up an IPv4 or IPv6 address: country (name, Bangla name, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, organization, CIDR range). Data: IP Geolocation by DB-IP (CC BY 4.0)."
+        description = "Look up an IPv4 or IPv6 address: country (name, Bangla name, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, organization, CIDR range); for a special-purpose address (private, loopback, documentation, ...), special_purpose names its IANA block, RFC and range (null for an ordinary address). Data: IP Geolocation by DB-IP (CC BY 4.0)."
     )]
     pub async fn lookup_ip(
         &self,
@@ -175,9 +178,23 @@ impl IpLookupMcp {
             ));
         }
         self.take_tokens(&parts, params.ips.len())?;
-        // (The call holds a batch slot: `post` took it.)
-        let results = super::batch::lookup_all(&self.state, &params.ips).await;
-        Ok(Json(LookupManyResults { results }))
+        // The call holds a batch slot (`post` took it); its entries are
+        // charged to the slot's meter as they are answered.
+        let meter = parts.extensions.get::<Meter>();
+        match super::batch::lookup_all(&self.state, &params.ips, meter).await {
+            Ok(results) => Ok(Json(LookupManyResults { results })),
+            Err((spent, answered)) => {
+                metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
+                let code = match spent {
+                    Spent::Answer(_) => ErrorCode::BodyTooLarge,
+                    Spent::Client(_) | Spent::All => ErrorCode::Overloaded,
+                };
+                Err(format!(
+                    "{code}: {}",
+                    spent_text(spent, answered, params.ips.len())
+                ))
+            }
+        }
     }
 
     /// Look up one autonomous system.
@@ -189,7 +206,7 @@ impl IpLookupMcp {
         &self,
         Parameters(params): Parameters<AsnParams>,
     ) -> Result<Json<AsnInfo>, String> {
-        match self.state.lookup.asn(&params.asn.text()) {
+        match self.state.lookup.asn(&params.asn.text()).await {
             Ok(answered) => Ok(Json(answered.info)),
             Err(e) => Err(format!("{}: {e}", e.code())),
         }
@@ -297,11 +314,11 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
         );
     }
     if !is_json(&parts.headers) {
-        return jsonrpc_error(
+        return error_json(
+            &routes::MCP,
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            PARSE_ERROR,
-            Value::Null,
-            "Parse error: Content-Type must be application/json",
+            ErrorCode::UnsupportedMediaType,
+            "Content-Type must be application/json".into(),
         );
     }
     let bytes = match read_capped(body, MAX_BODY_BYTES, &routes::MCP).await {
@@ -330,6 +347,10 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
     } else {
         None
     };
+    let mut parts = parts;
+    if let Some(slot) = &slot {
+        parts.extensions.insert(slot.meter());
+    }
     let request = Request::from_parts(parts, Body::from(bytes));
     let response = match rmcp.oneshot(request).await {
         Ok(response) => json_errors(response.map(Body::new)).await,

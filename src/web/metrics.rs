@@ -118,6 +118,10 @@ fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
 }
 
 /// `GET /metrics`: the Prometheus text exposition.
+#[utoipa::path(get, path = "/metrics", tag = "operations",
+    summary = "Prometheus metrics: requests by route and status, latency, data release age, reloads, reverse DNS",
+    description = "The Prometheus text exposition format (0.0.4). Requests are counted by route template (`/api/v1/ip/{ip}`, never the address) and status. Neither rate-limited nor queued behind the request slots.",
+    responses((status = 200, description = "The metrics", content_type = "text/plain; version=0.0.4; charset=utf-8", body = String)))]
 pub async fn metrics(State(state): State<AppState>) -> Response {
     let db = state.lookup.db();
     for (table, info) in [

@@ -5,6 +5,7 @@
 //!   and public URLs, the caller's address through trusted proxies;
 //!   [`clock`]: one clock read where a request starts and one where it
 //!   ends; [`host`]: the `Host` check;
+//!   [`search`]: the lookup form's box, read the way people paste into it;
 //! - [`routes`]: the route table, every route's policy as data;
 //! - [`ratelimit`]: the per-caller token buckets; [`state`]: [`AppState`]
 //!   and [`Limits`];
@@ -45,6 +46,7 @@ pub mod respond;
 pub mod router;
 pub mod routes;
 pub mod schema;
+pub mod search;
 pub mod slots;
 pub mod state;
 pub mod wants;

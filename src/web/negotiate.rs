@@ -1,6 +1,11 @@
 //! Choosing the format of a response: `?format=` first, then the `Accept`
 //! header (q-values and wildcards), then the route's default, which for pages
 //! depends on whether the caller is a command-line client or a browser.
+//!
+//! One rule on top (DESIGN.md section 4): where the default is JSON (the API,
+//! [`super::routes::JSON`]), `Accept` never picks HTML. A browser's
+//! `Accept: text/html,...` gets the JSON answer there, so a page's "JSON"
+//! link opens JSON; HTML is given only on `?format=html`.
 
 use std::fmt;
 
@@ -74,7 +79,11 @@ pub enum Refusal {
     NotAcceptable,
 }
 
-/// Picks the format: `query` (the `format` parameter), then `accept`, then `default`.
+/// Picks the format: `query` (the `format` parameter), then `accept`, then
+/// `default`. When `default` is JSON, HTML is offered to `?format=html` only:
+/// `Accept` is weighed among JSON, text and Markdown, and an `Accept` that
+/// takes HTML but none of those gets the default (as RFC 9110 section 12.5.1
+/// allows: the header is disregarded rather than answered with 406).
 pub fn choose(
     query: Option<&str>,
     accept: Option<&str>,
@@ -100,8 +109,12 @@ pub fn choose(
 /// The format the media ranges of `accept` give (the general case).
 fn by_ranges(accept: &str, default: Format) -> Result<Format, Refusal> {
     let ranges = parse_accept(accept);
+    let html_by_accept = default != Format::Json;
     let mut best: Option<(u16, bool, Format)> = None;
     for format in Format::ALL {
+        if format == Format::Html && !html_by_accept {
+            continue;
+        }
         let q = quality(&ranges, format.media_type());
         if q == 0 {
             continue;
@@ -111,7 +124,11 @@ fn by_ranges(accept: &str, default: Format) -> Result<Format, Refusal> {
             best = Some(candidate);
         }
     }
-    best.map(|(_, _, f)| f).ok_or(Refusal::NotAcceptable)
+    match best {
+        Some((_, _, format)) => Ok(format),
+        None if !html_by_accept && quality(&ranges, Format::Html.media_type()) > 0 => Ok(default),
+        None => Err(Refusal::NotAcceptable),
+    }
 }
 
 /// One media range of an `Accept` header, with its quality in thousandths.
@@ -307,6 +324,35 @@ mod tests {
         for ua in ["curl/8.14.1", "curl/"] {
             assert_eq!(ClientKind::of(Some(ua)), ClientKind::CommandLine);
         }
+    }
+
+    /// DESIGN.md section 4: a browser's `Accept` never turns a JSON answer
+    /// into a page; `?format=html` still does.
+    #[test]
+    fn accept_never_picks_html_where_the_default_is_json() {
+        let json = |a| choose(None, Some(a), Format::Json);
+        for browser in [
+            "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+            "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            "text/html",
+            "text/html, image/png",
+        ] {
+            assert_eq!(json(browser), Ok(Format::Json), "{browser}");
+        }
+        assert_eq!(json("text/*"), Ok(Format::Text));
+        assert_eq!(json("text/html, text/markdown;q=0.1"), Ok(Format::Markdown));
+        assert_eq!(json("text/html, text/plain;q=0.5"), Ok(Format::Text));
+        assert_eq!(json("image/png"), Err(Refusal::NotAcceptable));
+        assert_eq!(json("text/html;q=0"), Err(Refusal::NotAcceptable));
+        assert_eq!(
+            choose(Some("html"), Some("text/html"), Format::Json),
+            Ok(Format::Html)
+        );
+        // Pages keep HTML by `Accept`, whatever their default.
+        assert_eq!(
+            choose(None, Some("text/html"), Format::Text),
+            Ok(Format::Html)
+        );
     }
 
     #[test]

@@ -12,10 +12,12 @@ use super::client::client_addr;
 use super::negotiate::Format;
 use super::render::{
     ErrorPage, Health, HealthData, HealthRefusal, HealthSource, LookupKind, LookupPage, Page,
+    Releases,
 };
 use super::respond::{Reply, Wants, bad_request, error, error_on, respond};
 use super::routes::{self, Caching, Route};
 use super::schema::{FormatName, HealthJson, IpFormParam, IpParam};
+use super::search;
 use super::state::AppState;
 use crate::geo::SourceInfo;
 use crate::geo::policy::Defect;
@@ -26,12 +28,12 @@ use crate::model::{self, ErrorCode};
 /// from the lookup form (`/?ip=...`) to the address page.
 #[utoipa::path(get, path = "/", tag = "pages",
     summary = "The caller's address: bare address for command-line clients, a page for browsers",
-    description = "Command-line clients (curl, Wget, HTTPie, PowerShell, ...) and `Accept: text/plain` get only the caller's address and a newline. Browsers get the HTML page; `Accept: text/markdown` gets Markdown; JSON gives the IpInfo object. `?ip=ADDR` (the lookup form) redirects to `/ADDR`.",
-    params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("ip" = Option<IpFormParam>, Query, description = "Address to look up (the lookup form): redirects to its page; empty means none")),
+    description = "Command-line clients (curl, Wget, HTTPie, PowerShell, ...) and `Accept: text/plain` get only the caller's address and a newline. Browsers get the HTML page; `Accept: text/markdown` gets Markdown; JSON gives the IpInfo object. `?ip=...` (the lookup form) redirects to the page it names: `/ADDR` for an address, `/AS{asn}` for an AS number. It takes what people paste: surrounding whitespace and quotes, brackets and a port (`[2001:db8::1]:443`, `1.2.3.4:80`), a URL whose host is an address (its scheme, user, port, path and query are dropped), a CIDR length (`8.8.8.0/24`), an IPv6 zone (`fe80::1%eth0`), and AS numbers as `AS15169`, `as15169`, `ASN 15169` or bare digits (`15169`). Anything else is a 400 whose message says why and what to try (a host name is not resolved: the message says how to find its address); the HTML page gives the input back in the box.",
+    params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("ip" = Option<IpFormParam>, Query, description = "What to look up (the lookup form), as pasted: an address or an AS number, see above; redirects to its page. Empty or only whitespace means none")),
     responses(
         (status = 200, description = "The caller's address", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
-        (status = 303, description = "Redirect from the lookup form to the address page"),
-        (status = 400, description = "Bad `ip` or `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 303, description = "Redirect from the lookup form to the address page or the AS page"),
+        (status = 400, description = "An `ip` value that is no address or AS number (error `invalid_ip`, or `invalid_asn` for a number over 4294967295), or a bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
 pub async fn root(
@@ -40,14 +42,18 @@ pub async fn root(
     headers: HeaderMap,
     wants: Wants,
 ) -> Response {
-    if let Some(ip) = wants.ip.as_deref().filter(|s| !s.is_empty()) {
+    if let Some(input) = wants.ip.as_deref().filter(|s| !s.trim().is_empty()) {
         let default = routes::ROOT.error_default(wants.kind());
         if let Some(refusal) = super::respond::negotiation_refusal(&wants, default) {
             return refusal;
         }
-        return match lookup::parse(ip) {
-            Ok(ip) => Redirect::to(&format!("/{ip}")).into_response(),
-            Err(e) => error(invalid_ip(&e), &wants, default),
+        return match search::read(input) {
+            Ok(target) => Redirect::to(&wants.view().href(&target.path())).into_response(),
+            Err(e) => {
+                let mut page = bad_request(e.code(), e.to_string());
+                page.input = Some(input.chars().take(300).collect());
+                error(page, &wants, default)
+            }
         };
     }
     let ip = client_addr(peer, &headers, &state.proxies);
@@ -57,7 +63,9 @@ pub async fn root(
         Ok(Format::Text) => state.lookup.answer_without_rdns(ip),
         _ => state.lookup.answer(ip).await,
     };
-    let page = LookupPage::new(answered, LookupKind::Root).with_families(&state.families);
+    let page = LookupPage::new(answered, LookupKind::Root)
+        .with_families(&state.families)
+        .with_releases(Releases::of(&state.lookup.db()));
     let page = Page::Lookup(Box::new(page));
     let reply = Reply {
         default: routes::ROOT.answer_default(wants.kind()),
@@ -92,7 +100,7 @@ pub async fn address_page(
         }
     };
     if super::asn::is_asn_page(&text) {
-        return super::asn::page_answer(&state, &text, &wants);
+        return super::asn::page_answer(&state, &text, &wants).await;
     }
     if !looks_like_address(&text) {
         return not_found_page(&wants, route);
@@ -191,7 +199,7 @@ pub fn api_ip_answer_now(
     let now = super::clock::utc(started);
     let looked_up = state.lookup.lookup_without_rdns_at(text, now);
     let layer = Some(state.tls);
-    lookup_response(looked_up, LookupKind::ApiIp, wants, default, layer)
+    lookup_response(state, looked_up, LookupKind::ApiIp, wants, default, layer)
 }
 
 async fn lookup_reply(
@@ -201,12 +209,14 @@ async fn lookup_reply(
     wants: &Wants,
     default: Format,
 ) -> Response {
-    lookup_response(state.lookup.lookup(text).await, kind, wants, default, None)
+    let looked_up = state.lookup.lookup(text).await;
+    lookup_response(state, looked_up, kind, wants, default, None)
 }
 
 /// The answer to a lookup; with `layer` (`Some(tls)`), with the common
 /// layer's headers too.
 fn lookup_response(
+    state: &AppState,
     looked_up: Result<lookup::Answered, LookupError>,
     kind: LookupKind,
     wants: &Wants,
@@ -216,7 +226,13 @@ fn lookup_response(
     match looked_up {
         Ok(answered) => {
             let release = super::respond::answer_tag(&answered.release, &answered.info);
-            let page = Page::Lookup(Box::new(LookupPage::new(answered, kind)));
+            let mut page = LookupPage::new(answered, kind);
+            // The footer's release dates: only an HTML page shows them (the
+            // API's hot path answers JSON and skips the copies).
+            if kind != LookupKind::ApiIp || wants.format.as_deref() == Some("html") {
+                page = page.with_releases(Releases::of(&state.lookup.db()));
+            }
+            let page = Page::Lookup(Box::new(page));
             let reply = Reply {
                 default,
                 caching: Caching::Shared,
@@ -254,7 +270,7 @@ fn looks_like_address(segment: &str) -> bool {
 }
 
 /// `GET /healthz`: 200 with the loaded releases.
-#[utoipa::path(get, path = "/healthz", tag = "discovery",
+#[utoipa::path(get, path = "/healthz", tag = "operations",
     summary = "Health: 200 once data is loaded, with release dates, row counts, repaired defects and refused files",
     params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
@@ -314,6 +330,7 @@ pub async fn not_found(OriginalUri(uri): OriginalUri, wants: Wants) -> Response 
 
 fn not_found_page(wants: &Wants, route: &Route) -> Response {
     let page = ErrorPage {
+        input: None,
         status: StatusCode::NOT_FOUND,
         body: model::Error::new(ErrorCode::NotFound, "no such page: see /docs for the API"),
     };
@@ -332,6 +349,7 @@ pub async fn method_not_allowed(
         method.as_str().chars().take(32).collect::<String>()
     );
     let page = ErrorPage {
+        input: None,
         status: StatusCode::METHOD_NOT_ALLOWED,
         body: model::Error::new(ErrorCode::MethodNotAllowed, message),
     };

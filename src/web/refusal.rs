@@ -22,7 +22,7 @@ use super::negotiate::{self, Format};
 use super::render::ErrorPage;
 use super::respond::{Wants, error};
 use super::routes::Route;
-use super::slots::Busy;
+use super::slots::{Busy, Spent};
 use super::state::AppState;
 use crate::model::{self, ErrorCode};
 
@@ -106,6 +106,23 @@ impl Refusal {
         response
     }
 
+    /// The answer to a batch whose answer outgrew its bytes ([`Spent`]):
+    /// 413 when it alone is over one client's share, else 503 with
+    /// `Retry-After` (other answers hold the bytes for now).
+    pub fn answer_spent(&self, spent: Spent, answered: usize, asked: usize) -> Response {
+        metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
+        let text = spent_text(spent, answered, asked);
+        if let Spent::Answer(_) = spent {
+            return self.answer(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BodyTooLarge, text);
+        }
+        let mut response =
+            self.answer(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Overloaded, text);
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, RETRY_SOON);
+        response
+    }
+
     /// 400: the request's `Host` is missing, doubled or not a host (`why`).
     pub fn bad_host(&self, why: &str) -> Response {
         self.answer(StatusCode::BAD_REQUEST, ErrorCode::BadHost, why.into())
@@ -133,6 +150,7 @@ impl Refusal {
         let format =
             negotiate::choose(asked, self.wants.accept.as_deref(), default).unwrap_or(default);
         let page = ErrorPage {
+            input: None,
             status,
             body: model::Error::new(code, message),
         };
@@ -150,8 +168,32 @@ pub fn busy_text(busy: Busy) -> String {
         Busy::Client(most) => format!(
             "this client has {most} batches in flight already, the most one client may; retry in 1 s"
         ),
+        Busy::ClientBytes(most) => format!(
+            "this client's answers in flight hold {} already, the most one client may; retry in 1 s",
+            mib(most)
+        ),
         Busy::All => "every batch slot is busy; retry in 1 s".into(),
     }
+}
+
+/// Why an answer could not be built, as an Error's message.
+pub fn spent_text(spent: Spent, answered: usize, asked: usize) -> String {
+    match spent {
+        Spent::Answer(most) => format!(
+            "the answer passed {}, the most one answer may hold, after {answered} of {asked} addresses (the data holds long values); send fewer addresses",
+            mib(most)
+        ),
+        Spent::Client(most) => format!(
+            "this client's answers in flight would hold more than {}, the most one client may; retry in 1 s",
+            mib(most)
+        ),
+        Spent::All => "the answers in flight hold the whole answer budget; retry in 1 s".into(),
+    }
+}
+
+/// Bytes in MiB, for people.
+fn mib(bytes: usize) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
 /// The 429 answer when the caller of `request` (on `route`) is over its

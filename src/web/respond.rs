@@ -11,12 +11,12 @@ use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use super::negotiate::{self, Format, Refusal};
-use super::render::{ErrorPage, Page};
+use super::render::{ErrorPage, Lang, Page, View};
 use super::routes::{Caching, Route};
 pub use super::wants::Wants;
 use crate::model::{self, ErrorCode};
 
-const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent");
+const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent, Accept-Language");
 
 /// The tag of an answer about `info` from the data release `release`: the
 /// release, and when the answer names a PTR name, a hash of it too, so that
@@ -73,28 +73,40 @@ fn respond_in(page: Page, wants: &Wants, reply: &Reply, layer: Option<bool>) -> 
         Page::Error(e) => e.status,
         _ => StatusCode::OK,
     };
+    // JSON is the same in every language and names no host: its view
+    // copies nothing.
+    let view = if format == Format::Json {
+        View {
+            lang: wants.lang,
+            lang_in_query: wants.lang_in_query,
+            host: None,
+        }
+    } else {
+        wants.view()
+    };
+    let lang = view.lang;
     let fast = layer
         .zip(reply.etag.as_ref())
         .filter(|_| status == StatusCode::OK);
     if let Some((tls, tag)) = fast {
-        if let Some(headers) = prebuilt(&page, format, reply, tag, tls) {
+        if let Some(headers) = prebuilt(&page, format, lang, reply, tag, tls) {
             let not_modified = wants
                 .if_none_match
                 .as_deref()
-                .is_some_and(|inm| etag_matches(inm, tag, format));
+                .is_some_and(|inm| etag_matches(inm, tag, format, lang));
             return if not_modified {
                 with_headers(StatusCode::NOT_MODIFIED, headers, Body::empty())
             } else {
-                with_headers(status, headers, Body::from(page.render(format)))
+                with_headers(status, headers, Body::from(page.render(format, &view)))
             };
         }
     }
-    let headers = head(&page, format, status, reply);
+    let headers = head(&page, format, lang, status, reply);
     if let Some(tag) = reply.etag.as_ref().filter(|_| status == StatusCode::OK) {
         if wants
             .if_none_match
             .as_deref()
-            .is_some_and(|inm| etag_matches(inm, tag, format))
+            .is_some_and(|inm| etag_matches(inm, tag, format, lang))
         {
             return finished(with_headers(
                 StatusCode::NOT_MODIFIED,
@@ -106,16 +118,23 @@ fn respond_in(page: Page, wants: &Wants, reply: &Reply, layer: Option<bool>) -> 
     finished(with_headers(
         status,
         headers,
-        Body::from(page.render(format)),
+        Body::from(page.render(format, &view)),
     ))
 }
 
-/// The headers of `page` in `format` with `status`: type, `Vary`, caching,
-/// the CSP of HTML, and for a 200 with a tag its `ETag`.
-fn head(page: &Page, format: Format, status: StatusCode, reply: &Reply) -> HeaderMap {
+/// The headers of `page` in `format` and `lang` with `status`: type,
+/// `Vary`, `Content-Language` (not of JSON), caching, the CSP of HTML, and
+/// for a 200 with a tag its `ETag`.
+fn head(page: &Page, format: Format, lang: Lang, status: StatusCode, reply: &Reply) -> HeaderMap {
     let mut headers = HeaderMap::with_capacity(12);
     headers.insert(header::CONTENT_TYPE, content_type(format));
     headers.insert(header::VARY, VARY);
+    if format != Format::Json {
+        headers.insert(
+            header::CONTENT_LANGUAGE,
+            HeaderValue::from_static(lang.code()),
+        );
+    }
     let cache = if status.is_success() {
         reply.caching
     } else {
@@ -130,48 +149,51 @@ fn head(page: &Page, format: Format, status: StatusCode, reply: &Reply) -> Heade
         );
     }
     if let Some(tag) = reply.etag.as_ref().filter(|_| status == StatusCode::OK) {
-        if let Some(etag) = etag_value(tag, format) {
+        if let Some(etag) = etag_value(tag, format, lang) {
             headers.insert(header::ETAG, etag);
         }
     }
     headers
 }
 
-/// Whether `If-None-Match` names the tag of the answer tagged `tag` in `format`.
-fn etag_matches(if_none_match: &str, tag: &Arc<str>, format: Format) -> bool {
-    match etag_value(tag, format)
+/// Whether `If-None-Match` names the tag of the answer tagged `tag` in
+/// `format` and `lang`.
+fn etag_matches(if_none_match: &str, tag: &Arc<str>, format: Format, lang: Lang) -> bool {
+    match etag_value(tag, format, lang)
         .as_ref()
         .and_then(|e| e.to_str().ok())
     {
         Some(e) => matches_etag(if_none_match, e),
-        None => matches_etag(if_none_match, &weak_etag(tag, format)),
+        None => matches_etag(if_none_match, &weak_etag(tag, format, lang)),
     }
 }
 
-/// The whole set of headers of a 200 answer tagged `tag` in `format`, the
-/// layer's included, from this thread's copy (built by [`head`] and
-/// [`layer_headers`] the first time); `None` when they depend on more
-/// (an HTML page whose CSP is its own).
+/// The whole set of headers of a 200 answer tagged `tag` in `format` and
+/// `lang`, the layer's included, from this thread's copy (built by [`head`]
+/// and [`layer_headers`] the first time). They depend on nothing else: the
+/// tag, the caching and `tls` key the set, the format and (but for JSON)
+/// the language pick the copy, `Vary` is fixed; `None` when they depend on
+/// more (an HTML page whose CSP is not the common one).
 fn prebuilt(
     page: &Page,
     format: Format,
+    lang: Lang,
     reply: &Reply,
     tag: &Arc<str>,
     tls: bool,
 ) -> Option<HeaderMap> {
     use std::cell::RefCell;
-    if format == Format::Html
-        && !matches!(super::render::csp_for(page), std::borrow::Cow::Borrowed(_))
-    {
+    if format == Format::Html && super::render::csp_for(page) != super::render::csp() {
         return None;
     }
-    /// The tag, the caching and `tls` the heads were built for, and the head of each format.
-    type Heads = (Arc<str>, Caching, bool, [Option<HeaderMap>; 4]);
+    /// The tag, the caching and `tls` the heads were built for, and the
+    /// head of each format and language ([`slot`]).
+    type Heads = (Arc<str>, Caching, bool, [Option<HeaderMap>; SLOTS]);
     thread_local! {
         static HEADS: RefCell<Option<Heads>> = const { RefCell::new(None) };
     }
     let build = || {
-        let mut headers = head(page, format, StatusCode::OK, reply);
+        let mut headers = head(page, format, lang, StatusCode::OK, reply);
         layer_headers(&mut headers, false, tls);
         headers
     };
@@ -183,10 +205,14 @@ fn prebuilt(
             .as_ref()
             .is_some_and(|(t, c, l, _)| Arc::ptr_eq(t, tag) && *c == reply.caching && *l == tls);
         if !current {
-            *heads = Some((tag.clone(), reply.caching, tls, [const { None }; 4]));
+            *heads = Some((tag.clone(), reply.caching, tls, [const { None }; SLOTS]));
         }
-        let (_, _, _, by_format) = heads.as_mut()?;
-        Some(by_format[slot(format)].get_or_insert_with(build).clone())
+        let (_, _, _, by_slot) = heads.as_mut()?;
+        Some(
+            by_slot[slot(format, lang)]
+                .get_or_insert_with(build)
+                .clone(),
+        )
     })
 }
 
@@ -216,12 +242,20 @@ pub fn layer_headers(headers: &mut HeaderMap, preflight: bool, tls: bool) {
     }
 }
 
-fn slot(format: Format) -> usize {
+/// How many answers [`slot`] tells apart: JSON, and each other format in
+/// each language.
+const SLOTS: usize = 1 + 3 * Lang::ALL.len();
+
+/// The place of an answer in `format` and `lang` among [`SLOTS`]: JSON is
+/// the same in every language (no `Content-Language`, one `ETag`).
+fn slot(format: Format, lang: Lang) -> usize {
+    let lang = Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0);
+    let per_lang = Lang::ALL.len();
     match format {
         Format::Json => 0,
-        Format::Text => 1,
-        Format::Markdown => 2,
-        Format::Html => 3,
+        Format::Text => 1 + lang,
+        Format::Markdown => 1 + per_lang + lang,
+        Format::Html => 1 + 2 * per_lang + lang,
     }
 }
 
@@ -253,24 +287,24 @@ fn cache_control(caching: Caching) -> HeaderValue {
     }
 }
 
-/// The `ETag` value of an answer tagged `tag` in `format` ([`weak_etag`]),
-/// or `None` if it cannot be a header value. Each thread keeps the four
-/// values of the last tag it answered with (the data release's, unless a
-/// PTR name is in it), so that most answers copy no text.
-fn etag_value(tag: &Arc<str>, format: Format) -> Option<HeaderValue> {
+/// The `ETag` value of an answer tagged `tag` in `format` and `lang`
+/// ([`weak_etag`]), or `None` if it cannot be a header value. Each thread
+/// keeps the values of the last tag it answered with (the data release's,
+/// unless a PTR name is in it), so that most answers copy no text.
+fn etag_value(tag: &Arc<str>, format: Format, lang: Lang) -> Option<HeaderValue> {
     use std::cell::RefCell;
-    type Values = (Arc<str>, [Option<HeaderValue>; 4]);
+    type Values = (Arc<str>, [Option<HeaderValue>; SLOTS]);
     thread_local! {
         static LAST: RefCell<Option<Values>> = const { RefCell::new(None) };
     }
-    let build = || HeaderValue::from_maybe_shared(Bytes::from(weak_etag(tag, format))).ok();
-    let slot = slot(format);
+    let build = || HeaderValue::from_maybe_shared(Bytes::from(weak_etag(tag, format, lang))).ok();
+    let slot = slot(format, lang);
     LAST.with(|last| {
         let Ok(mut last) = last.try_borrow_mut() else {
             return build();
         };
         if !last.as_ref().is_some_and(|(t, _)| Arc::ptr_eq(t, tag)) {
-            *last = Some((tag.clone(), [const { None }; 4]));
+            *last = Some((tag.clone(), [const { None }; SLOTS]));
         }
         let values = &mut last.as_mut()?.1;
         if values[slot].is_none() {
@@ -280,14 +314,19 @@ fn etag_value(tag: &Arc<str>, format: Format) -> Option<HeaderValue> {
     })
 }
 
-/// `W/"{tag}-{format}"`.
-fn weak_etag(tag: &str, format: Format) -> String {
+/// `W/"{tag}-{format}"`, and `-{lang}` for a page in another language than
+/// English (JSON is the same in every language).
+fn weak_etag(tag: &str, format: Format, lang: Lang) -> String {
     let name = format.query_name();
-    let mut etag = String::with_capacity(tag.len() + name.len() + 5);
+    let mut etag = String::with_capacity(tag.len() + name.len() + 8);
     etag.push_str("W/\"");
     etag.push_str(tag);
     etag.push('-');
     etag.push_str(name);
+    if format != Format::Json && lang != Lang::En {
+        etag.push('-');
+        etag.push_str(lang.code());
+    }
     etag.push('"');
     etag
 }
@@ -364,6 +403,7 @@ fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
 /// A 400 error page.
 pub fn bad_request(code: ErrorCode, message: String) -> ErrorPage {
     ErrorPage {
+        input: None,
         status: StatusCode::BAD_REQUEST,
         body: model::Error::new(code, message),
     }
@@ -384,7 +424,11 @@ fn not_acceptable() -> Response {
         header::CONTENT_TYPE,
         Format::Json.content_type(),
     );
-    insert(&mut headers, header::VARY, "Accept, User-Agent");
+    insert(
+        &mut headers,
+        header::VARY,
+        "Accept, User-Agent, Accept-Language",
+    );
     insert(&mut headers, header::CACHE_CONTROL, "no-store");
     let json = serde_json::to_string_pretty(&body).unwrap_or_default() + "\n";
     (StatusCode::NOT_ACCEPTABLE, headers, json).into_response()
@@ -435,33 +479,40 @@ mod tests {
                 caching: Caching::Shared,
                 etag: Some(tag.clone()),
             };
+            // Every format in every language, the languages inside: a set
+            // of headers kept for one language and given to another (its
+            // `Content-Language`, its `ETag`) would differ here.
             for format in Format::ALL {
-                for inm in [
-                    None,
-                    Some(format!("W/\"release-tag-{}\"", format.query_name())),
-                ] {
-                    for tls in [false, true] {
-                        let wants = Wants {
-                            format: Some(format.query_name().into()),
-                            if_none_match: inm.clone(),
-                            ..Wants::default()
-                        };
-                        let mut general = respond(page(), &wants, &reply);
-                        layer_headers(general.headers_mut(), false, tls);
-                        for _ in 0..2 {
-                            let fast = respond_finished(page(), &wants, &reply, tls);
-                            assert_eq!(fast.status(), general.status());
-                            let names = |r: &Response| {
-                                r.headers()
-                                    .iter()
-                                    .map(|(n, v)| (n.clone(), v.clone()))
-                                    .collect::<Vec<_>>()
+                for lang in Lang::ALL {
+                    for inm in [
+                        None,
+                        Some(weak_etag("release-tag", format, lang)),
+                        Some(weak_etag("release-tag", format, Lang::En)),
+                    ] {
+                        for tls in [false, true] {
+                            let wants = Wants {
+                                format: Some(format.query_name().into()),
+                                if_none_match: inm.clone(),
+                                lang,
+                                ..Wants::default()
                             };
-                            assert_eq!(
-                                names(&fast),
-                                names(&general),
-                                "{ip} {format:?} {inm:?} {tls}"
-                            );
+                            let mut general = respond(page(), &wants, &reply);
+                            layer_headers(general.headers_mut(), false, tls);
+                            for _ in 0..2 {
+                                let fast = respond_finished(page(), &wants, &reply, tls);
+                                assert_eq!(fast.status(), general.status());
+                                let names = |r: &Response| {
+                                    r.headers()
+                                        .iter()
+                                        .map(|(n, v)| (n.clone(), v.clone()))
+                                        .collect::<Vec<_>>()
+                                };
+                                assert_eq!(
+                                    names(&fast),
+                                    names(&general),
+                                    "{ip} {format:?} {lang:?} {inm:?} {tls}"
+                                );
+                            }
                         }
                     }
                 }

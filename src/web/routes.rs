@@ -9,7 +9,7 @@
 //! answer and error, and the OpenAPI document ([`super::openapi`]). So they
 //! cannot disagree.
 //!
-//! The rule for errors (README, "Formats"): an error comes in the format of
+//! The rule for errors (docs/API.md, "Endpoints"): an error comes in the format of
 //! the route's [`Route::errors`] for the kind of client, unless `?format=` or
 //! `Accept` names an offered format. Every error of a route, a 400 or a 404
 //! from its handler as much as a 414, 429, 408 or 503 from the limits in
@@ -150,12 +150,24 @@ pub const ADDRESS: Route = page("/{ip}", Caching::Shared);
 pub const ASN_PAGE: Route = page("/AS{asn}", Caching::Shared);
 /// `/docs`: the API documentation for people.
 pub const DOCS: Route = page("/docs", Caching::Document);
+/// `/docs/try`: a try-it form of `/docs` without JavaScript; redirects to the answer.
+pub const DOCS_TRY: Route = Route {
+    documented: false,
+    ..page("/docs/try", Caching::PerCaller)
+};
 /// `/api/v1/me`: the caller, through the API.
 pub const API_ME: Route = api("/api/v1/me", Caching::PerCaller);
 /// `/api/v1/ip/{ip}`: one address (the hot route).
 pub const API_IP: Route = api("/api/v1/ip/{ip}", Caching::Shared);
 /// `/api/v1/asn/{asn}`: one autonomous system.
 pub const API_ASN: Route = api("/api/v1/asn/{asn}", Caching::Shared);
+/// `/api/v1/asn/{asn}/prefixes.csv`: every prefix of an AS, as CSV.
+pub const API_ASN_CSV: Route = Route {
+    answer: Answer::Fixed(CSV_TEXT),
+    ..api("/api/v1/asn/{asn}/prefixes.csv", Caching::Shared)
+};
+/// The media type of [`API_ASN_CSV`].
+pub const CSV_TEXT: &str = "text/csv; charset=utf-8";
 /// `/api/v1/asn/`: the AS number is missing (400).
 pub const API_ASN_MISSING: Route = Route {
     documented: false,
@@ -203,10 +215,15 @@ pub const METRICS: Route = Route {
     errors: Defaults::all(Format::Text),
     caching: Caching::PerCaller,
     limited: false,
-    documented: false,
+    documented: true,
 };
 /// `/api/v1/openapi.json`.
 pub const OPENAPI: Route = document("/api/v1/openapi.json", "application/json", JSON);
+/// `/openapi.json`, where tools look first: a permanent redirect to [`OPENAPI`].
+pub const OPENAPI_ALIAS: Route = Route {
+    documented: false,
+    ..document("/openapi.json", "application/json", JSON)
+};
 /// `/llms.txt`.
 pub const LLMS_TXT: Route = document("/llms.txt", "text/markdown; charset=utf-8", PAGE);
 /// `/.well-known/api-catalog` (RFC 9727).
@@ -271,7 +288,7 @@ pub const PAGE_UNKNOWN: Route = Route {
 };
 
 /// Every route the router serves, literal paths before templates.
-pub const ALL: [&Route; 25] = [
+pub const ALL: [&Route; 28] = [
     &ROOT,
     &HEALTHZ,
     &API_ME,
@@ -282,9 +299,12 @@ pub const ALL: [&Route; 25] = [
     &API_ME_FIELD,
     &API_IP_FIELD,
     &API_ASN_MISSING,
+    &API_ASN_CSV,
     &API_ASN,
     &DOCS,
+    &DOCS_TRY,
     &OPENAPI,
+    &OPENAPI_ALIAS,
     &LLMS_TXT,
     &API_CATALOG,
     &SERVER_CARD,

@@ -23,7 +23,7 @@ pub struct IpParam;
 
 impl utoipa::PartialSchema for IpParam {
     fn schema() -> RefOr<Schema> {
-        ip_formats(false)
+        ip_formats()
     }
 }
 
@@ -74,55 +74,86 @@ impl utoipa::PartialSchema for AsnPathParam {
 
 impl utoipa::ToSchema for AsnPathParam {}
 
-/// The lookup form's `ip` query value: an address, or empty (no lookup).
+/// The lookup form's `ip` query value: what people paste (an address, an
+/// AS number, a URL, ...), or empty (no lookup).
 pub struct IpFormParam;
 
 impl utoipa::PartialSchema for IpFormParam {
     fn schema() -> RefOr<Schema> {
-        ip_formats(true)
+        // What people paste: read by `web::search`, any text.
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .examples([
+                serde_json::json!("8.8.8.8"),
+                serde_json::json!("[2001:db8::1]:443"),
+                serde_json::json!("AS15169"),
+            ])
+            .into()
     }
 }
 
 impl utoipa::ToSchema for IpFormParam {}
 
-fn ip_formats(allow_empty: bool) -> RefOr<Schema> {
+fn ip_formats() -> RefOr<Schema> {
     let string = |f| {
         ObjectBuilder::new()
             .schema_type(Type::String)
             .format(Some(SchemaFormat::KnownFormat(f)))
     };
-    let mut any = AnyOfBuilder::new()
+    AnyOfBuilder::new()
         .item(string(KnownFormat::Ipv4))
-        .item(string(KnownFormat::Ipv6));
-    if allow_empty {
-        any = any.item(
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .max_length(Some(0)),
-        );
-    }
-    any.into()
+        .item(string(KnownFormat::Ipv6))
+        .into()
 }
 
 /// The JSON form of `/healthz`.
 #[derive(utoipa::ToSchema)]
 pub struct HealthJson {
+    /// `ok` once data is loaded (the only answer: without data the service
+    /// does not start).
+    #[schema(examples("ok"))]
     status: String,
     /// Per table (`country`, `asn`, `city`): source, file name, release date,
     /// rows, trimmed and skipped rows, defects by kind.
+    #[schema(value_type = Object, examples(json!({"country": {"source": "embedded", "release_date": "2026-06-01", "rows": 1}})))]
     data: serde_json::Value,
     /// Files of the data directory not served: `table`, `file` (a name,
     /// never a path), `reason`, `incomplete` (still being written).
+    #[schema(value_type = Vec<Object>, examples(json!({"table": "asn", "file": "dbip-asn-lite-2026-12.csv", "reason": "not CSV", "incomplete": false})))]
     refused: Vec<serde_json::Value>,
 }
 
-/// The JSON form of `/docs` (an object; see the `DocsPage` fields).
+/// The JSON form of `/docs`: the OpenAPI document flattened, as the page shows it.
 #[derive(utoipa::ToSchema)]
 pub struct DocsJson {
+    /// The API's name.
+    #[schema(examples("iplookup"))]
     title: String,
+    /// The API's version.
+    #[schema(examples("1.0.0"))]
     version: String,
+    /// What the service is, in Markdown.
+    #[schema(examples("Look up any IPv4 or IPv6 address"))]
     description: String,
+    /// The base URL of every path and example.
+    #[schema(examples("http://127.0.0.1:8080"))]
     base_url: String,
-    operations: Vec<serde_json::Value>,
+    /// The operations by tag, lookups first: `tag`, `title`, `description`,
+    /// `operations` (each with `id`, `method`, `path`, `summary`,
+    /// `description`, `parameters`, `responses`, `limits`, `examples`, `try_it`).
+    #[schema(value_type = Vec<Object>, examples(json!({"tag": "lookup", "title": "Lookups", "description": "...", "operations": []})))]
+    groups: Vec<serde_json::Value>,
+    /// One table per object schema: `name`, `description`, `fields` (each
+    /// with `name`, `kind`, `required`, `description`, `example`).
+    #[schema(value_type = Vec<Object>, examples(json!({"name": "IpInfo", "description": "...", "fields": []})))]
+    schemas: Vec<serde_json::Value>,
+    /// Every error code: `code`, `status`, `when`.
+    #[schema(value_type = Vec<Object>, examples(json!({"code": "invalid_ip", "status": 400, "when": "..."})))]
+    errors: Vec<serde_json::Value>,
+    /// The limits' answers (408, 414, 429, 503): `status`, `description`, `media_types`.
+    #[schema(value_type = Vec<Object>, examples(json!({"status": "414", "description": "...", "media_types": ["application/json"]})))]
+    limits: Vec<serde_json::Value>,
+    /// The data's attribution.
+    #[schema(examples("IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0"))]
     attribution: String,
 }

@@ -25,10 +25,23 @@
 //! at once. Otherwise 16 one-address batches on HTTP/2 streams it never
 //! reads would hold every slot until the send deadline, and renewed every
 //! deadline, under any rate limit, keep the batch route from everyone.
+//!
+//! Slots bound how many answers are held, not how large they are: that is
+//! the data's doing (a city name of 1,000,000 characters made one answer of
+//! 1,000 entries 1 GB, and 16 slots about 16 GB). So each slot also carries
+//! a [`Meter`]: the answer's bytes, charged as it is built (the batch
+//! writer's buffer, the MCP tool's entries times [`MCP_COPIES`]) against the
+//! client's share (a quarter of the budget, as with slots) and the budget
+//! of all answers (`--batch-answer-mib`; by default `--batch-max-in-flight`
+//! times `--batch-limit` times [`ENTRY_BYTES`], 64 MiB), and given back
+//! with the slot. An answer that would pass its share is abandoned at
+//! once ([`Spent`]), so memory held by answers is at most the budget plus
+//! one entry per slot, whatever the data holds.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -45,23 +58,71 @@ pub const DEFAULT_BATCH_MAX_IN_FLIGHT: usize = 16;
 pub const BATCH_MAX_IN_FLIGHT_RANGE: std::ops::RangeInclusive<u64> = 1..=10_000;
 /// The piece of an answer given to hyper at a time.
 pub const CHUNK: usize = 64 * 1024;
+/// Bytes of answer budgeted per entry of `--batch-limit` when
+/// `--batch-answer-mib` is not given: an entry is about 470 bytes as JSON
+/// and 4 KB as an MCP result ([`MCP_COPIES`]) with real data.
+pub const ENTRY_BYTES: usize = 4 * 1024;
+/// The range `--batch-answer-mib` is checked against.
+pub const BATCH_ANSWER_MIB_RANGE: std::ops::RangeInclusive<u64> = 1..=1024 * 1024;
+/// How many times over an MCP `lookup_ips` answer is held while the MCP
+/// library builds it: the entries, their JSON value tree (several times
+/// their text), its text as the result's content, and the JSON-RPC body
+/// holding both. Its entries are charged this many times their JSON size.
+pub const MCP_COPIES: usize = 8;
+
+/// The entries of a batch [`BatchSlots::new`] budgets for: the default of
+/// `--batch-limit` (`batch::DEFAULT_BATCH_LIMIT`, which a test of `batch`
+/// holds equal).
+pub const DEFAULT_ENTRIES: usize = 1000;
+
+/// The default answer budget: `slots` answers of `entries` entries of
+/// [`ENTRY_BYTES`].
+pub fn default_answer_bytes(slots: usize, entries: usize) -> usize {
+    slots.saturating_mul(entries).saturating_mul(ENTRY_BYTES)
+}
 
 /// The batch slots of one server.
 #[derive(Debug, Clone)]
 pub struct BatchSlots {
     slots: Arc<Semaphore>,
     wait: Duration,
-    /// Slots held per client (IPv6 clients by their /64), and the most one
-    /// client may hold.
-    held: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    /// Slots and bytes held per client (IPv6 clients by their /64), and
+    /// bytes held in all.
+    books: Arc<Mutex<Books>>,
+    /// The most slots one client may hold.
     per_client: usize,
+    /// The byte budgets: all answers', one client's.
+    bytes: usize,
+    bytes_per_client: usize,
 }
 
-/// A batch slot, held until dropped.
+/// What is held, per client and in all.
+#[derive(Debug, Default)]
+struct Books {
+    clients: HashMap<IpAddr, Account>,
+    bytes: usize,
+}
+
+/// One client's slots and bytes.
+#[derive(Debug, Default, Clone, Copy)]
+struct Account {
+    slots: usize,
+    bytes: usize,
+}
+
+/// A batch slot, held until dropped, and the meter of its answer.
 #[derive(Debug)]
 pub struct Slot {
     _permit: OwnedSemaphorePermit,
-    _client: Held,
+    meter: Meter,
+}
+
+impl Slot {
+    /// The meter the answer's bytes are charged to (given back when the
+    /// slot and every copy of the meter are dropped).
+    pub fn meter(&self) -> Meter {
+        self.meter.clone()
+    }
 }
 
 /// Why no slot was given.
@@ -69,51 +130,83 @@ pub struct Slot {
 pub enum Busy {
     /// The client holds [`BatchSlots::per_client`] slots already.
     Client(usize),
+    /// The client's answers hold its share of bytes already.
+    ClientBytes(usize),
     /// No slot freed up within the wait.
+    All,
+}
+
+/// Why an answer may grow no further.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spent {
+    /// The answer alone would pass one client's share (the bytes): it can
+    /// never be built; fewer addresses might.
+    Answer(usize),
+    /// With the client's other answers, it would pass the client's share.
+    Client(usize),
+    /// With every client's answers, it would pass the budget.
     All,
 }
 
 impl BatchSlots {
     /// `count` slots, at most a quarter of them (at least one) per client;
-    /// a batch waits at most `wait` for one.
+    /// a batch waits at most `wait` for one. The answers may hold the
+    /// default budget for batches of [`DEFAULT_ENTRIES`] entries
+    /// ([`BatchSlots::with_answer_bytes`] to set it).
     pub fn new(count: usize, wait: Duration) -> Self {
         let count = count.max(1);
         BatchSlots {
             slots: Arc::new(Semaphore::new(count)),
             wait,
-            held: Arc::default(),
+            books: Arc::default(),
             per_client: (count / 4).max(1),
+            bytes: 0,
+            bytes_per_client: 0,
         }
+        .with_answer_bytes(default_answer_bytes(count, DEFAULT_ENTRIES))
+    }
+
+    /// The same slots, their answers holding at most `bytes` in all and a
+    /// quarter of that (at least one [`CHUNK`]) per client.
+    pub fn with_answer_bytes(mut self, bytes: usize) -> Self {
+        self.bytes = bytes.max(CHUNK);
+        self.bytes_per_client = (self.bytes / 4).max(CHUNK);
+        self
     }
 
     /// A slot for a batch of `client`: refused at once when the client
     /// holds its share, else waited for up to the wait.
     pub async fn take(&self, client: IpAddr) -> Result<Slot, Busy> {
-        let held = self.hold(client)?;
+        let meter = self.hold(client)?;
         let acquire = self.slots.clone().acquire_owned();
         match tokio::time::timeout(self.wait, acquire).await {
             Ok(Ok(permit)) => Ok(Slot {
                 _permit: permit,
-                _client: held,
+                meter,
             }),
             // The semaphore is never closed; a timeout is the only refusal.
             Ok(Err(_)) | Err(_) => Err(Busy::All),
         }
     }
 
-    /// Counts one more slot for `client`, unless it holds its share.
-    fn hold(&self, client: IpAddr) -> Result<Held, Busy> {
+    /// Counts one more slot for `client`, unless it holds its share of
+    /// slots or of bytes.
+    fn hold(&self, client: IpAddr) -> Result<Meter, Busy> {
         let key = bucket_key(client);
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = held.entry(key).or_insert(0);
-        if *count >= self.per_client {
+        let mut books = self.books.lock().unwrap_or_else(PoisonError::into_inner);
+        let account = books.clients.entry(key).or_default();
+        if account.slots >= self.per_client {
             return Err(Busy::Client(self.per_client));
         }
-        *count += 1;
-        Ok(Held {
-            held: self.held.clone(),
+        if account.bytes >= self.bytes_per_client {
+            return Err(Busy::ClientBytes(self.bytes_per_client));
+        }
+        account.slots += 1;
+        Ok(Meter(Arc::new(Held {
+            slots: self.clone(),
             key,
-        })
+            charged: AtomicUsize::new(0),
+        })))
     }
 
     /// Slots free now.
@@ -125,23 +218,86 @@ impl BatchSlots {
     pub fn per_client(&self) -> usize {
         self.per_client
     }
+
+    /// Bytes answers hold now, in all.
+    pub fn bytes_held(&self) -> usize {
+        self.books
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .bytes
+    }
+
+    /// The byte budgets: all answers', one client's.
+    pub fn answer_bytes(&self) -> (usize, usize) {
+        (self.bytes, self.bytes_per_client)
+    }
 }
 
-/// One slot counted for a client, uncounted on drop (the client's entry
-/// goes when it holds none: the map holds only clients with slots).
+/// The bytes of one answer, charged to its client's share and to the
+/// budget of all answers as it grows; shared by the slot's body and the
+/// code that builds the answer, given back when the last copy is dropped.
+#[derive(Debug, Clone)]
+pub struct Meter(Arc<Held>);
+
+impl Meter {
+    /// Charges the answer up to `total` bytes in all (more than before; a
+    /// smaller total changes nothing), or says why it may not grow: then
+    /// nothing more is charged, and the caller abandons the answer.
+    pub fn charge_to(&self, total: usize) -> Result<(), Spent> {
+        let held = &*self.0;
+        let slots = &held.slots;
+        let mut books = slots.books.lock().unwrap_or_else(PoisonError::into_inner);
+        let charged = held.charged.load(Ordering::Relaxed);
+        let Some(more) = total.checked_sub(charged).filter(|m| *m > 0) else {
+            return Ok(());
+        };
+        if total > slots.bytes_per_client {
+            return Err(Spent::Answer(slots.bytes_per_client));
+        }
+        if books.bytes.saturating_add(more) > slots.bytes {
+            return Err(Spent::All);
+        }
+        let account = books.clients.entry(held.key).or_default();
+        if account.bytes.saturating_add(more) > slots.bytes_per_client {
+            return Err(Spent::Client(slots.bytes_per_client));
+        }
+        account.bytes += more;
+        books.bytes += more;
+        held.charged.store(total, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Bytes charged so far.
+    pub fn charged(&self) -> usize {
+        self.0.charged.load(Ordering::Relaxed)
+    }
+}
+
+/// One slot counted for a client and the bytes its answer holds, uncounted
+/// on drop (the client's entry goes when it holds none: the map holds only
+/// clients with slots).
 #[derive(Debug)]
 struct Held {
-    held: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    slots: BatchSlots,
     key: IpAddr,
+    /// Changed only under the books' lock.
+    charged: AtomicUsize,
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(count) = held.get_mut(&self.key) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                held.remove(&self.key);
+        let charged = *self.charged.get_mut();
+        let mut books = self
+            .slots
+            .books
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        books.bytes = books.bytes.saturating_sub(charged);
+        if let Some(account) = books.clients.get_mut(&self.key) {
+            account.slots = account.slots.saturating_sub(1);
+            account.bytes = account.bytes.saturating_sub(charged);
+            if account.slots == 0 {
+                books.clients.remove(&self.key);
             }
         }
     }
@@ -254,6 +410,56 @@ mod tests {
         assert_eq!(slots.available(), 1, "dropped unread: the slot is back");
     }
 
+    /// An answer's bytes are charged to its client's share (a quarter of
+    /// the budget) and to the budget, refused past either, and given back
+    /// when the slot and every copy of its meter are gone.
+    #[tokio::test]
+    async fn answers_are_charged_by_bytes_to_their_client_and_to_all() {
+        let slots = BatchSlots::new(16, Duration::from_millis(20)).with_answer_bytes(4 * CHUNK);
+        assert_eq!(slots.answer_bytes(), (4 * CHUNK, CHUNK));
+        let ip = |s: &str| -> IpAddr { s.parse().unwrap() };
+        let a = slots.take(ip("192.0.2.1")).await.expect("a slot");
+        let meter = a.meter();
+        assert_eq!(meter.charge_to(CHUNK + 1), Err(Spent::Answer(CHUNK)));
+        meter.charge_to(CHUNK / 2).expect("within the share");
+        meter.charge_to(CHUNK / 4).expect("smaller: nothing more");
+        assert_eq!(meter.charged(), CHUNK / 2);
+        let second = slots.take(ip("192.0.2.1")).await.expect("a second slot");
+        assert_eq!(
+            second.meter().charge_to(CHUNK / 2 + 1),
+            Err(Spent::Client(CHUNK)),
+            "the client's first answer holds half its share"
+        );
+        second.meter().charge_to(CHUNK / 2).expect("the rest of it");
+        assert_eq!(
+            slots.take(ip("192.0.2.1")).await.err(),
+            Some(Busy::ClientBytes(CHUNK)),
+            "a client whose answers hold its share gets no slot"
+        );
+        let mut others = Vec::new();
+        for i in 2..5 {
+            let slot = slots.take(ip(&format!("192.0.2.{i}"))).await.unwrap();
+            slot.meter().charge_to(CHUNK).expect("each its share");
+            others.push(slot);
+        }
+        assert_eq!(slots.bytes_held(), 4 * CHUNK);
+        let last = slots.take(ip("192.0.2.9")).await.expect("a slot");
+        assert_eq!(
+            last.meter().charge_to(1),
+            Err(Spent::All),
+            "the budget is spent"
+        );
+        drop((a, meter, second, others));
+        assert_eq!(slots.bytes_held(), 0, "given back");
+        last.meter().charge_to(CHUNK).expect("room again");
+        let copy = last.meter();
+        drop(last);
+        assert_eq!(slots.bytes_held(), CHUNK, "a copy of the meter holds it");
+        drop(copy);
+        assert_eq!(slots.bytes_held(), 0);
+        assert!(slots.books.lock().unwrap().clients.is_empty());
+    }
+
     /// One client holds at most a quarter of the slots (IPv6: its /64),
     /// refused at once beyond; others are served; a slot given back is
     /// the client's again, and clients without slots are forgotten.
@@ -276,7 +482,7 @@ mod tests {
         drop(first);
         let _again = slots.take(ip("2001:db8::4")).await.expect("given back");
         drop((_second, _again, _other, _v4));
-        assert!(slots.held.lock().unwrap().is_empty());
+        assert!(slots.books.lock().unwrap().clients.is_empty());
         assert_eq!(slots.available(), 8);
         assert_eq!(BatchSlots::new(3, Duration::ZERO).per_client(), 1);
     }

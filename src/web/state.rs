@@ -59,6 +59,10 @@ pub struct Limits {
     pub queue_timeout: Duration,
     /// Batch answers built or waiting to be sent at once (see [`super::slots`]).
     pub batch_max_in_flight: usize,
+    /// Bytes batch and MCP answers may hold at once, a quarter of them per
+    /// client (see [`super::slots`]); `None`: `batch_max_in_flight` answers
+    /// of `--batch-limit` entries of [`super::slots::ENTRY_BYTES`].
+    pub batch_answer_bytes: Option<usize>,
     /// Connections open at once; more are closed on arrival.
     pub max_connections: usize,
     /// Connections open at once from one address (IPv6: one /64); more are
@@ -79,6 +83,7 @@ impl Default for Limits {
             max_in_flight_per_ip: 128,
             queue_timeout: Duration::from_secs(1),
             batch_max_in_flight: super::slots::DEFAULT_BATCH_MAX_IN_FLIGHT,
+            batch_answer_bytes: None,
             max_connections: 10_000,
             max_connections_per_ip: 256,
             idle_timeout: Duration::from_secs(60),

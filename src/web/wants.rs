@@ -1,6 +1,7 @@
-//! What a request says about the format it wants: the `format` and `ip`
-//! query parameters and the `Accept`, `User-Agent` and `If-None-Match`
-//! headers, read in one pass ([`Wants::read`]).
+//! What a request says about the format and language it wants: the
+//! `format`, `ip`, `lang` and `page` query parameters and the `Accept`,
+//! `Accept-Language`, `User-Agent`, `If-None-Match` and `Host` headers, read
+//! in one pass ([`Wants::read`]).
 
 use axum::extract::{FromRequestParts, Query};
 use axum::http::header::{self, HeaderMap, HeaderValue};
@@ -8,6 +9,7 @@ use axum::http::{Uri, request::Parts};
 use serde::Deserialize;
 
 use super::negotiate::ClientKind;
+use super::render::{Lang, View};
 
 /// What the request says about the wanted format.
 #[derive(Debug, Clone, Default)]
@@ -21,12 +23,23 @@ pub struct Wants {
     pub if_none_match: Option<String>,
     /// The query string could not be read.
     pub bad_query: bool,
+    /// The language of the pages: `?lang=`, else `Accept-Language`.
+    pub lang: Lang,
+    /// The language came from `?lang=` (so the page's links keep it).
+    pub lang_in_query: bool,
+    /// The `page` query parameter (an AS's prefixes), if given.
+    pub page: Option<String>,
+    /// The host the caller used (`Host`, or the target's authority), when
+    /// it is a plain host name or address with an optional port.
+    pub host: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 struct PageQuery {
     format: Option<String>,
     ip: Option<String>,
+    lang: Option<String>,
+    page: Option<String>,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Wants {
@@ -44,9 +57,10 @@ impl Wants {
             None => Ok(PageQuery::default()),
             Some(_) => Query::<PageQuery>::try_from_uri(uri).map(|Query(q)| q),
         };
-        // One pass over the headers: all the values of `Accept` and of
-        // `If-None-Match`, joined with ", " (RFC 9110 section 5.3), values
-        // that are not text left out; the first `User-Agent`, if it is text.
+        // One pass over the headers: all the values of `Accept`, of
+        // `Accept-Language` and of `If-None-Match`, joined with ", " (RFC
+        // 9110 section 5.3), values that are not text left out; the first
+        // `User-Agent` and the first `Host`, if they are text.
         let join = |joined: &mut Option<String>, value: &HeaderValue| {
             let Ok(v) = value.to_str() else { return };
             match joined {
@@ -57,8 +71,9 @@ impl Wants {
                 }
             }
         };
-        let (mut accept, mut if_none_match) = (None, None);
+        let (mut accept, mut if_none_match, mut accept_language) = (None, None, None);
         let mut user_agent: Option<Option<String>> = None;
+        let mut host: Option<Option<&str>> = None;
         for (name, value) in headers {
             if name == header::ACCEPT {
                 join(&mut accept, value);
@@ -66,15 +81,30 @@ impl Wants {
                 join(&mut if_none_match, value);
             } else if name == header::USER_AGENT && user_agent.is_none() {
                 user_agent = Some(value.to_str().ok().map(str::to_owned));
+            } else if name == header::ACCEPT_LANGUAGE {
+                join(&mut accept_language, value);
+            } else if name == header::HOST && host.is_none() {
+                host = Some(value.to_str().ok());
             }
         }
         let (q, bad_query) = match query {
             Ok(q) => (q, false),
             Err(_) => (PageQuery::default(), true),
         };
+        let lang_in_query = q.lang.as_deref().and_then(Lang::from_tag).is_some();
+        let lang = Lang::negotiate(q.lang.as_deref(), accept_language.as_deref());
+        let host = host
+            .flatten()
+            .or_else(|| uri.authority().map(|a| a.as_str()))
+            .filter(|h| is_plain_host(h))
+            .map(str::to_owned);
         Wants {
             format: q.format,
             ip: q.ip,
+            lang,
+            lang_in_query,
+            page: q.page,
+            host,
             accept,
             user_agent: user_agent.flatten(),
             if_none_match,
@@ -87,6 +117,25 @@ impl Wants {
     pub fn kind(&self) -> ClientKind {
         ClientKind::of(self.user_agent.as_deref())
     }
+
+    /// What the renderers need to know of the request.
+    pub fn view(&self) -> View {
+        View {
+            lang: self.lang,
+            lang_in_query: self.lang_in_query,
+            host: self.host.clone(),
+        }
+    }
+}
+
+/// A host name, IPv4 address or bracketed IPv6 address, with an optional
+/// port, of at most 255 bytes: what a page may print in a `curl` command.
+fn is_plain_host(host: &str) -> bool {
+    !host.is_empty()
+        && host.len() <= 255
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
 }
 
 #[cfg(test)]
@@ -113,10 +162,18 @@ mod tests {
                 .get(header::USER_AGENT)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
+            let lang = Lang::negotiate(None, joined(header::ACCEPT_LANGUAGE).as_deref());
+            let host = headers
+                .get(header::HOST)
+                .and_then(|v| v.to_str().ok())
+                .filter(|h| is_plain_host(h))
+                .map(str::to_owned);
             (
                 joined(header::ACCEPT),
                 user_agent,
                 joined(header::IF_NONE_MATCH),
+                lang,
+                host,
             )
         };
         let bad = HeaderValue::from_bytes(b"caf\xe9").unwrap();
@@ -139,8 +196,30 @@ mod tests {
             ],
             vec![
                 (header::USER_AGENT, HeaderValue::from_static("Mozilla/5.0")),
-                (header::USER_AGENT, bad),
+                (header::USER_AGENT, bad.clone()),
                 (header::ACCEPT, HeaderValue::from_static("")),
+            ],
+            vec![
+                (
+                    header::ACCEPT_LANGUAGE,
+                    HeaderValue::from_static("en;q=0.5"),
+                ),
+                (header::HOST, HeaderValue::from_static("example.com:8080")),
+                (header::ACCEPT_LANGUAGE, bad.clone()),
+                (header::ACCEPT_LANGUAGE, HeaderValue::from_static("bn")),
+                (header::HOST, HeaderValue::from_static("other.example")),
+            ],
+            vec![
+                (header::HOST, bad.clone()),
+                (header::HOST, HeaderValue::from_static("example.com")),
+                (
+                    header::ACCEPT_LANGUAGE,
+                    HeaderValue::from_static("bn-BD, en;q=0.9"),
+                ),
+            ],
+            vec![
+                (header::HOST, HeaderValue::from_static("a b")),
+                (header::ACCEPT_LANGUAGE, bad),
             ],
         ];
         let uri: Uri = "/api/v1/ip/1.1.1.1".parse().unwrap();
@@ -150,7 +229,13 @@ mod tests {
                 headers.append(name, value);
             }
             let wants = Wants::read(&uri, &headers);
-            let read = (wants.accept, wants.user_agent, wants.if_none_match);
+            let read = (
+                wants.accept,
+                wants.user_agent,
+                wants.if_none_match,
+                wants.lang,
+                wants.host,
+            );
             assert_eq!(read, by_lookup(&headers), "{headers:?}");
         }
     }

@@ -13,11 +13,16 @@
 //! in the crate. A missing Python, Playwright or Chromium fails the test: it is
 //! never skipped.
 //!
-//! Screenshots go to `$CARGO_TARGET_TMPDIR/screenshots/`. They are copied to
-//! `docs/screenshots/` (where the README shows them) when those files do not
-//! exist yet or when `IPLOOKUP_UPDATE_SCREENSHOTS=1`, so an ordinary test run
-//! does not rewrite committed images (the local time on the page changes on
-//! every run).
+//! `tests/py/face_check.py` checks the face of the pages (issue 23): the
+//! first screen, the copy buttons and the page without JavaScript, Bangla,
+//! every prefix of AS174 through `rel="next"`, the prefix filter; and takes
+//! the screenshots of `docs/screenshots/`.
+//!
+//! Screenshots go to `$CARGO_TARGET_TMPDIR/`. The face check's are copied
+//! to `docs/screenshots/` (where the README shows them) when those files do
+//! not exist yet or when `IPLOOKUP_UPDATE_SCREENSHOTS=1`, so an ordinary test
+//! run does not rewrite committed images (the local time on the page changes
+//! on every run).
 
 use crate::support;
 
@@ -68,7 +73,13 @@ fn run_check(args: &[&str]) -> String {
 
 /// Runs browser_check.py against `base` with `args`.
 fn run_check_on(base: &str, args: &[&str]) -> String {
-    let script = manifest_dir().join("tests/py/browser_check.py");
+    run_script("browser_check.py", base, args)
+}
+
+/// Runs `tests/py/{name}` against `base` with `args`; panics with its
+/// output unless it succeeds.
+pub(crate) fn run_script(name: &str, base: &str, args: &[&str]) -> String {
+    let script = manifest_dir().join("tests/py").join(name);
     let home = std::env::temp_dir().join(format!("iplookup-browser-{}", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
     let mut child = Command::new(support::test_python())
@@ -130,7 +141,7 @@ fn run_check_on(base: &str, args: &[&str]) -> String {
     }
 }
 
-fn assert_png(path: &Path) {
+fn assert_png(path: &Path, width: u32) {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert!(
         bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
@@ -140,8 +151,8 @@ fn assert_png(path: &Path) {
     // IHDR: width and height, big-endian, at bytes 16..24.
     let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
     let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-    assert_eq!(w, 1280, "{}: desktop width", path.display());
-    assert!(h >= 600, "{}: full page, got height {h}", path.display());
+    assert_eq!(w, width, "{}: width", path.display());
+    assert!(h >= 600, "{}: height {h}", path.display());
     assert!(
         bytes.len() < 1_500_000,
         "{}: {} bytes is too big",
@@ -168,16 +179,59 @@ fn html_pages_in_headless_chromium() {
         );
     }
 
+    for name in ["root.png", "address.png"] {
+        assert_png(&out.join(name), 1280);
+    }
+}
+
+/// Issue 23 in Chromium at 1280 x 800 and 390 x 844 (`face_check.py`): the
+/// AS number, operator and range on the first screen (English and Bangla),
+/// the copy buttons (the clipboard holds the command, which prints the
+/// value) and the page without JavaScript, Bangla (`lang`, Bengali digits
+/// as CLDR bn groups them, `Content-Language`, `Vary`, the language link),
+/// every prefix of AS174 reached through `rel="next"` in HTML and in the
+/// JSON's `Link` header (count = the JSON's total, = the CSV), the prefix
+/// filter, and the screenshots committed under `docs/screenshots/`.
+#[test]
+fn the_face_of_the_pages_in_headless_chromium() {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("face-screenshots");
+    let _ = std::fs::remove_dir_all(&out);
+    let stdout = run_script(
+        "face_check.py",
+        &server().1,
+        &[
+            "--out",
+            out.to_str().unwrap(),
+            "--root-ip",
+            ROOT_SCREENSHOT_IP,
+        ],
+    );
+    for part in [
+        "first screen:",
+        "copy:",
+        "filter:",
+        "bangla:",
+        "as174:",
+        "screenshots:",
+        "OK: ",
+    ] {
+        assert!(stdout.contains(part), "{part} missing:\n{stdout}");
+    }
     let docs = manifest_dir().join("docs/screenshots");
     let update = std::env::var("IPLOOKUP_UPDATE_SCREENSHOTS").is_ok_and(|v| v == "1");
-    for name in ["root.png", "address.png"] {
-        let shot = out.join(name);
-        assert_png(&shot);
-        let target = docs.join(name);
-        if update || !target.exists() {
-            std::fs::create_dir_all(&docs).unwrap();
-            std::fs::copy(&shot, &target).unwrap();
-            println!("wrote {}", target.display());
+    for page in ["address", "private", "as15169", "root"] {
+        for lang in ["en", "bn"] {
+            for (device, width) in [("desktop", 1280), ("phone", 390)] {
+                let name = format!("{page}-{lang}-{device}.png");
+                let shot = out.join(&name);
+                assert_png(&shot, width);
+                let target = docs.join(&name);
+                if update || !target.exists() {
+                    std::fs::create_dir_all(&docs).unwrap();
+                    std::fs::copy(&shot, &target).unwrap();
+                    println!("wrote {}", target.display());
+                }
+            }
         }
     }
 }

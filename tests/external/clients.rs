@@ -115,7 +115,11 @@ fn assert_bare(r: &Wire, want: &str, who: &str) {
         Some("text/plain; charset=utf-8"),
         "{who}: Content-Type"
     );
-    assert_eq!(r.header("vary"), Some("Accept, User-Agent"), "{who}: Vary");
+    assert_eq!(
+        r.header("vary"),
+        Some("Accept, User-Agent, Accept-Language"),
+        "{who}: Vary"
+    );
     assert!(
         r.header("cache-control")
             .is_some_and(|c| c.contains("no-store")),
@@ -166,7 +170,11 @@ fn browsers_get_the_html_page() {
                 Some("text/html; charset=utf-8"),
                 "{headers:?}"
             );
-            assert_eq!(r.header("vary"), Some("Accept, User-Agent"), "{ua}");
+            assert_eq!(
+                r.header("vary"),
+                Some("Accept, User-Agent, Accept-Language"),
+                "{ua}"
+            );
             assert!(
                 r.body.starts_with("<!doctype html>"),
                 "{ua}: {:.60}",

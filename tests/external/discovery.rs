@@ -1268,10 +1268,24 @@ async fn mcp_python_sdk_lists_and_calls_the_tools() {
             "{mode}: lookup_ips output schema"
         );
         // lookup_asn: the API's AsnInfo, its output schema the AsnInfo one.
-        assert_eq!(
-            run["lookup_asn"], asn,
-            "{mode}: lookup_asn vs /api/v1/asn/AS13335"
-        );
+        // The tool lists every prefix on one page; the API pages them (500
+        // a page): the rest is the same, and the tool's lists hold the
+        // API's prefix_count.
+        let mut tool = run["lookup_asn"].clone();
+        let mut paged = asn.clone();
+        for family in ["v4", "v6"] {
+            assert_eq!(
+                tool["prefixes"][family].as_array().map(Vec::len),
+                paged["prefix_count"][family].as_u64().map(|n| n as usize),
+                "{mode}: lookup_asn {family} prefixes"
+            );
+        }
+        assert_eq!(tool["page"]["pages"], 1, "{mode}");
+        for value in [&mut tool, &mut paged] {
+            value["prefixes"] = Value::Null;
+            value["page"] = Value::Null;
+        }
+        assert_eq!(tool, paged, "{mode}: lookup_asn vs /api/v1/asn/AS13335");
         let asn_out = &run["tools"]["lookup_asn"]["outputSchema"];
         let required = string_set(&asn_out["required"]);
         for field in ["asn", "organization", "prefixes", "addresses", "countries"] {

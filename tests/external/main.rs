@@ -10,7 +10,9 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod api_in_browser;
 mod browser;
 mod clients;
 mod deploy;
 mod discovery;
+mod docs;

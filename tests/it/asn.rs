@@ -111,6 +111,35 @@ fn sample(rows: &BTreeMap<u32, (Ranges, Ranges)>) -> Vec<u32> {
     sample.into_iter().collect()
 }
 
+/// The JSON of an AS with the prefixes of all its pages (`?page=1..pages`),
+/// checking that each page says where it is.
+async fn every_page(server: &support::TestServer, asn: u32) -> Value {
+    let mut info = server.get_json(&format!("/api/v1/asn/{asn}")).await;
+    let pages = info["page"]["pages"].as_u64().unwrap();
+    assert_eq!(info["page"]["number"], 1, "AS{asn}");
+    for n in 2..=pages {
+        let page = server
+            .get_json(&format!("/api/v1/asn/{asn}?page={n}"))
+            .await;
+        assert_eq!(page["page"]["number"], n, "AS{asn}");
+        for family in ["v4", "v6"] {
+            let more = page["prefixes"][family].as_array().unwrap().clone();
+            info["prefixes"][family]
+                .as_array_mut()
+                .unwrap()
+                .extend(more);
+        }
+    }
+    for family in ["v4", "v6"] {
+        assert_eq!(
+            info["prefixes"][family].as_array().unwrap().len() as u64,
+            info["prefix_count"][family].as_u64().unwrap(),
+            "AS{asn} {family}: the pages hold prefix_count"
+        );
+    }
+    info
+}
+
 #[tokio::test]
 async fn prefixes_cover_exactly_the_rows_of_sampled_systems() {
     let rows = rows_by_asn();
@@ -118,7 +147,7 @@ async fn prefixes_cover_exactly_the_rows_of_sampled_systems() {
     let asns = sample(&rows);
     assert!(asns.len() > 20, "{}", asns.len());
     for asn in asns {
-        let info = server.get_json(&format!("/api/v1/asn/{asn}")).await;
+        let info = every_page(&server, asn).await;
         assert_eq!(info["asn"], asn);
         let (v4_rows, v6_rows) = rows[&asn].clone();
         let v4 = prefix_ranges(&info["prefixes"]["v4"], &format!("AS{asn} v4"));
@@ -275,11 +304,11 @@ async fn unknown_and_malformed_numbers_are_told_apart() {
 async fn the_page_comes_in_four_formats_with_the_attribution() {
     let server = support::start(support::config()).await;
     let client = support::client();
-    let api = server.get_json("/api/v1/asn/13335").await;
+    let api = server.get_json("/api/v1/asn/15169").await;
     let first_v4 = api["prefixes"]["v4"][0].as_str().unwrap().to_owned();
     let first_v6 = api["prefixes"]["v6"][0].as_str().unwrap().to_owned();
     let top = api["countries"][0]["country"].as_str().unwrap().to_owned();
-    for path in ["/AS13335", "/as13335"] {
+    for path in ["/AS15169", "/as15169"] {
         let url = |f: &str| server.url(&format!("{path}?format={f}"));
         let (status, headers, json) = get(&client, &url("json")).await;
         assert_eq!(status, 200, "{path}: {json}");
@@ -299,25 +328,32 @@ async fn the_page_comes_in_four_formats_with_the_attribution() {
                 .unwrap()
                 .starts_with("text/html")
         );
-        assert!(html.contains("<h1 id=\"asn\">AS13335</h1>"), "{html}");
-        assert!(html.contains("Cloudflare, Inc."), "{path}");
+        assert!(html.contains("<h1 id=\"asn\">AS15169</h1>"), "{html}");
+        assert!(html.contains("Google LLC"), "{path}");
+        let link = |p: &str| p.parse::<IpNet>().unwrap().network().to_string();
         assert!(
-            html.contains(&format!("<li><code>{first_v4}</code></li>")),
+            html.contains(&format!(
+                "<li><a href=\"/{}\">{first_v4}</a></li>",
+                link(&first_v4)
+            )),
             "{path}"
         );
         assert!(
-            html.contains(&format!("<li><code>{first_v6}</code></li>")),
+            html.contains(&format!(
+                "<li><a href=\"/{}\">{first_v6}</a></li>",
+                link(&first_v6)
+            )),
             "{path}"
         );
-        assert!(html.contains("<ul id=\"countries\">"), "{path}");
+        assert!(html.contains("<table id=\"countries\">"), "{path}");
         assert!(html.contains(&top), "{path}: {top}");
         assert!(html.contains("<a href=\"https://db-ip.com\">IP Geolocation by DB-IP</a>"));
         assert_eq!(headers[CACHE_CONTROL], "public, max-age=300");
 
         let (status, _, md) = get(&client, &url("md")).await;
         assert_eq!(status, 200, "{path}");
-        assert!(md.starts_with("# AS13335 Cloudflare, Inc.\n"), "{md}");
-        assert!(md.contains(&format!("- `{first_v4}`")), "{path}");
+        assert!(md.starts_with("# AS15169 Google LLC\n"), "{md}");
+        assert!(md.contains(&format!("- [`{first_v4}`](/")), "{path}");
         assert!(md.contains("## Countries (IPv4)"), "{path}");
         assert!(
             md.contains("[IP Geolocation by DB-IP](https://db-ip.com)"),
@@ -334,12 +370,12 @@ async fn the_page_comes_in_four_formats_with_the_attribution() {
         assert_eq!(line("asn"), 1, "{text}");
         assert_eq!(
             line("prefix_v4"),
-            api["prefixes"]["v4"].as_array().unwrap().len().min(1000)
+            api["prefixes"]["v4"].as_array().unwrap().len()
         );
         assert_eq!(line("country"), api["countries"].as_array().unwrap().len());
     }
     // Terminals get text, browsers HTML by default.
-    let (_, headers, _) = get(&client, &server.url("/AS13335")).await;
+    let (_, headers, _) = get(&client, &server.url("/AS15169")).await;
     assert!(
         headers[CONTENT_TYPE]
             .to_str()
@@ -348,24 +384,122 @@ async fn the_page_comes_in_four_formats_with_the_attribution() {
     );
 }
 
-/// The pages list at most 1000 prefixes per family and point at the JSON for the rest.
+/// The prefixes of a large AS come in pages of 500 in every format, each
+/// linked to the next and the previous (`Link`, and in the page), and the
+/// CSV lists them all.
 #[tokio::test]
-async fn a_large_system_page_is_capped() {
+async fn a_large_system_comes_in_linked_pages() {
     let rows = rows_by_asn();
     let server = support::start(support::config()).await;
     let client = support::client();
-    // The AS with the most IPv4 rows: its prefixes outnumber the cap.
+    // The AS with the most IPv4 rows: its prefixes fill several pages.
     let (asn, _) = rows.iter().max_by_key(|(_, (v4, _))| v4.len()).unwrap();
-    let api = server.get_json(&format!("/api/v1/asn/{asn}")).await;
-    let total = api["prefixes"]["v4"].as_array().unwrap().len();
-    assert!(total > 1000, "AS{asn}: {total}");
-    let (_, _, text) = get(&client, &server.url(&format!("/AS{asn}?format=text"))).await;
-    let listed = text.lines().filter(|l| l.starts_with("prefix_v4:")).count();
-    assert_eq!(listed, 1001, "1000 prefixes and the line naming the rest");
-    assert!(text.contains(&format!("{} more: see /api/v1/asn/{asn}", total - 1000)));
-    let (_, _, html) = get(&client, &server.url(&format!("/AS{asn}?format=html"))).await;
-    assert!(html.matches("<li><code>").count() <= 2000);
-    assert!(html.contains(&format!("{} more", total - 1000)));
+    let all = every_page(&server, *asn).await;
+    let total =
+        all["prefix_count"]["v4"].as_u64().unwrap() + all["prefix_count"]["v6"].as_u64().unwrap();
+    let pages = all["page"]["pages"].as_u64().unwrap();
+    assert!(pages >= 3, "AS{asn}: {pages} pages");
+    assert_eq!(pages, total.div_ceil(500));
+    assert_eq!(all["page"]["per_page"], 500);
+    // Page 2 of each format: 500 prefixes, and its neighbours linked.
+    for (base, format, default_link) in [
+        (format!("/api/v1/asn/{asn}"), "json", true),
+        (format!("/AS{asn}"), "text", false),
+        (format!("/AS{asn}"), "md", false),
+        (format!("/AS{asn}"), "html", false),
+    ] {
+        let url = if default_link {
+            server.url(&format!("{base}?page=2"))
+        } else {
+            server.url(&format!("{base}?page=2&format={format}"))
+        };
+        let (status, headers, body) = get(&client, &url).await;
+        assert_eq!(status, 200, "{url}");
+        let link = headers["link"].to_str().unwrap().to_owned();
+        let keep = if default_link {
+            String::new()
+        } else {
+            format!("format={format}")
+        };
+        let with = |p: String| match (keep.is_empty(), p.contains('?')) {
+            (true, _) => p,
+            (false, true) => format!("{p}&{keep}"),
+            (false, false) => format!("{p}?{keep}"),
+        };
+        for (rel, target) in [
+            ("prev", with(base.clone())),
+            ("next", with(format!("{base}?page=3"))),
+        ] {
+            let want = format!("<{target}>; rel=\"{rel}\"");
+            assert!(link.contains(&want), "{url}: no {want} in {link}");
+        }
+        let listed = match format {
+            "json" => {
+                let v: Value = serde_json::from_str(&body).unwrap();
+                v["prefixes"]["v4"].as_array().unwrap().len()
+                    + v["prefixes"]["v6"].as_array().unwrap().len()
+            }
+            "text" => body.lines().filter(|l| l.starts_with("prefix_v")).count(),
+            "md" => body.lines().filter(|l| l.starts_with("- [`")).count(),
+            _ => body.matches("<li><a href=").count(),
+        };
+        assert_eq!(listed, 500, "{url}");
+        if format == "html" {
+            assert!(
+                body.contains(&format!("rel=\"next\" href=\"/AS{asn}?page=3\"")),
+                "{url}"
+            );
+            assert!(
+                body.contains(&format!("rel=\"prev\" href=\"/AS{asn}\"")),
+                "{url}"
+            );
+        }
+    }
+    // The last page has no next; past it is 404; a bad page 400.
+    let (_, headers, _) = get(
+        &client,
+        &server.url(&format!("/api/v1/asn/{asn}?page={pages}")),
+    )
+    .await;
+    assert!(!headers["link"].to_str().unwrap().contains("rel=\"next\""));
+    let (status, _, body) = get(
+        &client,
+        &server.url(&format!("/api/v1/asn/{asn}?page={}", pages + 1)),
+    )
+    .await;
+    assert_eq!(status, 404, "{body}");
+    for bad in ["0", "x", "-1"] {
+        let (status, _, body) = get(
+            &client,
+            &server.url(&format!("/AS{asn}?page={bad}&format=json")),
+        )
+        .await;
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert!(body.contains("bad_query"), "{body}");
+    }
+    // The CSV: every prefix, in the order of the pages.
+    let url = server.url(&format!("/api/v1/asn/{asn}/prefixes.csv"));
+    let (status, headers, csv) = get(&client, &url).await;
+    assert_eq!(status, 200);
+    assert_eq!(headers[CONTENT_TYPE], "text/csv; charset=utf-8");
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("prefix,version"));
+    let listed: Vec<&str> = lines.map(|l| l.split(',').next().unwrap()).collect();
+    let want: Vec<&str> = all["prefixes"]["v4"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(all["prefixes"]["v6"].as_array().unwrap())
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(listed, want);
+    // A small AS is one page: no Link to other pages.
+    let (_, headers, _) = get(&client, &server.url("/api/v1/asn/15169")).await;
+    assert!(
+        headers
+            .get("link")
+            .is_none_or(|l| !l.to_str().unwrap().contains("rel=\"next\""))
+    );
 }
 
 #[tokio::test]
@@ -397,14 +531,18 @@ async fn the_address_page_links_its_as_number() {
     let client = support::client();
     let (_, _, html) = get(&client, &server.url("/1.0.0.1?format=html")).await;
     assert!(
-        html.contains("<a id=\"asn-link\" href=\"/AS13335\">13335</a>"),
+        html.contains("<dd id=\"asn\"><a href=\"/AS13335\">AS13335</a></dd>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<a id=\"summary-asn\" href=\"/AS13335\">AS13335</a>"),
         "{html}"
     );
     let (_, _, md) = get(&client, &server.url("/1.0.0.1?format=md")).await;
     assert!(md.contains("| asn | [13335](/AS13335) |"), "{md}");
     // An address without an AS has no link.
     let (_, _, html) = get(&client, &server.url("/10.0.0.1?format=html")).await;
-    assert!(!html.contains("asn-link"));
+    assert!(!html.contains("summary-asn") && !html.contains("/AS"));
 }
 
 /// One `tools/call` of the MCP endpoint: the JSON-RPC result.
@@ -425,12 +563,19 @@ async fn mcp_call(server: &support::TestServer, tool: &str, arguments: &str) -> 
 #[tokio::test]
 async fn the_mcp_tool_answers_the_api_object() {
     let server = support::start(support::config()).await;
-    let api = server.get_json("/api/v1/asn/13335").await;
+    // AS15169: all its prefixes fit the API's first page.
+    let api = server.get_json("/api/v1/asn/15169").await;
+    assert_eq!(api["page"]["pages"], 1);
     // As text, or as a JSON number (what many agents send).
-    for spelling in [r#""13335""#, r#""AS13335""#, "13335"] {
+    for spelling in [r#""15169""#, r#""AS15169""#, "15169"] {
         let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":{spelling}}}"#)).await;
         assert_eq!(result["isError"], false, "{result}");
-        assert_eq!(result["structuredContent"], api, "{spelling}");
+        // The tool gives every prefix on one page; the API pages them.
+        let mut got = result["structuredContent"].clone();
+        assert_eq!(got["page"]["pages"], 1, "{spelling}");
+        assert_eq!(got["page"]["number"], 1, "{spelling}");
+        got["page"] = api["page"].clone();
+        assert_eq!(got, api, "{spelling}");
     }
     for (bad, code) in [
         (r#""AS""#, "invalid_asn"),

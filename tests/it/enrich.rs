@@ -1,5 +1,5 @@
 //! Bulk enrichment (`iplookup lookup --format csv`, issue 14 section 1): the
-//! fast rows (`lookup::enrich::CsvRows` over `lookup::lines::each_line`) are
+//! fast rows (`bulk::enrich::CsvRows` over `bulk::lines::each_line`) are
 //! byte for byte what the general path writes, the path the CLI took before
 //! and the batch route still takes: each line read with `read_until`, made
 //! UTF-8 lossily, its `\n` and `\r`s taken off, then `lookup::describe` and
@@ -18,11 +18,12 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use iplookup::GeoDb;
+use iplookup::bulk::enrich::CsvRows;
+use iplookup::bulk::lines;
 use iplookup::fields::{Field, csv};
 use iplookup::geo::Answer;
-use iplookup::geo::load::{Policy, load_database};
-use iplookup::lookup::enrich::CsvRows;
-use iplookup::lookup::{self, lines};
+use iplookup::geo::load::load_database;
+use iplookup::lookup;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -351,7 +352,8 @@ fn rows_with_a_city_database_are_the_general_rows() {
     let fixture =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mmdb/zone-cities.mmdb");
     std::fs::copy(&fixture, dir.path().join("dbip-city-lite-2026-06.mmdb")).unwrap();
-    let db = load_database(Some(dir.path()), &Policy::default()).unwrap();
+    let small = crate::support::data::small_release_policy();
+    let db = load_database(Some(dir.path()), &small).unwrap();
     let mut input = varied_input(4, &db);
     input.extend_from_slice(b"\n8.8.8.8\n95.188.64.1\n200.129.0.1\n203.0.178.1\n");
     let now = times()[0];

@@ -557,9 +557,10 @@ async fn mcp_reads_at_most_64_kib() {
 }
 
 /// A body that is not JSON is a JSON-RPC parse error (-32700) with status
-/// 400 in a JSON body; a `Content-Type` other than JSON is 415 with the same
-/// kind of body; JSON that is not a JSON-RPC message is -32600; an `Accept`
-/// without both media types is 406 with an Error body.
+/// 400 in a JSON body; a `Content-Type` other than JSON is 415 with an
+/// Error body (`unsupported_media_type`, as on the batch route); JSON that
+/// is not a JSON-RPC message is -32600; an `Accept` without both media
+/// types is 406 with an Error body.
 #[tokio::test]
 async fn mcp_answers_what_is_not_json_rpc_in_json() {
     let server = support::start(support::config()).await;
@@ -571,6 +572,10 @@ async fn mcp_answers_what_is_not_json_rpc_in_json() {
         assert_eq!(body["error"]["code"], code, "{}", f.body);
         assert!(body["error"]["message"].is_string(), "{}", f.body);
         body
+    };
+    let unsupported = |f: &Wire| {
+        assert_eq!(f.status, 415, "{}: {}", f.what, f.body);
+        assert_eq!(f.json()["error"], "unsupported_media_type", "{}", f.body);
     };
     for body in [
         &b"not json"[..],
@@ -596,10 +601,10 @@ async fn mcp_answers_what_is_not_json_rpc_in_json() {
             PING,
         )
         .await;
-        jsonrpc_error(&f, 415, -32700);
+        unsupported(&f);
     }
     let no_type = send(&server, "POST", "/mcp", &[MCP_ACCEPT], PING).await;
-    jsonrpc_error(&no_type, 415, -32700);
+    unsupported(&no_type);
     for body in [
         &b"[]"[..],
         b"42",

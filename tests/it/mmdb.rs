@@ -861,7 +861,8 @@ async fn a_bad_mmdb_reload_is_refused_and_the_old_data_keeps_serving() {
         (ASN, "GeoLite2-ASN.mmdb"),
         (CITY, "GeoLite2-City.mmdb"),
     ]);
-    let lookup = Lookup::new(load_database(Some(dir.path()), &Policy::default()).unwrap());
+    let small = support::data::small_release_policy();
+    let lookup = Lookup::new(load_database(Some(dir.path()), &small).unwrap());
     let city_of_8888 = |lookup: &Lookup| {
         lookup
             .info(ip("8.8.8.8"), chrono::Utc::now())
@@ -887,7 +888,7 @@ async fn a_bad_mmdb_reload_is_refused_and_the_old_data_keeps_serving() {
     for (name, what, bytes) in bad {
         let keep = std::fs::read(dir.path().join(name)).unwrap();
         drop_in(dir.path(), name, &bytes);
-        let swapped = iplookup::reload::reload(dir.path(), &Policy::default(), &lookup).await;
+        let swapped = iplookup::reload::reload(dir.path(), &small, &lookup).await;
         assert!(!swapped, "{what} as {name} was swapped in");
         assert_eq!(
             city_of_8888(&lookup).as_deref(),
@@ -899,16 +900,18 @@ async fn a_bad_mmdb_reload_is_refused_and_the_old_data_keeps_serving() {
     }
     // A good release still swaps in: removing the city file drops the city.
     std::fs::remove_file(dir.path().join("GeoLite2-City.mmdb")).unwrap();
-    assert!(iplookup::reload::reload(dir.path(), &Policy::default(), &lookup).await);
+    assert!(iplookup::reload::reload(dir.path(), &small, &lookup).await);
     assert_eq!(city_of_8888(&lookup), None);
 }
 
 // ---------------------------------------------------------------------------
 // a real server
 
+/// The fixtures are small: without the row and coverage windows.
 fn config_for(dir: &Path, watch: bool) -> ServeConfig {
     ServeConfig {
         data_dir: Some(dir.to_owned()),
+        policy: support::data::small_release_policy(),
         watch,
         ..support::config()
     }
@@ -1096,6 +1099,8 @@ fn the_binary_serves_an_mmdb_data_dir() {
         "--data-dir",
         dir.path().to_str().unwrap(),
         "--no-reverse-dns",
+        support::data::ANY_ROWS[0],
+        support::data::ANY_ROWS[1],
     ]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
@@ -1111,6 +1116,8 @@ fn the_binary_serves_an_mmdb_data_dir() {
             "lookup",
             "--data-dir",
             dir.path().to_str().unwrap(),
+            "--release-row-ratio",
+            "any",
             "2a01:4f8::1",
         ])
         .output()
@@ -1136,9 +1143,11 @@ fn serve_health(dir: &Path) -> Value {
     serve_health_with(dir, &[])
 }
 
-/// [`serve_health`] with more arguments.
+/// [`serve_health`] with more arguments (the fixtures are small: without
+/// the row and coverage windows).
 fn serve_health_with(dir: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["--no-reverse-dns", "--data-dir", dir.to_str().unwrap()];
+    args.extend_from_slice(&support::data::ANY_ROWS);
     args.extend_from_slice(extra);
     let running = support::proc::serve(&args);
     let rt = tokio::runtime::Runtime::new().unwrap();

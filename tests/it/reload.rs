@@ -347,7 +347,7 @@ async fn the_binary_watching_picks_up_a_new_release() {
 }
 
 // ---------------------------------------------------------------------------
-// The release rule on reload and at start (README: "Data releases: what is
+// The release rule on reload and at start (docs/DATA.md: "Data releases: what is
 // repaired, what is refused")
 
 /// `/healthz` and `/metrics` of a running binary.

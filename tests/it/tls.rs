@@ -458,3 +458,116 @@ async fn a_broken_replacement_certificate_keeps_the_old_one() {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 }
+
+/// Makes a FIFO at `path` (no writer ever opens it).
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// A FIFO as the certificate at start: the binary says so and exits, at
+/// once (before, it bound the port, never answered, ignored SIGTERM, and
+/// hung in `open()` for good).
+#[test]
+fn a_fifo_as_the_certificate_at_start_is_a_clear_error() {
+    let tmp = TempDir::new("tls-fifo");
+    let leaf = Ca::new().leaf("iplookup", 1);
+    let files = install(&leaf, tmp.path());
+    std::fs::remove_file(&files.cert).unwrap();
+    mkfifo(&files.cert);
+    let stderr_path = tmp.path().join("stderr");
+    let mut child = support::proc::command()
+        .args(["--listen", "127.0.0.1:0"])
+        .arg("--tls-cert")
+        .arg(&files.cert)
+        .arg("--tls-key")
+        .arg(&files.key)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > Duration::from_secs(15) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("iplookup kept running with a FIFO as its certificate");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+    assert!(!status.success(), "{stderr}");
+    assert!(
+        stderr.contains("cert.pem") && stderr.contains("not a regular file"),
+        "{stderr}"
+    );
+    eprintln!("exited after {:?}", started.elapsed());
+}
+
+/// A FIFO swapped in for the certificate of a running server: the reload
+/// refuses it, the old certificate is served on, a good certificate
+/// written later is picked up, and SIGTERM ends the process within the
+/// drain time (before, a reload thread hung in `open()`: no later
+/// certificate was seen and shutdown never finished).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fifo_swapped_in_at_runtime_is_refused_and_the_server_goes_on() {
+    let tmp = TempDir::new("tls-fifo");
+    let ca = Ca::new();
+    let first = ca.leaf("iplookup first", 1001);
+    let second = ca.leaf("iplookup second", 2002);
+    let files = install(&first, tmp.path());
+    let cert = files.cert.display().to_string();
+    let key = files.key.display().to_string();
+    let mut bin = support::proc::serve(&[
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--drain-seconds",
+        "2",
+    ]);
+    let client = client(&ca, bin.addr, false);
+    let base = format!("https://localhost:{}", bin.addr.port());
+    assert_eq!(peer_certificate(&client, &base).await, first.der);
+
+    let fifo = tmp.path().join("fifo.pem");
+    mkfifo(&fifo);
+    std::fs::rename(&fifo, &files.cert).unwrap();
+    // Past one check of the files (every 5 s): the old certificate, served.
+    let until = Instant::now() + Duration::from_millis(6500);
+    while Instant::now() < until {
+        assert_eq!(peer_certificate(&client, &base).await, first.der);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(
+        bin.log()
+            .iter()
+            .any(|l| l.contains("refused") && l.contains("not a regular file")),
+        "{:?}",
+        bin.log()
+    );
+    let replaced = Instant::now();
+    install(&second, tmp.path());
+    loop {
+        if peer_certificate(&client, &base).await == second.der {
+            break;
+        }
+        assert!(
+            replaced.elapsed() < Duration::from_secs(12),
+            "the good certificate was not served within 12 s"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    drop(client);
+    bin.signal("TERM");
+    let stopped = Instant::now();
+    let status = tokio::task::block_in_place(|| bin.wait_exit(Duration::from_secs(8)));
+    assert!(status.is_some(), "still running 8 s after SIGTERM");
+    eprintln!("exited {:?} after SIGTERM", stopped.elapsed());
+}

@@ -599,11 +599,236 @@ async fn the_city_database_is_checked_before_it_is_installed() {
         &["--city", "--max-data-file-mib", "1"],
     )
     .await;
-    // The real test database installs, with the country and ASN files.
+    // The real test database installs, with the country and ASN files (it
+    // covers a few test networks: without the coverage floor of a first city
+    // release, which `hostile::update_refuses_a_small_first_city_release` shows).
     m.put(CITY02, gzip(&city));
-    let out = update_with(dir.path(), &base, "2030-02", &["--city"]).await;
+    let out = update_with(
+        dir.path(),
+        &base,
+        "2030-02",
+        &["--city", ANY_ROWS[0], ANY_ROWS[1]],
+    )
+    .await;
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     assert!(text(&out.stdout).contains(&format!("installed {CITY02}")));
     let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, vec![A02, CITY02, C02]);
+}
+
+/// A mirror that answers every request with a 200 of 10 MB, sends 256 KiB
+/// of it, and then nothing (the connection held open): an update hangs in
+/// its download, its temporary file part written. Its base URL.
+async fn stalling_mirror() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((mut s, _)) = listener.accept().await {
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf).await;
+            let head = "HTTP/1.1 200 OK\r\nContent-Length: 10000000\r\n\r\n";
+            let _ = s.write_all(head.as_bytes()).await;
+            let _ = s.write_all(&vec![0x1f; 256 * 1024]).await;
+            held.push(s);
+        }
+    });
+    format!("http://{addr}/free/")
+}
+
+/// The update temporary files in `dir` (hidden `.NAME.….tmp`).
+fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Starts `iplookup update` against `base` into `dir` and waits until its
+/// temporary file holds the first 256 KiB (at most 20 s).
+fn start_stalled_update(dir: &Path, base: &str) -> std::process::Child {
+    let before = temporaries(dir);
+    let child = support::proc::command()
+        .args(["update", "--data-dir"])
+        .arg(dir)
+        .args(["--base-url", base, "--month", "2030-01"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start iplookup update");
+    let started = std::time::Instant::now();
+    loop {
+        let full = temporaries(dir).iter().any(|n| {
+            !before.contains(n)
+                && std::fs::metadata(dir.join(n)).is_ok_and(|m| m.len() >= 256 * 1024)
+        });
+        if full {
+            return child;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "no temporary file in {} after 20 s",
+            dir.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn kill(child: &std::process::Child, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// SIGTERM in the middle of a download (a timer's stop, `timeout`): the
+/// update removes its temporary file and says so (before, a 260 MB one
+/// stayed in the data directory).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_update_stopped_by_sigterm_removes_its_temporary_file() {
+    let dir = TempDir::new("update-term");
+    let base = stalling_mirror().await;
+    let dir_path = dir.path().to_path_buf();
+    let (status, stderr, left) = tokio::task::spawn_blocking(move || {
+        let mut child = start_stalled_update(&dir_path, &base);
+        kill(&child, "TERM");
+        let out = std::mem::take(&mut child.stderr);
+        let status = child.wait().unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut out.unwrap(), &mut stderr).unwrap();
+        (status, stderr, temporaries(&dir_path))
+    })
+    .await
+    .unwrap();
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("stopped by a signal"), "{stderr}");
+    assert_eq!(left, Vec::<String>::new(), "{stderr}");
+    assert!(snapshot(dir.path()).is_empty(), "nothing installed");
+}
+
+/// A killed update (SIGKILL) cannot clean up: the next run sweeps what it
+/// left, and keeps the temporary file of a run still going.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_next_update_sweeps_what_a_killed_one_left() {
+    let dir = TempDir::new("update-kill");
+    let stalling = stalling_mirror().await;
+    let dir_path = dir.path().to_path_buf();
+    let (mut live, killed) = tokio::task::spawn_blocking(move || {
+        let mut killed = start_stalled_update(&dir_path, &stalling);
+        kill(&killed, "KILL");
+        killed.wait().unwrap();
+        let left = temporaries(&dir_path);
+        assert_eq!(left.len(), 1, "{left:?}");
+        // Another run, still downloading, beside it.
+        let live = start_stalled_update(&dir_path, &stalling);
+        (live, left[0].clone())
+    })
+    .await
+    .unwrap();
+    let running: Vec<String> = temporaries(dir.path())
+        .into_iter()
+        .filter(|n| *n != killed)
+        .collect();
+    assert_eq!(running.len(), 1, "{running:?}");
+
+    let (_m, base) = mirror_with_january().await;
+    let out = update_with(dir.path(), &base, "2030-01", &ANY_ROWS).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        temporaries(dir.path()),
+        running,
+        "the killed run's file is swept, the live run's kept"
+    );
+    let _ = live.kill();
+    let _ = live.wait();
+}
+
+/// A mirror whose every file redirects to `to` + the same path.
+async fn redirecting_mirror(to: String) -> String {
+    let app = axum::Router::new().fallback(move |uri: Uri| {
+        let location = format!("{}{}", to.trim_end_matches('/'), uri.path());
+        async move { (StatusCode::FOUND, [("location", location)], "") }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+/// A redirect to another port (or host, or scheme) fails the update with
+/// nothing installed, unless `--any-redirect`; one to the mirror's own
+/// origin is followed.
+#[tokio::test(flavor = "multi_thread")]
+async fn redirects_leave_the_mirror_only_when_told() {
+    let (_m, good) = mirror_with_january().await;
+    let good_origin = good.trim_end_matches("/free/").to_owned();
+    let elsewhere = redirecting_mirror(good_origin.clone()).await;
+    let base = format!("{elsewhere}/free/");
+
+    let dir = TempDir::new("update-redirect");
+    let out = update_with(dir.path(), &base, "2030-01", &ANY_ROWS).await;
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("redirected to") && stderr.contains("--any-redirect"),
+        "{stderr}"
+    );
+    assert!(snapshot(dir.path()).is_empty(), "nothing installed");
+
+    let mut args = ANY_ROWS.to_vec();
+    args.push("--any-redirect");
+    let out = update_with(dir.path(), &base, "2030-01", &args).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, vec![A01, C01]);
+
+    // The same origin: followed without the flag.
+    let same = self_redirecting_mirror().await;
+    let dir = TempDir::new("update-redirect-same");
+    let out = update_with(dir.path(), &same, "2030-01", &ANY_ROWS).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, vec![A01, C01]);
+}
+
+/// A mirror that redirects `/free/NAME` to `/files/NAME` on itself, where
+/// the good January release is.
+async fn self_redirecting_mirror() -> String {
+    let files: Arc<HashMap<String, Vec<u8>>> = Arc::new(HashMap::from([
+        (C01.to_owned(), gzip(country_csv(100, "FR").as_bytes())),
+        (
+            A01.to_owned(),
+            gzip(asn_csv(100, 64500, "Fixture January").as_bytes()),
+        ),
+    ]));
+    let app = axum::Router::new().fallback(move |uri: Uri| {
+        let files = files.clone();
+        async move {
+            let path = uri.path();
+            if let Some(name) = path.strip_prefix("/free/") {
+                let location = format!("/files/{name}");
+                return (StatusCode::FOUND, [("location", location)], Vec::new());
+            }
+            match path.strip_prefix("/files/").and_then(|n| files.get(n)) {
+                Some(body) => (StatusCode::OK, [("x-mirror", String::new())], body.clone()),
+                None => (
+                    StatusCode::NOT_FOUND,
+                    [("x-mirror", String::new())],
+                    Vec::new(),
+                ),
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}/free/")
 }

@@ -14,7 +14,6 @@ use std::path::Path;
 use chrono::{DateTime, Offset, TimeZone, Utc};
 use chrono_tz::Tz;
 use iplookup::GeoDb;
-use iplookup::geo::load::Policy;
 use iplookup::geo::load::load_database;
 use serde_json::Value;
 
@@ -80,9 +79,12 @@ async fn get_json(base: &str, path: &str) -> Value {
 
 async fn server(dir: &Path) -> support::TestServer {
     // The same load the server does, so that a broken fixture fails here.
-    load_database(Some(dir), &Policy::default()).expect("the city fixture loads");
+    // The fixture is small: without the row and coverage windows.
+    let small = support::data::small_release_policy();
+    load_database(Some(dir), &small).expect("the city fixture loads");
     let config = iplookup::ServeConfig {
         data_dir: Some(dir.to_owned()),
+        policy: small,
         ..support::config()
     };
     support::start(config).await

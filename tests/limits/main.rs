@@ -21,6 +21,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod answers;
+
 use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -409,8 +411,8 @@ async fn the_rate_limit_holds_for_one_caller_while_others_are_served() {
     assert_eq!(get_as(&client, &api, Some(greedy)).await.0, 429);
 }
 
-/// A 429 comes in the format a 404 of the same route does (README,
-/// "Formats"): HTML for a browser and text for curl on the pages, JSON on
+/// A 429 comes in the format a 404 of the same route does (docs/API.md,
+/// "Endpoints"): HTML for a browser and text for curl on the pages, JSON on
 /// the API, whatever the client. `?format=` and `Accept` pick another offered
 /// format; one not offered leaves the route's, and the status stays 429.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1738,20 +1740,29 @@ async fn answers_read_a_trickle_at_a_time_are_charged_and_reset_at_the_deadline(
     let _serial = serial();
     let bin = support::proc::serve(&["--no-reverse-dns", "--h2c", "--request-timeout", "3"]);
     let pid = bin.pid();
-    let (status, _) = timed_get(&format!("{}/api/v1/asn/174", bin.base))
+    let (status, _) = timed_get(&format!("{}/api/v1/asn/174/prefixes.csv", bin.base))
         .await
         .unwrap();
     assert_eq!(status, 200);
     let before = rss_of(pid);
 
     // One address, 8 connections of 25 streams: 200 answers of about
-    // 175 KB (35 MB if all were kept), read at 500 bytes a second each.
+    // 170 KB (every prefix of AS174 as CSV) (35 MB if all were kept), read at 500 bytes a second each.
     let started = Instant::now();
     // (A cap only: every stream should be reset about 3 s after its answer.)
     let until = started + Duration::from_secs(15);
     let mut readers = Vec::new();
     for _ in 0..8 {
-        readers.extend(trickled(bin.addr, "127.0.0.1", "/api/v1/asn/174", 25, until).await);
+        readers.extend(
+            trickled(
+                bin.addr,
+                "127.0.0.1",
+                "/api/v1/asn/174/prefixes.csv",
+                25,
+                until,
+            )
+            .await,
+        );
     }
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let held = rss_of(pid);

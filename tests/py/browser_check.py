@@ -5,9 +5,9 @@ Playwright. Run by tests/browser.rs against a server it started:
     browser_check.py --base http://127.0.0.1:PORT --out DIR [--root-ip ADDR]
 
 Checks, on a phone viewport and a desktop one, with JavaScript on and off:
-  * the visible fields of /8.8.8.8 and /2001:4860:4860::8888 (address, country
-    and its Bangla name, continent, ASN, organisation, range, local time,
-    currency, calling code) and of / (the caller);
+  * the visible fields of /8.8.8.8 and /2001:4860:4860::8888 (address, flag
+    image, country and its Bangla name, continent, AS number, operator, range,
+    local time as a clock time, currency, calling code) and of / (the caller);
   * the map: the page draws the map asset (/assets/world.HASH.svg, an SVG
     <image>) and on it the country's path (#US, #CA) with class "hit"; the
     centroid pin exists and sits inside the country's box; the pixels of the
@@ -47,7 +47,7 @@ CHROMIUM_ARGS = [
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 
-ISO_LOCAL_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)$")
+CLOCK_TIME = re.compile(r"^\d{1,2}:\d{2} [AP]M \(UTC[+−]\d{2}:\d{2}\)$")
 
 # What each address page must show: element ids and the labelled cells.
 EXPECTED = {
@@ -58,13 +58,14 @@ EXPECTED = {
         "country_bn": "মার্কিন যুক্তরাষ্ট্র",
         "cells": {
             "Continent": "North America",
-            "ASN": "15169",
-            "Organization": "Google LLC",
+            "AS number": "AS15169",
+            "Operator": "Google LLC",
             "Range": "8.8.8.0/24",
             "Currency": "USD",
             "Calling code": "+1",
             "Country code": "US",
-            "Version": "IPv4",
+            "IP version": "IPv4",
+            "Public address": "Yes",
         },
     },
     "/2001:4860:4860::8888": {
@@ -74,13 +75,14 @@ EXPECTED = {
         "country_bn": "কানাডা",
         "cells": {
             "Continent": "North America",
-            "ASN": "15169",
-            "Organization": "Google LLC",
+            "AS number": "AS15169",
+            "Operator": "Google LLC",
             "Range": "2001:4860:4840::/42",
             "Currency": "CAD",
             "Calling code": "+1",
             "Country code": "CA",
-            "Version": "IPv6",
+            "IP version": "IPv6",
+            "Public address": "Yes",
         },
     },
 }
@@ -155,8 +157,9 @@ def cells(page):
     out = {}
     for div in page.locator("dl > div").all():
         dt = div.locator("dt").text_content().strip()
-        dd = div.locator("dd").text_content().strip()
-        out[dt] = (dd, div.locator("dd").is_visible())
+        # The value; the `curl` command beside it is a dd.cmd of its own.
+        value = div.locator("dd:not(.cmd)")
+        out[dt] = (value.text_content().strip(), value.is_visible())
     return out
 
 
@@ -267,12 +270,16 @@ def check_address_page(page, path, label, js, scheme):
     country = page.locator("#country")
     check(country.is_visible(), f"{label}: the country is not visible")
     check(country.text_content().strip() == want["country"], f"{label}: country {country.text_content()!r}")
-    bn = page.locator("#country-bn")
+    bn = page.locator("#country-other")
     check(bn.is_visible(), f"{label}: the Bangla name is not visible")
     check(bn.text_content().strip() == want["country_bn"], f"{label}: Bangla name {bn.text_content()!r}")
     check(bn.get_attribute("lang") == "bn", f"{label}: Bangla name not marked lang=bn")
-    flag = page.locator(".flag")
-    check(flag.count() == 1 and flag.text_content().strip() != "", f"{label}: no flag")
+    flag = page.locator("#summary img.flag")
+    check(flag.count() == 1, f"{label}: no flag image")
+    if flag.count() == 1:
+        src = flag.get_attribute("src") or ""
+        check(re.fullmatch(r"/assets/flag-[a-z]{2}\.[0-9a-f]{16}\.svg", src) is not None, f"{label}: flag {src!r}")
+        check(flag.evaluate("i => i.complete && i.naturalWidth > 0"), f"{label}: the flag image did not load")
 
     got = cells(page)
     for name, value in want["cells"].items():
@@ -282,7 +289,7 @@ def check_address_page(page, path, label, js, scheme):
             check(have[0] == value, f"{label}: {name} is {have[0]!r}, want {value!r}")
             check(have[1], f"{label}: {name} is not visible")
     lt = got.get("Local time", ("", False))
-    check(ISO_LOCAL_TIME.match(lt[0]) is not None, f"{label}: local time {lt[0]!r}")
+    check(CLOCK_TIME.match(lt[0]) is not None, f"{label}: local time {lt[0]!r}")
     check(lt[1], f"{label}: local time not visible")
     tz = got.get("Time zone", ("", False))[0]
     check(tz.startswith("America/"), f"{label}: time zone {tz!r}")
@@ -322,7 +329,12 @@ def check_address_page(page, path, label, js, scheme):
     attr = page.locator('a[href="https://db-ip.com"]')
     check(attr.count() == 1 and attr.text_content() == "IP Geolocation by DB-IP", f"{label}: attribution link")
     check(attr.is_visible(), f"{label}: attribution not visible")
-    check(page.locator("script").count() == 0, f"{label}: the page carries scripts")
+    scripts = page.locator("script")
+    srcs = [scripts.nth(i).get_attribute("src") or "" for i in range(scripts.count())]
+    check(
+        len(srcs) == 1 and re.fullmatch(r"/assets/page\.[0-9a-f]{16}\.js", srcs[0]) is not None,
+        f"{label}: scripts other than the page's own asset: {srcs}",
+    )
 
 
 def check_form(page, base, label, target_ip):
@@ -351,7 +363,7 @@ CONTRAST_JS = """
     return [255, 255, 255];
   };
   const out = [];
-  for (const sel of ["h1#ip", "p.lead", ".muted", "form input", "form button", "dt", "dd", "main > p a", "footer", "footer a"]) {
+  for (const sel of ["h1#ip", "#summary", ".kicker", "form input", "form button", "dt", "dd", "code.cmd", "button.copy", "main > p a", "footer", "footer a"]) {
     const el = document.querySelector(sel);
     if (!el) continue;
     const fg = parse(getComputedStyle(el).color).slice(0, 3);
@@ -508,7 +520,7 @@ def run(base, out, root_ip):
                 resp = page.goto(base + "/")
                 check(resp.status == 200, f"{label} /: status {resp.status}")
                 check(page.locator("#ip").text_content().strip() == "127.0.0.1", f"{label} /: #ip")
-                lead = page.locator("p.lead").text_content()
+                lead = page.locator("#summary").text_content()
                 check(
                     "Loopback (RFC 1122)" in lead and "special-purpose address" in lead,
                     f"{label} /: the registry entry of 127.0.0.1 in the lead: {lead!r}",
@@ -529,7 +541,8 @@ def run(base, out, root_ip):
                 watch.verify(label)
                 check(watch.assets, f"{label}: the map asset was never requested")
                 for url, status, ctype in watch.assets:
-                    check(status == 200 and ctype == "image/svg+xml", f"{label}: {url}: {status} {ctype}")
+                    want = "text/javascript; charset=utf-8" if url.endswith(".js") else "image/svg+xml"
+                    check(status == 200 and ctype == want, f"{label}: {url}: {status} {ctype}")
                 print(f"{label}: {len(watch.requests)} requests, all to {base}", flush=True)
 
         # Screenshots (desktop, full page, light scheme).

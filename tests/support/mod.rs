@@ -5,13 +5,15 @@
 //! ([`http`]); sockets the tests bind themselves ([`net`]); the app
 //! driven in-process without a socket ([`inproc`]); a real DNS server on
 //! loopback ([`dns`]); the real binary as a child process ([`proc`]); and
-//! DB-IP-shaped data files and [`data::TempDir`] ([`data`]).
+//! DB-IP-shaped data files and [`data::TempDir`] ([`data`]); MMDB files
+//! written on the fly ([`mmdb`]).
 #![allow(dead_code)]
 
 pub mod data;
 pub mod dns;
 pub mod http;
 pub mod inproc;
+pub mod mmdb;
 pub mod net;
 pub mod proc;
 pub mod wire;
@@ -153,8 +155,18 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder().build().unwrap()
 }
 
-/// The keys of an answer (`IpInfo`), in the order of the spec.
-pub const TOP_KEYS: &[&str] = &["ip", "version", "is_public", "location", "network"];
+/// The keys of an answer (`IpInfo`), in the order of the spec, then
+/// `special_purpose` (issue 23: an addition, null for an ordinary address).
+pub const TOP_KEYS: &[&str] = &[
+    "ip",
+    "version",
+    "is_public",
+    "location",
+    "network",
+    "special_purpose",
+];
+/// The keys of `special_purpose` when it is not null.
+pub const SPECIAL_KEYS: &[&str] = &["name", "rfc", "rfc_url", "range"];
 /// The keys of `location`.
 pub const LOCATION_KEYS: &[&str] = &[
     "country_code",

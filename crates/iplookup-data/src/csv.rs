@@ -25,9 +25,9 @@ pub fn read_country(
 ) -> Result<CountryArrays, DataError> {
     let mut v4 = TableBuilder::<u32, u16>::default();
     let mut v6 = TableBuilder::<u128, u16>::default();
-    let stats = read_rows(input, file, policy, |line| {
-        let row = rows::parse_country(line)?;
-        push_span(&mut v4, &mut v6, row.span, row.code)
+    let stats = read_rows(input, file, policy, |line, _| {
+        Ok(rows::parse_country(line)
+            .and_then(|row| push_span(&mut v4, &mut v6, row.span, row.code)))
     })?;
     Ok(CountryArrays {
         v4: v4.finish(),
@@ -41,10 +41,22 @@ pub fn read_asn(input: impl BufRead, file: &str, policy: &Policy) -> Result<AsnA
     let mut v4 = TableBuilder::<u32, u32>::default();
     let mut v6 = TableBuilder::<u128, u32>::default();
     let mut networks = NetworksBuilder::default();
-    let stats = read_rows(input, file, policy, |line| {
-        let row = rows::parse_asn(line)?;
+    let stats = read_rows(input, file, policy, |line, number| {
+        let row = match rows::parse_asn(line) {
+            Ok(row) => row,
+            Err(e) => return Ok(Err(e)),
+        };
+        policy
+            .check_string(
+                || format!("line {number}: the organisation of AS{}", row.asn),
+                &row.organization,
+            )
+            .map_err(|violation| DataError::Policy {
+                file: file.to_owned(),
+                violation,
+            })?;
         let id = networks.intern(row.asn, &row.organization);
-        push_span(&mut v4, &mut v6, row.span, id)
+        Ok(push_span(&mut v4, &mut v6, row.span, id))
     })?;
     Ok(AsnArrays {
         v4: v4.finish(),
@@ -66,13 +78,15 @@ fn push_span<V: Value>(
     }
 }
 
-/// Feeds every non-empty line to `row`, repairing and counting defects, then
-/// applies the policy's defect limit.
+/// Feeds every non-empty line to `row` (with its number), repairing and
+/// counting defects, then applies the policy's defect limit. A file with more
+/// rows than the policy's network cap is refused when its first row past the
+/// cap is read; `row` refuses the file by returning the outer error.
 fn read_rows(
     mut input: impl BufRead,
     file: &str,
     policy: &Policy,
-    mut row: impl FnMut(&str) -> Result<Pushed, RowError>,
+    mut row: impl FnMut(&str, usize) -> Result<Result<Pushed, RowError>, DataError>,
 ) -> Result<ImportStats, DataError> {
     let mut stats = ImportStats::default();
     let mut buf = Vec::with_capacity(256);
@@ -114,7 +128,13 @@ fn read_rows(
         if line.trim().is_empty() {
             continue;
         }
-        match row(line) {
+        policy
+            .check_networks(stats.rows + 1, false)
+            .map_err(|violation| DataError::Policy {
+                file: file.to_owned(),
+                violation,
+            })?;
+        match row(line, number)? {
             Ok(Pushed::Added) => stats.rows += 1,
             Ok(Pushed::Trimmed) => stats.defect(
                 Defect::Overlap,
@@ -219,6 +239,30 @@ mod tests {
             err.to_string(),
             format!("c.csv:2: line longer than {MAX_LINE_BYTES} bytes; refusing")
         );
+    }
+
+    #[test]
+    fn long_names_and_too_many_rows_refuse_the_file() {
+        let p = Policy::default();
+        let long = format!("1.0.0.0,1.0.0.255,64500,\"{}\"\n", "x".repeat(257));
+        let err = read_asn(long.as_bytes(), "a.csv", &p).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "a.csv: line 1: the organisation of AS64500 is 257 bytes long, longer than the \
+             256 bytes a string may have; refusing"
+        );
+        let few = Policy {
+            max_networks: 2,
+            ..Policy::default()
+        };
+        let three = "1.0.0.0,1.0.0.255,AU\n1.0.1.0,1.0.1.255,AU\n1.0.2.0,1.0.2.255,AU\n";
+        let err = read_country(three.as_bytes(), "c.csv", &few).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("c.csv: holds more than 2 networks"),
+            "{err}"
+        );
+        assert!(read_country(&three.as_bytes()[..42], "c.csv", &few).is_ok());
     }
 
     #[test]

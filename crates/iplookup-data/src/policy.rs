@@ -3,6 +3,15 @@
 //! `iplookup update`: which defects are repaired and counted, how many a
 //! release may hold before it is refused, how far its row count may move from
 //! the release it would replace, and how large its files may be.
+//!
+//! The bounds a file must keep whatever it holds, the same for CSV and MMDB
+//! ([`Bound`]): strings of at most [`MAX_STRING_BYTES`], at most
+//! [`MAX_NETWORKS`] networks (rows) per file ([`CITY_NETWORKS_FACTOR`] times
+//! as many in a city file), at most [`MAX_AS_PREFIXES`] CIDR prefixes for
+//! one AS, and the address space it covers per family at least
+//! [`MIN_COVERAGE`] of the release it would replace, whatever the formats (at
+//! start: the embedded data; [`Coverage`]; a first city release: of the
+//! country table serving).
 
 use std::fmt;
 
@@ -88,6 +97,20 @@ pub const ROW_RATIO: (f64, f64) = (0.8, 1.5);
 pub const MAX_UNPACKED_BYTES: u64 = 1 << 30;
 /// The longest CSV line read (a DB-IP row is under 200 bytes).
 pub const MAX_LINE_BYTES: usize = 64 << 10;
+/// The longest string value a file may hold (an organisation or city name;
+/// DB-IP's longest is under 100 bytes): every answer that shows it stays small.
+pub const MAX_STRING_BYTES: usize = 256;
+/// The most networks (CSV rows, MMDB networks) a country or ASN file may
+/// hold: DB-IP's Lite files hold under a million rows, their MMDB forms a
+/// few million networks.
+pub const MAX_NETWORKS: u64 = 4_000_000;
+/// A city file may hold this many times [`Policy::max_networks`].
+pub const CITY_NETWORKS_FACTOR: u64 = 5;
+/// The most CIDR prefixes one AS may expand to (per release, both families):
+/// the embedded release's largest AS has fewer than 15,000.
+pub const MAX_AS_PREFIXES: u64 = 100_000;
+/// The share of the reference's address space (per family) a release must cover.
+pub const MIN_COVERAGE: f64 = 0.5;
 
 /// The rule applied to every release.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,6 +124,16 @@ pub struct Policy {
     pub row_ratio: Option<(f64, f64)>,
     /// The most a file may hold decompressed.
     pub max_unpacked_bytes: u64,
+    /// The longest string value (bytes).
+    pub max_string_bytes: usize,
+    /// The most networks (rows) a country or ASN file may hold; a city file
+    /// [`CITY_NETWORKS_FACTOR`] times as many.
+    pub max_networks: u64,
+    /// The most CIDR prefixes one AS may expand to.
+    pub max_as_prefixes: u64,
+    /// A release must cover at least this share of its references' address
+    /// space, per family; `None` turns the check off (`--release-row-ratio any`).
+    pub min_coverage: Option<f64>,
 }
 
 impl Default for Policy {
@@ -109,6 +142,79 @@ impl Default for Policy {
             max_defect_share: Some(MAX_DEFECT_SHARE),
             row_ratio: Some(ROW_RATIO),
             max_unpacked_bytes: MAX_UNPACKED_BYTES,
+            max_string_bytes: MAX_STRING_BYTES,
+            max_networks: MAX_NETWORKS,
+            max_as_prefixes: MAX_AS_PREFIXES,
+            min_coverage: Some(MIN_COVERAGE),
+        }
+    }
+}
+
+/// The address space a release covers: addresses with data, per family.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Coverage {
+    pub v4: u128,
+    pub v6: u128,
+}
+
+/// A bound of [`Policy`] a file broke, and by how much.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bound {
+    /// A string value longer than [`Policy::max_string_bytes`].
+    String {
+        /// What it is and where (`the organisation of AS64500`).
+        what: String,
+        bytes: usize,
+        limit: usize,
+    },
+    /// More networks than [`Policy::max_networks`] (counted up to the first past it).
+    Networks { networks: u64, limit: u64 },
+    /// One AS expands to more CIDR prefixes than [`Policy::max_as_prefixes`].
+    AsPrefixes { asn: u32, prefixes: u64, limit: u64 },
+    /// Less address space than the share of a reference.
+    Coverage {
+        /// `IPv4` or `IPv6`.
+        family: &'static str,
+        covers: u128,
+        /// What it was compared with (`the release it would replace`).
+        against: String,
+        reference: u128,
+        /// The share asked, in percent.
+        percent: u32,
+    },
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bound::String { what, bytes, limit } => write!(
+                f,
+                "{what} is {bytes} bytes long, longer than the {limit} bytes a string may have"
+            ),
+            Bound::Networks { networks, limit } => write!(
+                f,
+                "holds more than {limit} networks (stopped counting at {networks}; \
+                 --max-data-networks)"
+            ),
+            Bound::AsPrefixes {
+                asn,
+                prefixes,
+                limit,
+            } => write!(
+                f,
+                "AS{asn} expands to {prefixes} CIDR prefixes, more than the {limit} one AS may have"
+            ),
+            Bound::Coverage {
+                family,
+                covers,
+                against,
+                reference,
+                percent,
+            } => write!(
+                f,
+                "covers {covers} {family} addresses, less than {percent}% of the {reference} \
+                 {against} covers (a collapsed release? --release-row-ratio any turns this off)"
+            ),
         }
     }
 }
@@ -131,6 +237,8 @@ pub enum Violation {
         min: u64,
         max: u64,
     },
+    /// A bound every file must keep.
+    Bound(Bound),
 }
 
 impl std::error::Error for Violation {}
@@ -164,6 +272,7 @@ impl fmt::Display for Violation {
                 "{rows} rows, outside {min}..{max} (the release it would replace has \
                  {reference}); refusing"
             ),
+            Violation::Bound(bound) => write!(f, "{bound}; refusing"),
         }
     }
 }
@@ -211,6 +320,78 @@ impl Policy {
                 min,
                 max,
             });
+        }
+        Ok(())
+    }
+}
+
+impl Policy {
+    /// Refuses a string value longer than the cap; `what` names it.
+    pub fn check_string(&self, what: impl FnOnce() -> String, text: &str) -> Result<(), Violation> {
+        if text.len() > self.max_string_bytes {
+            return Err(Violation::Bound(Bound::String {
+                what: what(),
+                bytes: text.len(),
+                limit: self.max_string_bytes,
+            }));
+        }
+        Ok(())
+    }
+
+    /// The most networks a file of a city table (`city`) or another may hold.
+    pub fn networks_limit(&self, city: bool) -> u64 {
+        match city {
+            true => self.max_networks.saturating_mul(CITY_NETWORKS_FACTOR),
+            false => self.max_networks,
+        }
+    }
+
+    /// Refuses `networks` past [`Policy::networks_limit`].
+    pub fn check_networks(&self, networks: u64, city: bool) -> Result<(), Violation> {
+        let limit = self.networks_limit(city);
+        if networks > limit {
+            return Err(Violation::Bound(Bound::Networks { networks, limit }));
+        }
+        Ok(())
+    }
+
+    /// Refuses an AS expanding to more prefixes than allowed.
+    pub fn check_as_prefixes(&self, asn: u32, prefixes: u64) -> Result<(), Violation> {
+        if prefixes > self.max_as_prefixes {
+            return Err(Violation::Bound(Bound::AsPrefixes {
+                asn,
+                prefixes,
+                limit: self.max_as_prefixes,
+            }));
+        }
+        Ok(())
+    }
+
+    /// Refuses a release covering, in either family, less than the share of
+    /// `reference` that the policy asks (a family the reference does not
+    /// cover is not judged). `against` names the reference.
+    pub fn check_coverage(
+        &self,
+        new: Coverage,
+        reference: Coverage,
+        against: &str,
+    ) -> Result<(), Violation> {
+        let Some(share) = self.min_coverage else {
+            return Ok(());
+        };
+        for (family, covers, of) in [
+            ("IPv4", new.v4, reference.v4),
+            ("IPv6", new.v6, reference.v6),
+        ] {
+            if (covers as f64) < of as f64 * share {
+                return Err(Violation::Bound(Bound::Coverage {
+                    family,
+                    covers,
+                    against: against.to_owned(),
+                    reference: of,
+                    percent: (share * 100.0).round() as u32,
+                }));
+            }
         }
         Ok(())
     }
@@ -278,6 +459,80 @@ mod tests {
             ..Policy::default()
         };
         assert!(off.check_rows(1, 515_158).is_ok());
+    }
+
+    #[test]
+    fn strings_networks_and_as_prefixes_past_their_caps_are_refused() {
+        let p = Policy::default();
+        let name = "x".repeat(1_000_000);
+        assert!(p.check_string(|| "x".into(), &"y".repeat(256)).is_ok());
+        assert_eq!(
+            p.check_string(|| "the city name of 1.2.3.0/24".into(), &name)
+                .unwrap_err()
+                .to_string(),
+            "the city name of 1.2.3.0/24 is 1000000 bytes long, longer than the 256 bytes a \
+             string may have; refusing"
+        );
+        assert!(p.check_networks(4_000_000, false).is_ok());
+        assert_eq!(
+            p.check_networks(4_000_001, false).unwrap_err().to_string(),
+            "holds more than 4000000 networks (stopped counting at 4000001; \
+             --max-data-networks); refusing"
+        );
+        assert!(p.check_networks(16_700_000, false).is_err());
+        assert!(p.check_networks(16_700_000, true).is_ok());
+        assert!(p.check_networks(20_000_001, true).is_err());
+        assert!(p.check_as_prefixes(64500, 100_000).is_ok());
+        assert_eq!(
+            p.check_as_prefixes(64500, 128_774_000)
+                .unwrap_err()
+                .to_string(),
+            "AS64500 expands to 128774000 CIDR prefixes, more than the 100000 one AS may \
+             have; refusing"
+        );
+    }
+
+    #[test]
+    fn a_release_covering_too_little_space_is_refused_per_family() {
+        let p = Policy::default();
+        let whole = Coverage {
+            v4: 3_700_000_000,
+            v6: 1 << 120,
+        };
+        // A million /28s: 1/256 of IPv4.
+        let slivers = Coverage {
+            v4: 1_000_000 * 16,
+            v6: 1 << 120,
+        };
+        assert_eq!(
+            p.check_coverage(slivers, whole, "the embedded release")
+                .unwrap_err()
+                .to_string(),
+            "covers 16000000 IPv4 addresses, less than 50% of the 3700000000 the embedded \
+             release covers (a collapsed release? --release-row-ratio any turns this off); \
+             refusing"
+        );
+        let no_v6 = Coverage {
+            v4: 3_700_000_000,
+            v6: 1,
+        };
+        let err = p.check_coverage(no_v6, whole, "x").unwrap_err();
+        assert!(
+            err.to_string().starts_with("covers 1 IPv6 addresses"),
+            "{err}"
+        );
+        assert!(p.check_coverage(whole, whole, "x").is_ok());
+        // A reference without IPv6 judges IPv4 only.
+        let v4_only = Coverage { v4: 100, v6: 0 };
+        assert!(
+            p.check_coverage(Coverage { v4: 60, v6: 0 }, v4_only, "x")
+                .is_ok()
+        );
+        let off = Policy {
+            min_coverage: None,
+            ..Policy::default()
+        };
+        assert!(off.check_coverage(slivers, whole, "x").is_ok());
     }
 
     #[test]

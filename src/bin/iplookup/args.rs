@@ -97,6 +97,10 @@ pub struct UpdateArgs {
         value_name = "SECONDS"
     )]
     pub stall_timeout: Duration,
+    /// Follow redirects to another scheme, host or port than --base-url's
+    /// (by default such a redirect fails the update, nothing installed).
+    #[arg(long, env = "IPLOOKUP_UPDATE_ANY_REDIRECT")]
+    pub any_redirect: bool,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -112,7 +116,7 @@ pub struct DataArgs {
     pub policy: PolicyArgs,
 }
 
-/// The data release rule (README: "Data releases: what is repaired, what is refused").
+/// The data release rule (docs/DATA.md: "Data releases: what is repaired, what is refused").
 #[derive(Debug, Args)]
 pub struct PolicyArgs {
     /// Accept a release whatever its share of defective rows (they are still
@@ -121,7 +125,10 @@ pub struct PolicyArgs {
     #[arg(long, env = "IPLOOKUP_SKIP_BAD_ROWS")]
     pub skip_bad_rows: bool,
     /// Refuse a release whose row count is outside MIN..MAX times the one it
-    /// would replace (at start: the embedded data); "any" turns the check off.
+    /// would replace (at start: the embedded data), or which covers less than
+    /// half the address space (per family) of the one it would replace (a
+    /// first city file: of the country table serving); "any" turns both
+    /// checks off.
     #[arg(
         long,
         env = "IPLOOKUP_RELEASE_ROW_RATIO",
@@ -139,6 +146,17 @@ pub struct PolicyArgs {
         value_name = "MIB"
     )]
     pub max_data_file_mib: u64,
+    /// The most networks (CSV rows, MMDB networks) a country or ASN file may
+    /// hold; a city file may hold five times as many. A file over it is refused
+    /// before its tables are built.
+    #[arg(
+        long,
+        env = "IPLOOKUP_MAX_DATA_NETWORKS",
+        default_value_t = iplookup::geo::policy::MAX_NETWORKS,
+        value_parser = clap::value_parser!(u64).range(1..=1_000_000_000),
+        value_name = "N"
+    )]
+    pub max_data_networks: u64,
 }
 
 /// A `--release-row-ratio` value (`None`: any).
@@ -156,6 +174,12 @@ impl PolicyArgs {
                 .then_some(iplookup::geo::policy::MAX_DEFECT_SHARE),
             row_ratio: self.release_row_ratio.0,
             max_unpacked_bytes: self.max_data_file_mib << 20,
+            max_networks: self.max_data_networks,
+            min_coverage: self
+                .release_row_ratio
+                .0
+                .map(|_| iplookup::geo::policy::MIN_COVERAGE),
+            ..Default::default()
         }
     }
 }
@@ -323,6 +347,20 @@ pub struct ServeArgs {
         value_name = "N"
     )]
     pub batch_max_in_flight: usize,
+    /// MiB that batch and MCP lookup_ips answers may hold at once, built or
+    /// not yet sent (1..=1048576); one client's answers hold at most a
+    /// quarter. An answer is charged as it grows, whatever the data makes of
+    /// an entry: one over the client's share is refused (413), one over what
+    /// is left 503. Default: --batch-max-in-flight x --batch-limit x 4 KiB
+    /// (64 MiB), room for every slot's answer with real data (about 0.5 KB an
+    /// entry as JSON, 4 KB as an MCP result).
+    #[arg(
+        long,
+        env = "IPLOOKUP_BATCH_ANSWER_MIB",
+        value_parser = bounds::count::<u64>(iplookup::web::slots::BATCH_ANSWER_MIB_RANGE),
+        value_name = "MIB"
+    )]
+    pub batch_answer_mib: Option<u64>,
     /// Connections open at once; further connections are closed on arrival (1..=1000000).
     #[arg(
         long,

@@ -13,9 +13,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 
+use iplookup::bulk::enrich::CsvRows;
+use iplookup::bulk::lines;
 use iplookup::fields::{Field, csv, json};
-use iplookup::lookup::enrich::CsvRows;
-use iplookup::lookup::lines;
 use iplookup::{GeoDb, Lookup};
 
 use crate::args::{LookupArgs, OutputFormat};

@@ -25,18 +25,56 @@ pub fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
         max_download_bytes: args.max_download_mib << 20,
         month,
         stall_timeout: args.stall_timeout,
+        any_redirect: args.any_redirect,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let installed = runtime
-        .block_on(iplookup::update::run(&config))
-        .context("update failed")?;
+    // SIGTERM (a timer's stop, `timeout`) or SIGINT ends the run by
+    // dropping it, which removes its temporary files; nothing is installed.
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            // The signal handlers first, before the run's first long step.
+            biased;
+            () = stopped() => None,
+            result = iplookup::update::run(&config) => Some(result),
+        }
+    });
+    // A check still reading on its blocking thread must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    let Some(result) = outcome else {
+        anyhow::bail!("update stopped by a signal; nothing installed, its temporary files removed");
+    };
+    let installed = result.context("update failed")?;
     for file in installed {
         println!("installed {} ({} rows)", file.file, file.rows);
     }
     Ok(())
+}
+
+/// Resolves on SIGTERM or SIGINT (waits for ever where they cannot be heard).
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => std::future::pending().await,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// Writes the manual pages, generated from the same definitions as `--help`.

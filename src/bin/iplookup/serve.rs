@@ -75,6 +75,9 @@ pub fn run_serve(args: ServeArgs, shutdown: impl Future<Output = ()>) -> anyhow:
             max_in_flight_per_ip: args.max_in_flight_per_ip,
             queue_timeout: Duration::from_secs_f64(args.queue_timeout),
             batch_max_in_flight: args.batch_max_in_flight,
+            batch_answer_bytes: args
+                .batch_answer_mib
+                .map(|mib| usize::try_from(mib << 20).unwrap_or(usize::MAX)),
             max_connections: args.max_connections,
             max_connections_per_ip: args.max_connections_per_ip,
             idle_timeout: args.idle_timeout,
@@ -93,7 +96,7 @@ pub fn run_serve(args: ServeArgs, shutdown: impl Future<Output = ()>) -> anyhow:
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let mut shutdown = std::pin::pin!(shutdown);
         // Poll the shutdown future once before serving: that installs the
         // signal handlers, so a SIGINT or SIGTERM sent as soon as the service
@@ -102,7 +105,11 @@ pub fn run_serve(args: ServeArgs, shutdown: impl Future<Output = ()>) -> anyhow:
             return Ok(());
         }
         server::serve(config, shutdown).await
-    })?;
+    });
+    // The drain is over: a blocking read still stuck (a file on a hung
+    // mount) must not keep the process from ending.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    served?;
     Ok(())
 }
 

@@ -93,20 +93,54 @@ fn retry_after() -> utoipa::openapi::header::Header {
         .build()
 }
 
-fn uri_too_long(route: &Route) -> Response {
-    let description = format!(
+/// The limit answers once, for the docs page's table: (status, description).
+pub fn shared() -> Vec<(&'static str, String)> {
+    let note = "In the route's error format (JSON for the API, the page's format for pages) \
+                unless `format` or `Accept` asks for another format";
+    vec![
+        (
+            "408",
+            format!("{BODY_TIMEOUT}. Only operations that take a body. {note}"),
+        ),
+        ("414", format!("{}. {note}", uri_too_long_text())),
+        (
+            "429",
+            format!(
+                "{RATE_LIMITED}. Only with `--rate-limit`; `/healthz` and `/metrics` are never limited. {note}"
+            ),
+        ),
+        (
+            "503",
+            format!(
+                "{UNAVAILABLE}; the batch route also waits at most the queue timeout for one of its slots (`--batch-max-in-flight`, 16 by default). {note}"
+            ),
+        ),
+    ]
+}
+
+fn uri_too_long_text() -> String {
+    format!(
         "The path and query are longer than {} bytes (Error `uri_too_long`)",
         Limits::default().max_uri_bytes
-    );
-    errors(route, &description, ResponseBuilder::new()).build()
+    )
+}
+
+const UNAVAILABLE: &str = "Every request slot stayed busy for the queue timeout (`--queue-timeout`, 1 s \
+     by default; Error `overloaded`, `Retry-After`), or the request ran past the request \
+     timeout (empty body). `/healthz` and `/metrics` never wait for a slot";
+
+const BODY_TIMEOUT: &str = "The request body did not arrive within the header timeout \
+     (`--header-timeout`; Error `body_timeout`); the connection is closed";
+
+const RATE_LIMITED: &str =
+    "Over the per-caller rate limit (`--rate-limit`, off by default; Error `rate_limited`)";
+
+fn uri_too_long(route: &Route) -> Response {
+    errors(route, &uri_too_long_text(), ResponseBuilder::new()).build()
 }
 
 fn unavailable(route: &Route) -> Response {
-    let mut description =
-        "Every request slot stayed busy for the queue timeout (`--queue-timeout`, 1 s \
-         by default; Error `overloaded`, `Retry-After`), or the request ran past the request \
-         timeout (empty body). `/healthz` and `/metrics` never wait for a slot"
-            .to_owned();
+    let mut description = UNAVAILABLE.to_owned();
     if route.template == routes::API_IP_BATCH.template {
         description.push_str(
             ". A batch also waits at most the queue timeout for one of the batch slots \
@@ -118,14 +152,10 @@ fn unavailable(route: &Route) -> Response {
 }
 
 fn body_timeout(route: &Route) -> Response {
-    let description = "The request body did not arrive within the header timeout \
-         (`--header-timeout`; Error `body_timeout`); the connection is closed";
-    errors(route, description, ResponseBuilder::new()).build()
+    errors(route, BODY_TIMEOUT, ResponseBuilder::new()).build()
 }
 
 fn rate_limited(route: &Route) -> Response {
-    let description =
-        "Over the per-caller rate limit (`--rate-limit`, off by default; Error `rate_limited`)";
     let builder = ResponseBuilder::new().header("Retry-After", retry_after());
-    errors(route, description, builder).build()
+    errors(route, RATE_LIMITED, builder).build()
 }

@@ -10,7 +10,9 @@ use serde_json::json;
 /// transport rules [`super::super::mcp::post`] applies and every answer it can give.
 pub fn describe_mcp_post(doc: &mut serde_json::Value) {
     let schemas = &mut doc["components"]["schemas"];
-    schemas["McpMessage"] = mcp_message_schema();
+    for (name, schema) in mcp_message_schemas() {
+        schemas[name] = schema;
+    }
     schemas["JsonRpcAnswer"] = jsonrpc_answer_schema();
     schemas["JsonRpcError"] = jsonrpc_error_schema();
     schemas["JsonRpcErrorObject"] = jsonrpc_error_object_schema();
@@ -97,7 +99,7 @@ fn mcp_post_operation() -> serde_json::Value {
             "404": jsonrpc_error("Unknown JSON-RPC method (-32601)"),
             "406": error("`Accept` does not list both application/json and text/event-stream (`not_acceptable`)"),
             "413": error(&format!("The body is longer than {max} bytes (`body_too_large`)")),
-            "415": jsonrpc_error("`Content-Type` is not application/json (-32700)")
+            "415": error("`Content-Type` is not application/json (`unsupported_media_type`)")
         }
     })
 }
@@ -109,93 +111,175 @@ fn mcp_post_operation() -> serde_json::Value {
 #[allow(dead_code)]
 pub fn mcp_post() {}
 
-/// A JSON-RPC request or notification this server reads.
-fn mcp_message_schema() -> serde_json::Value {
+/// A reference to the component schema `name`.
+fn schema_ref(name: &str) -> serde_json::Value {
+    json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+/// A JSON-RPC request or notification this server reads (`McpMessage`),
+/// each kind and each object in it a named schema, so that client
+/// generators make one model each, named as here.
+fn mcp_message_schemas() -> Vec<(&'static str, serde_json::Value)> {
     let id = json!({"anyOf": [
         {"type": "string"},
         {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}
-    ], "description": "Echoed in the answer"});
-    let request = |method: &str, params: serde_json::Value, required: bool| {
+    ], "description": "The request's id, echoed in the answer", "examples": [1]});
+    let jsonrpc =
+        json!({"const": "2.0", "description": "The JSON-RPC version", "examples": ["2.0"]});
+    let request = |method: &str, description: &str, params: &str, required: bool| {
         let mut required_keys = vec!["jsonrpc", "id", "method"];
         if required {
             required_keys.push("params");
         }
-        json!({"type": "object", "required": required_keys, "properties": {
-            "jsonrpc": {"const": "2.0"},
+        let mut params = schema_ref(params);
+        params["description"] = "The method's parameters".into();
+        json!({"type": "object", "description": description, "required": required_keys, "properties": {
+            "jsonrpc": jsonrpc,
             "id": id,
-            "method": {"const": method},
+            "method": {"const": method, "description": "The method", "examples": [method]},
             "params": params
         }})
     };
     // Members the server does not know are ignored, so no `additionalProperties: false`.
-    let meta = json!({"type": "object", "description": "Request metadata; ignored by this server"});
-    let params = |extra: serde_json::Value| {
-        let mut properties = json!({"_meta": meta});
-        if let (Some(p), Some(extra)) = (properties.as_object_mut(), extra.as_object()) {
-            p.extend(extra.clone());
-        }
-        json!({"type": "object", "properties": properties})
-    };
-    let call = json!({"type": "object", "required": ["name"], "properties": {
-        "name": {"type": "string", "description": "`lookup_ip`, `lookup_ips`, `my_ip` or `lookup_asn`; another name is a JSON-RPC error"},
-        "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{\"ips\": [\"8.8.8.8\"]}` for lookup_ips, `{}` for my_ip, `{\"asn\": \"AS15169\"}` (or a number, `{\"asn\": 15169}`) for lookup_asn"},
-        "_meta": meta
-    }});
-    json!({
-        "description": "A JSON-RPC 2.0 request (with `id`) or notification (without) of MCP revision 2025-11-25 (see the operation for 2026-07-28).",
-        "oneOf": [
-            request("initialize", json!({"type": "object", "required": ["protocolVersion", "capabilities", "clientInfo"], "properties": {
-                "protocolVersion": {"const": "2025-11-25"},
-                "capabilities": {"type": "object", "description": "The client's capabilities; this server asks for none"},
-                "clientInfo": {"type": "object", "required": ["name", "version"], "properties": {
-                    "name": {"type": "string"}, "version": {"type": "string"}}}
-            }}), true),
-            request("ping", params(json!({})), false),
-            request("tools/list", params(json!({"cursor": {"type": "string"}})), false),
-            request("tools/call", call, true),
-            {"type": "object", "required": ["jsonrpc", "id", "method"],
-             "description": "Any other request: answered 200 with JSON-RPC error -32601 (method not found)",
-             "properties": {
-                "jsonrpc": {"const": "2.0"},
+    let meta = json!({"type": "object", "description": "Request metadata; ignored by this server", "examples": [{}]});
+    let kinds = [
+        "McpInitialize",
+        "McpPing",
+        "McpToolsList",
+        "McpToolsCall",
+        "McpOtherRequest",
+        "McpNotification",
+    ]
+    .map(schema_ref);
+    vec![
+        (
+            "McpMessage",
+            json!({
+                "description": "A JSON-RPC 2.0 request (with `id`) or notification (without) of MCP revision 2025-11-25 (see the operation for 2026-07-28).",
+                "oneOf": kinds
+            }),
+        ),
+        (
+            "McpInitialize",
+            request(
+                "initialize",
+                "`initialize`: the first request of a 2025-11-25 session",
+                "McpInitializeParams",
+                true,
+            ),
+        ),
+        (
+            "McpInitializeParams",
+            json!({"type": "object", "description": "The parameters of `initialize`",
+                "required": ["protocolVersion", "capabilities", "clientInfo"], "properties": {
+                "protocolVersion": {"const": "2025-11-25", "description": "The protocol revision the client speaks", "examples": ["2025-11-25"]},
+                "capabilities": {"type": "object", "description": "The client's capabilities; this server asks for none", "examples": [{}]},
+                "clientInfo": {"$ref": "#/components/schemas/McpClientInfo", "description": "Who the client is"}
+            }}),
+        ),
+        (
+            "McpClientInfo",
+            json!({"type": "object", "description": "The client's name and version", "required": ["name", "version"], "properties": {
+                "name": {"type": "string", "description": "The client's name", "examples": ["example-client"]},
+                "version": {"type": "string", "description": "The client's version", "examples": ["1.0.0"]}
+            }}),
+        ),
+        (
+            "McpPing",
+            request(
+                "ping",
+                "`ping`: answered with an empty result",
+                "McpPingParams",
+                false,
+            ),
+        ),
+        (
+            "McpPingParams",
+            json!({"type": "object", "description": "The parameters of `ping` (optional)", "properties": {
+                "_meta": meta
+            }}),
+        ),
+        (
+            "McpToolsList",
+            request(
+                "tools/list",
+                "`tools/list`: the tools and their input and output schemas",
+                "McpToolsListParams",
+                false,
+            ),
+        ),
+        (
+            "McpToolsListParams",
+            json!({"type": "object", "description": "The parameters of `tools/list` (optional)", "properties": {
+                "_meta": meta,
+                "cursor": {"type": "string", "description": "Where a previous page ended (the list has one page)", "examples": [""]}
+            }}),
+        ),
+        (
+            "McpToolsCall",
+            request(
+                "tools/call",
+                "`tools/call`: call a tool",
+                "McpToolsCallParams",
+                true,
+            ),
+        ),
+        (
+            "McpToolsCallParams",
+            json!({"type": "object", "description": "The parameters of `tools/call`", "required": ["name"], "properties": {
+                "name": {"type": "string", "description": "`lookup_ip`, `lookup_ips`, `my_ip` or `lookup_asn`; another name is a JSON-RPC error", "examples": ["lookup_ip"]},
+                "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{\"ips\": [\"8.8.8.8\"]}` for lookup_ips, `{}` for my_ip, `{\"asn\": \"AS15169\"}` (or a number, `{\"asn\": 15169}`) for lookup_asn", "examples": [{"ip": "8.8.8.8"}]},
+                "_meta": meta
+            }}),
+        ),
+        (
+            "McpOtherRequest",
+            json!({"type": "object", "required": ["jsonrpc", "id", "method"],
+            "description": "Any other request: answered 200 with JSON-RPC error -32601 (method not found)",
+            "properties": {
+                "jsonrpc": jsonrpc,
                 "id": id,
-                "method": {"type": "string", "not": {"enum": super::super::mcp::IMPLEMENTED}},
-                "params": {}
-            }},
-            {"type": "object", "required": ["jsonrpc", "method"], "not": {"required": ["id"]},
-             "description": "A notification (`notifications/initialized`, ...): accepted and ignored, 202",
-             "properties": {
-                "jsonrpc": {"const": "2.0"},
-                "method": {"type": "string"},
-                "params": {}
-            }}
-        ]
-    })
+                "method": {"type": "string", "not": {"enum": super::super::mcp::IMPLEMENTED}, "description": "A method this server does not implement", "examples": ["resources/list"]},
+                "params": {"description": "Ignored", "examples": [{}]}
+            }}),
+        ),
+        (
+            "McpNotification",
+            json!({"type": "object", "required": ["jsonrpc", "method"], "not": {"required": ["id"]},
+            "description": "A notification (`notifications/initialized`, ...): accepted and ignored, 202",
+            "properties": {
+                "jsonrpc": jsonrpc,
+                "method": {"type": "string", "description": "The notification", "examples": ["notifications/initialized"]},
+                "params": {"description": "Ignored", "examples": [{}]}
+            }}),
+        ),
+    ]
 }
 
 /// The answer to a request: `result` or `error`.
 fn jsonrpc_answer_schema() -> serde_json::Value {
-    json!({"type": "object", "required": ["jsonrpc"], "properties": {
-        "jsonrpc": {"const": "2.0"},
-        "id": {"type": ["string", "integer", "null"]},
-        "result": {"type": "object"},
-        "error": {"$ref": "#/components/schemas/JsonRpcErrorObject"}
+    json!({"type": "object", "description": "A JSON-RPC answer: `result` or `error`", "required": ["jsonrpc"], "properties": {
+        "jsonrpc": {"const": "2.0", "description": "The JSON-RPC version", "examples": ["2.0"]},
+        "id": {"type": ["string", "integer", "null"], "description": "The request's id", "examples": [1]},
+        "result": {"type": "object", "description": "The method's result (a tool's: `content`, `structuredContent`, `isError`)", "examples": [{}]},
+        "error": {"$ref": "#/components/schemas/JsonRpcErrorObject", "description": "The error, instead of a result"}
     }, "oneOf": [{"required": ["result"]}, {"required": ["error"]}]})
 }
 
 /// A JSON-RPC error object as the whole answer.
 fn jsonrpc_error_schema() -> serde_json::Value {
-    json!({"type": "object", "required": ["jsonrpc", "error"], "properties": {
-        "jsonrpc": {"const": "2.0"},
-        "id": {"type": ["string", "integer", "null"]},
-        "error": {"$ref": "#/components/schemas/JsonRpcErrorObject"}
+    json!({"type": "object", "description": "A JSON-RPC error answer", "required": ["jsonrpc", "error"], "properties": {
+        "jsonrpc": {"const": "2.0", "description": "The JSON-RPC version", "examples": ["2.0"]},
+        "id": {"type": ["string", "integer", "null"], "description": "The request's id, or null when it could not be read", "examples": [null]},
+        "error": {"$ref": "#/components/schemas/JsonRpcErrorObject", "description": "What went wrong"}
     }})
 }
 
 /// The `error` member of a JSON-RPC answer.
 fn jsonrpc_error_object_schema() -> serde_json::Value {
-    json!({"type": "object", "required": ["code", "message"], "properties": {
-        "code": {"type": "integer", "description": "-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params"},
-        "message": {"type": "string"},
-        "data": {}
+    json!({"type": "object", "description": "The `error` member of a JSON-RPC answer", "required": ["code", "message"], "properties": {
+        "code": {"type": "integer", "description": "-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 invalid params", "examples": [-32601]},
+        "message": {"type": "string", "description": "What went wrong, for people", "examples": ["Method not found"]},
+        "data": {"description": "More about the error, if anything", "examples": [null]}
     }})
 }

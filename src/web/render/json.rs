@@ -55,7 +55,22 @@ pub fn ip_info(out: &mut Vec<u8>, info: &IpInfo) {
     string(out, n.range.as_deref());
     put(out, ",\n    \"reverse_dns\": ");
     string(out, n.reverse_dns.as_deref());
-    put(out, "\n  }\n}");
+    put(out, "\n  },\n  \"special_purpose\": ");
+    match &info.special_purpose {
+        None => put(out, "null"),
+        Some(s) => {
+            put(out, "{\n    \"name\": ");
+            escaped(out, &s.name);
+            put(out, ",\n    \"rfc\": ");
+            escaped(out, &s.rfc);
+            put(out, ",\n    \"rfc_url\": ");
+            escaped(out, &s.rfc_url);
+            put(out, ",\n    \"range\": ");
+            escaped(out, &s.range);
+            put(out, "\n  }");
+        }
+    }
+    put(out, "\n}");
 }
 
 fn put(out: &mut Vec<u8>, text: &str) {
@@ -189,6 +204,10 @@ mod tests {
             "10.0.0.1",
             "::1",
             "0.0.0.0",
+            "fd00::1",
+            "192.0.0.9",
+            "64:ff9b::808:808",
+            "255.255.255.255",
         ];
         for text in fixed {
             let ip: IpAddr = text.parse().expect("address");
@@ -249,6 +268,20 @@ mod tests {
             is_public: None,
             location: Default::default(),
             network: Default::default(),
+            special_purpose: None,
+        });
+        same_as_serde(&IpInfo {
+            ip: "::".into(),
+            version: None,
+            is_public: None,
+            location: Default::default(),
+            network: Default::default(),
+            special_purpose: Some(crate::model::SpecialPurpose {
+                name: "a \"b\"\n".into(),
+                rfc: "RFC 1, RFC 2".into(),
+                rfc_url: "\\".into(),
+                range: "::/128".into(),
+            }),
         });
     }
 }

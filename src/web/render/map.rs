@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use sha2::Digest;
+use super::asset::Asset;
 
 /// The world map (Natural Earth, equirectangular, viewBox 0 0 1000 500).
 const WORLD_SVG: &str = include_str!("../../../assets/world.svg");
@@ -16,34 +16,10 @@ const WORLD_SVG: &str = include_str!("../../../assets/world.svg");
 /// `--card` (borders), light and dark.
 pub const MAP_STYLE: &str = "path{fill:#cfd6de;stroke:#fff;stroke-width:.3}@media (prefers-color-scheme:dark){path{fill:#39424d;stroke:#171b21}}";
 
-/// One asset: its bytes, the name it is served under and its `ETag`.
-#[derive(Debug)]
-pub struct Asset {
-    /// `/assets/{stem}.{hash}.svg`.
-    pub path: String,
-    /// The served bytes.
-    pub body: Vec<u8>,
-    /// A strong `ETag`: the content hash, quoted.
-    pub etag: String,
-}
-
-impl Asset {
-    /// The asset `stem` with these bytes, named by their SHA-256 (16 hex digits).
-    fn new(stem: &str, body: Vec<u8>) -> Self {
-        let digest = sha2::Sha256::digest(&body);
-        let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-        Asset {
-            path: format!("/assets/{stem}.{hash}.svg"),
-            etag: format!("\"{hash}\""),
-            body,
-        }
-    }
-}
-
 /// The world map as served: the file with [`MAP_STYLE`] added.
 pub fn world_map() -> &'static Asset {
     static MAP: OnceLock<Asset> = OnceLock::new();
-    MAP.get_or_init(|| Asset::new("world", styled_map().into_bytes()))
+    MAP.get_or_init(|| Asset::new("world", "svg", styled_map().into_bytes()))
 }
 
 /// The map file with its style right after the opening `<svg ...>` tag.
@@ -83,6 +59,7 @@ pub fn outline(code: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::Digest;
 
     #[test]
     fn the_map_is_named_by_its_content() {

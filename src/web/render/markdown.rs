@@ -1,16 +1,46 @@
 //! Markdown: a heading, a table of the fields, links to the other forms and
-//! the docs, and the DB-IP attribution line.
+//! the docs, and the DB-IP attribution line. In Bangla the tables are the
+//! HTML page's groups, labels and values ([`super::values`]).
 
 use std::fmt::Write;
 
+use super::i18n::{Lang, Msg};
 use super::page::{
-    ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, LookupKind, LookupPage, Page, asn_links,
-    asn_summary, links, listed, lookup_rows, percent,
+    ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, LookupKind, LookupPage, Page, asn_csv_link,
+    asn_links, links, lookup_rows, page_link, page_span, slash48s,
 };
+use super::values;
+use super::view::View;
 use crate::fields::sanitize::one_line;
 
-pub fn page(page: &Page) -> String {
+pub fn page(page: &Page, view: &View) -> String {
+    let lang = view.lang;
     match page {
+        Page::Lookup(p) if lang != Lang::En => {
+            let (page_path, api_path) = links(&p.info);
+            let heading = match p.kind {
+                LookupKind::Root | LookupKind::ApiMe => Msg::YourIpAddress,
+                _ => Msg::IpAddress,
+            };
+            let mut out = format!("# {}: {}\n", heading.text(lang), escape(&p.info.ip));
+            for (title, rows) in [
+                (Msg::Network, values::network(p, lang)),
+                (Msg::Location, values::location(p, lang)),
+            ] {
+                let _ = writeln!(out, "\n## {}\n\n| | |\n|---|---|", title.text(lang));
+                for r in rows {
+                    let _ = writeln!(out, "| {} | {} |", r.label.text(lang), escape(&r.value));
+                }
+            }
+            let _ = writeln!(
+                out,
+                "\n{} [JSON]({api_path}) · [text]({page_path}?format=text&lang=bn) · [HTML]({page_path}?lang=bn) · [{}](/docs)\n",
+                Msg::ThisPageAs.text(lang),
+                Msg::ApiDocs.text(lang),
+            );
+            attribution(&mut out);
+            out
+        }
         Page::Lookup(p) => {
             let (page_path, api_path) = links(&p.info);
             let title = match p.kind {
@@ -20,6 +50,16 @@ pub fn page(page: &Page) -> String {
                 _ => format!("IP address {}", escape(&p.info.ip)),
             };
             let mut out = format!("# {title}\n\n");
+            if let (Some(words), Some(special)) = (p.special_words(), &p.special) {
+                let _ = writeln!(
+                    out,
+                    "**{}.** {} Defined in [{}]({}).\n",
+                    escape(&special.label()),
+                    escape(&words),
+                    special.rfcs.first().copied().unwrap_or_default(),
+                    special.rfc_url
+                );
+            }
             lookup_table(&mut out, p);
             let _ = writeln!(
                 out,
@@ -32,7 +72,7 @@ pub fn page(page: &Page) -> String {
             attribution(&mut out);
             out
         }
-        Page::Asn(p) => asn_markdown(p),
+        Page::Asn(p) => asn_markdown(p, lang),
         Page::Health(h) => {
             let mut out = format!("# Health: {}\n\n", h.status);
             let rows: Vec<(String, String)> = h
@@ -57,60 +97,33 @@ pub fn page(page: &Page) -> String {
             table(&mut out, &rows);
             out
         }
-        Page::Docs(d) => {
+        // Rendered by `super::docs::markdown` (see `Page::render`).
+        Page::Docs(_) => String::new(),
+        Page::Error(e) if lang != Lang::En => {
+            let headline = super::i18n::error_headline(lang, e.body.error, e.status.as_u16());
             let mut out = format!(
-                "# {} API {}\n\n{}\n\nBase URL: `{}`\n",
-                d.title, d.version, d.description, d.base_url
+                "# {}: {headline}\n\n`{}`",
+                Msg::ErrorHeading.text(lang),
+                e.body.error
             );
-            for op in &d.operations {
-                let _ = writeln!(
-                    out,
-                    "\n## `{} {}`\n\n{}\n",
-                    op.method,
-                    op.path,
-                    escape(&op.summary)
-                );
-                if !op.description.is_empty() {
-                    let _ = writeln!(out, "{}\n", op.description);
-                }
-                if !op.parameters.is_empty() {
-                    out.push_str(
-                        "| Parameter | In | Required | Description |\n|---|---|---|---|\n",
-                    );
-                    for p in &op.parameters {
-                        let _ = writeln!(
-                            out,
-                            "| `{}` | {} | {} | {} |",
-                            p.name,
-                            p.location,
-                            if p.required { "yes" } else { "no" },
-                            escape(&p.description)
-                        );
-                    }
-                    out.push('\n');
-                }
-                out.push_str("| Status | Meaning | Media types |\n|---|---|---|\n");
-                for r in &op.responses {
-                    let _ = writeln!(
-                        out,
-                        "| {} | {} | {} |",
-                        r.status,
-                        escape(&r.description),
-                        r.media_types.join(", ")
-                    );
-                }
+            if let Some(m) = &e.body.message {
+                let _ = write!(out, ": {}", escape(m));
             }
-            out.push('\n');
-            attribution(&mut out);
+            let _ = writeln!(out, "\n\n[{}](/docs)", Msg::ApiDocs.text(lang));
             out
         }
         Page::Error(e) => {
             // The code is one of the service's own identifiers (`bad_format`).
-            let mut out = format!("# Error: {}\n\n", e.body.error);
+            let mut out = format!("# Error: {}\n\n", e.headline());
             if let Some(m) = &e.body.message {
                 let _ = writeln!(out, "{}\n", escape(m));
             }
-            let _ = writeln!(out, "See the [API docs](/docs).");
+            let _ = writeln!(
+                out,
+                "Status {}, error `{}`. [Home](/) · [API docs](/docs)",
+                e.status.as_u16(),
+                e.body.error
+            );
             out
         }
     }
@@ -181,42 +194,133 @@ pub fn escape(value: &str) -> String {
 /// math.
 const MARKUP: &str = "\\`*_~[]<>&#|$";
 
-/// Markdown: a heading, the summary table, the countries, the prefixes,
-/// the other forms and the attribution.
-fn asn_markdown(p: &AsnPage) -> String {
+/// Markdown: a heading, the summary table, the countries, this page of
+/// the prefixes and the links to the others, the other forms and the
+/// attribution.
+fn asn_markdown(p: &AsnPage, lang: Lang) -> String {
     let info = &p.info;
     let (page, api) = asn_links(info.asn);
+    let bn = lang != Lang::En;
+    let count = |n: u128| if bn { lang.count(n) } else { n.to_string() };
     let mut out = format!("# AS{} {}\n\n", info.asn, escape(&info.organization));
-    table(&mut out, &asn_summary(info));
+    let mut v6 = if bn {
+        lang.count(info.addresses.v6.parse().unwrap_or(0))
+    } else {
+        info.addresses.v6.clone()
+    };
+    if bn && slash48s(&info.addresses.v6) > 0 {
+        let n48 = lang.count(slash48s(&info.addresses.v6));
+        v6 = format!("{v6} ({})", Msg::Slash48s.fill(lang, &[&n48]));
+    }
+    let key = |en: &'static str, msg: Msg| if bn { msg.text(lang) } else { en };
+    let summary = [
+        (key("asn", Msg::AsNumber), info.asn.to_string()),
+        (
+            key("organization", Msg::Operator),
+            info.organization.clone(),
+        ),
+        (
+            key("addresses_v4", Msg::AddressesV4),
+            count(u128::from(info.addresses.v4)),
+        ),
+        (key("addresses_v6", Msg::AddressesV6), v6),
+        (
+            key("prefixes_v4", Msg::PrefixesV4),
+            count(u128::from(info.prefix_count.v4)),
+        ),
+        (
+            key("prefixes_v6", Msg::PrefixesV6),
+            count(u128::from(info.prefix_count.v6)),
+        ),
+    ];
+    table(&mut out, &summary);
     if !info.countries.is_empty() {
-        out.push_str("\n## Countries (IPv4)\n\n| Country | Addresses | Share |\n|---|---|---|\n");
-        for c in &info.countries {
+        let table = crate::geo::countries::CountryTable::embedded().ok();
+        if bn {
             let _ = writeln!(
                 out,
-                "| {} ({}) | {} | {} |",
-                escape(&c.country),
+                "\n## {}\n\n| {} | {} | {} |\n|---|---|---|",
+                Msg::Countries.text(lang),
+                Msg::Country.text(lang),
+                Msg::Addresses.text(lang),
+                Msg::Share.text(lang)
+            );
+        } else {
+            out.push_str(
+                "\n## Countries (IPv4)\n\n| Country | Addresses | Share |\n|---|---|---|\n",
+            );
+        }
+        for c in &info.countries {
+            let name = match lang {
+                Lang::En => c.country.clone(),
+                _ => table
+                    .and_then(|t| t.get(&c.country_code))
+                    .and_then(|row| row.name_bn.clone())
+                    .unwrap_or_else(|| c.country.clone()),
+            };
+            let share = if bn {
+                lang.percent(c.share)
+            } else {
+                format!("{:.2}%", c.share * 100.0)
+            };
+            let _ = writeln!(
+                out,
+                "| {} ({}) | {} | {share} |",
+                escape(&name),
                 escape(&c.country_code),
-                c.addresses,
-                percent(c.share)
+                count(u128::from(c.addresses)),
             );
         }
     }
-    for (key, list, more) in listed(&info.prefixes) {
+    let (n, pages) = (info.page.number, info.page.pages);
+    let (first, last) = page_span(info);
+    let total = info.prefix_count.v4 + info.prefix_count.v6;
+    for (family, list) in [("IPv4", &info.prefixes.v4), ("IPv6", &info.prefixes.v6)] {
         if list.is_empty() {
             continue;
         }
-        let family = if key == "prefix_v4" { "IPv4" } else { "IPv6" };
-        let _ = writeln!(out, "\n## {family} prefixes\n");
-        for n in list {
-            let _ = writeln!(out, "- `{n}`");
+        let heading = match (bn, family) {
+            (false, _) => format!("{family} prefixes"),
+            (true, "IPv4") => Msg::PrefixesV4.text(lang).to_owned(),
+            (true, _) => Msg::PrefixesV6.text(lang).to_owned(),
+        };
+        let _ = writeln!(out, "\n## {heading}\n");
+        for prefix in list.iter() {
+            let link = values::range_link(prefix).unwrap_or_default();
+            let _ = writeln!(out, "- [`{prefix}`]({link})");
         }
-        if more > 0 {
-            let _ = writeln!(out, "- ... {more} more: see [the JSON]({api})");
-        }
+    }
+    let position = Msg::PageOf.fill(
+        lang,
+        &[
+            &count(u128::from(n)),
+            &count(u128::from(pages)),
+            &count(u128::from(first)),
+            &count(u128::from(last)),
+            &count(u128::from(total)),
+        ],
+    );
+    let _ = write!(out, "\n{position}");
+    let md = |k: u32| {
+        let l = page_link(&page, k);
+        let sep = if l.contains('?') { '&' } else { '?' };
+        format!("{l}{sep}format=md")
+    };
+    if n > 1 {
+        let _ = write!(out, " · [{}]({})", Msg::Previous.text(lang), md(n - 1));
+    }
+    if n < pages {
+        let _ = write!(out, " · [{}]({})", Msg::Next.text(lang), md(n + 1));
     }
     let _ = writeln!(
         out,
-        "\nOther forms: [JSON]({api}) · [text]({page}?format=text) · [HTML]({page}?format=html) · [Markdown]({page}?format=md)\n"
+        " · [{}]({})\n",
+        Msg::DownloadCsv.text(lang),
+        asn_csv_link(info.asn)
+    );
+    let _ = writeln!(
+        out,
+        "Other forms: [JSON]({api}) · [text]({page}?format=text) · [HTML]({page}?format=html) · [Markdown]({page}?format=md)\n"
     );
     attribution(&mut out);
     out

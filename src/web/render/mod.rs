@@ -1,33 +1,53 @@
 //! Every page is one value rendered four ways: JSON, plain text, Markdown and
 //! HTML. Handlers build a [`Page`]; only this module turns it into bytes.
 
+mod asset;
+pub mod assets;
 mod docs;
+pub mod flags;
 mod html;
+mod html_asn;
+mod html_frame;
+mod html_lookup;
+pub mod i18n;
 mod json;
 pub mod map;
 mod markdown;
 mod page;
 mod text;
+pub mod values;
+mod view;
 
-pub use self::docs::{DocsPage, Operation, Parameter, ResponseDoc};
+pub use self::docs::{
+    DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter, ResponseDoc, SchemaDoc,
+    TryInput, TryIt,
+};
+pub use self::i18n::{Lang, Msg};
 pub use self::page::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, ErrorPage, Health, HealthData, HealthRefusal,
-    HealthSource, LookupKind, LookupPage, PAGE_PREFIXES, Page, SPECIAL_ROW, SpecialUse, asn_links,
-    info_rows, links, lookup_rows,
+    HealthSource, LookupKind, LookupPage, Page, Releases, SPECIAL_ROW, SpecialUse, asn_csv_link,
+    asn_links, info_rows, links, lookup_rows, page_link,
 };
+pub use self::view::View;
 use super::negotiate::Format;
 pub use crate::fields::sanitize::one_line;
 
 impl Page {
-    /// The body of the page in `format` (UTF-8).
-    pub fn render(&self, format: Format) -> Vec<u8> {
-        match format {
-            Format::Json => self.json(),
+    /// The body of the page in `format` (UTF-8), in `view`'s language (the
+    /// docs page is English only).
+    pub fn render(&self, format: Format, view: &View) -> Vec<u8> {
+        use crate::fields::sanitize::page as sanitized;
+        match (format, self) {
+            (Format::Json, _) => self.json(),
+            // The docs page has renderers of its own.
+            (Format::Text, Page::Docs(d)) => sanitized(docs::text::page(d)).into_bytes(),
+            (Format::Markdown, Page::Docs(d)) => sanitized(docs::markdown::page(d)).into_bytes(),
+            (Format::Html, Page::Docs(d)) => docs::html::page(d).into_bytes(),
             // What a terminal or a Markdown viewer shows: no control or
             // bidi character from any value, error message or docs text.
-            Format::Text => crate::fields::sanitize::page(text::page(self)).into_bytes(),
-            Format::Markdown => crate::fields::sanitize::page(markdown::page(self)).into_bytes(),
-            Format::Html => html::page(self).into_bytes(),
+            (Format::Text, _) => sanitized(text::page(self, view)).into_bytes(),
+            (Format::Markdown, _) => sanitized(markdown::page(self, view)).into_bytes(),
+            (Format::Html, _) => html::page(self, view).into_bytes(),
         }
     }
 
@@ -60,6 +80,20 @@ impl Page {
 pub fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
     use base64::Engine;
     use sha2::Digest;
+    if let Page::Docs(_) = page {
+        static DOCS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        return DOCS
+            .get_or_init(|| {
+                let digest = sha2::Sha256::digest(docs::html::TRY_SCRIPT.as_bytes());
+                let script = base64::engine::general_purpose::STANDARD.encode(digest);
+                format!(
+                    "{}; script-src 'sha256-{script}'; connect-src 'self'",
+                    csp()
+                )
+            })
+            .as_str()
+            .into();
+    }
     let families = match page {
         Page::Lookup(p) if p.kind == LookupKind::Root => p.families.as_deref(),
         _ => None,
@@ -69,23 +103,31 @@ pub fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
     };
     static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let script = SCRIPT.get_or_init(|| {
-        let digest = sha2::Sha256::digest(html::FAMILY_SCRIPT.as_bytes());
+        let digest = sha2::Sha256::digest(html_lookup::FAMILY_SCRIPT.as_bytes());
         base64::engine::general_purpose::STANDARD.encode(digest)
     });
     let origins: Vec<String> = families.each().map(|(_, o)| o.to_string()).collect();
     format!(
-        "{}; script-src 'sha256-{script}'; connect-src {}",
-        csp(),
+        "{}; script-src 'self' 'sha256-{script}'; connect-src {}",
+        csp_base(),
         origins.join(" ")
     )
     .into()
 }
 
 /// The `Content-Security-Policy` of HTML pages and of the assets they load:
-/// nothing external, the pages' inline style and the map's own style
-/// ([`map::MAP_STYLE`]) allowed by their hashes, images (the map)
-/// from this origin, forms only to this origin.
+/// [`csp_base`], and scripts only from this origin (the pages' one script
+/// asset, [`assets::script`]). The docs page's style
+/// ([`docs::html::DOCS_STYLE`]) is allowed by its hash too.
 pub fn csp() -> &'static str {
+    static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CSP.get_or_init(|| format!("{}; script-src 'self'", csp_base()))
+}
+
+/// Nothing external, the pages' inline style and the map's own style
+/// ([`map::MAP_STYLE`]) allowed by their hashes, images (the map, the flags)
+/// from this origin, forms only to this origin.
+fn csp_base() -> &'static str {
     use base64::Engine;
     use sha2::Digest;
     static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -94,9 +136,10 @@ pub fn csp() -> &'static str {
             base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(style.as_bytes()))
         };
         format!(
-            "default-src 'none'; style-src 'sha256-{}' 'sha256-{}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-            hash(html::STYLE),
-            hash(map::MAP_STYLE)
+            "default-src 'none'; style-src 'sha256-{}' 'sha256-{}' 'sha256-{}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+            hash(html_frame::STYLE),
+            hash(map::MAP_STYLE),
+            hash(docs::html::DOCS_STYLE)
         )
     })
 }

@@ -11,7 +11,7 @@ use super::docs::DocsPage;
 use crate::fields::Field;
 use crate::geo::special::SpecialBlock;
 use crate::lookup::Answered;
-use crate::model::{self, AsnInfo, AsnPrefixes, IpInfo};
+use crate::model::{self, AsnInfo, IpInfo};
 use crate::web::origin::FamilyOrigins;
 
 /// The DB-IP attribution its licence asks for, as a link.
@@ -35,12 +35,33 @@ pub enum Page {
 pub struct LookupPage {
     pub info: IpInfo,
     pub kind: LookupKind,
-    /// For a non-public address, the registry entry its range is: shown
-    /// beside the range on the text, Markdown and HTML pages, never in JSON.
+    /// The registry entry of a special-purpose address (in JSON as
+    /// `special_purpose`): named beside the range, and explained in a
+    /// sentence, on the text, Markdown and HTML pages.
     pub special: Option<SpecialUse>,
     /// The root page's origins per address family, when configured: the
     /// HTML page asks each for the visitor's address in that family.
     pub families: Option<Arc<FamilyOrigins>>,
+    /// The data releases the answer came from (the pages' footer).
+    pub releases: Option<Releases>,
+}
+
+/// The release dates of the data an answer came from (`YYYY-MM-DD`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Releases {
+    pub country: String,
+    pub asn: String,
+}
+
+impl Releases {
+    /// The releases of `db`.
+    pub fn of(db: &crate::geo::GeoDb) -> Releases {
+        let release = db.release();
+        Releases {
+            country: release.country.date.clone(),
+            asn: release.asn.date.clone(),
+        }
+    }
 }
 
 impl LookupPage {
@@ -51,7 +72,14 @@ impl LookupPage {
             kind,
             special: answered.special.map(SpecialUse::from),
             families: None,
+            releases: None,
         }
+    }
+
+    /// The same page, naming the data releases in its footer.
+    pub fn with_releases(mut self, releases: Releases) -> Self {
+        self.releases = Some(releases);
+        self
     }
 
     /// The same page, showing the visitor's address per family from these
@@ -62,12 +90,20 @@ impl LookupPage {
     }
 }
 
-/// An entry of the IANA special-purpose address registries: its name and
-/// the RFCs of its "RFC" column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An entry of the IANA special-purpose address registries: its name, the
+/// RFCs of its "RFC" column, and what it is for in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecialUse {
     pub name: &'static str,
     pub rfcs: &'static [&'static str],
+    /// What the block is for and why it has no location, one or two plain
+    /// English sentences ([`SpecialBlock::explanation`]).
+    pub explanation: &'static str,
+    /// The RFC Editor's page of its first RFC.
+    pub rfc_url: String,
+    /// The address space of a local network or the machine itself
+    /// ([`SpecialBlock::is_local_network`]).
+    pub local_network: bool,
 }
 
 impl From<SpecialBlock> for SpecialUse {
@@ -75,7 +111,36 @@ impl From<SpecialBlock> for SpecialUse {
         SpecialUse {
             name: block.name,
             rfcs: block.rfcs,
+            explanation: block.explanation(),
+            rfc_url: block.rfc_url(),
+            local_network: block.is_local_network(),
         }
+    }
+}
+
+/// What the root page adds when the caller's own address is a local
+/// network's: the service most likely sees a reverse proxy, not the visitor.
+pub const PROXY_HINT: &str = "If a reverse proxy runs in front of this service, this is the proxy's address, not the visitor's: start the service with --trusted-proxy naming the proxy, and it reads the visitor's address from the proxy's header.";
+
+impl LookupPage {
+    /// Whether the page is the caller's own (`/`, `/api/v1/me`) and the
+    /// caller's address is a local network's: then it says [`PROXY_HINT`].
+    pub fn proxy_hint(&self) -> bool {
+        matches!(self.kind, LookupKind::Root | LookupKind::ApiMe)
+            && self.special.as_ref().is_some_and(|s| s.local_network)
+    }
+
+    /// The words about the address's block: its explanation, then for a
+    /// caller on a local network [`PROXY_HINT`]; `None` for an ordinary
+    /// address.
+    pub fn special_words(&self) -> Option<String> {
+        let special = self.special.as_ref()?;
+        let mut words = special.explanation.to_owned();
+        if self.proxy_hint() {
+            words.push(' ');
+            words.push_str(PROXY_HINT);
+        }
+        Some(words)
     }
 }
 
@@ -114,6 +179,36 @@ pub enum LookupKind {
 pub struct ErrorPage {
     pub status: StatusCode,
     pub body: model::Error,
+    /// What the lookup form held, given back in the box of the HTML page.
+    pub input: Option<String>,
+}
+
+impl ErrorPage {
+    /// The headline people read first, in words rather than `400 Bad
+    /// Request` (the status and the code follow in smaller print).
+    pub fn headline(&self) -> &'static str {
+        use model::ErrorCode as C;
+        match self.body.error {
+            C::InvalidIp => "That is not an address we can look up",
+            C::NotFound => "There is no page here",
+            C::UnknownField => "There is no field of that name",
+            C::InvalidAsn => "That is not an AS number",
+            C::UnknownAsn => "The data knows no such AS",
+            C::MethodNotAllowed => "This address does not take that method",
+            C::BadQuery => "The query string could not be read",
+            C::BadFormat => "There is no such format",
+            C::NotAcceptable => "None of the formats asked for is offered",
+            C::UriTooLong => "That address is too long",
+            C::RateLimited => "Too many requests: wait a moment",
+            C::Overloaded => "The service is busy: try again in a moment",
+            C::BodyTimeout => "The request body did not arrive in time",
+            C::ForbiddenOrigin => "Requests from that origin are not accepted",
+            C::BodyTooLarge => "The request is too large",
+            C::BadBody => "The request body could not be read",
+            C::UnsupportedMediaType => "The request body is not in a type this address reads",
+            C::BadHost => "The Host header is missing or not a host",
+        }
+    }
 }
 
 /// What `/healthz` reports: the loaded releases, and the files of the data
@@ -184,10 +279,12 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
         .collect()
 }
 
-/// The rows of a lookup page: [`info_rows`], and for a non-public address
-/// its registry entry ([`SPECIAL_ROW`]) right after the range it names.
+/// The rows of a lookup page: [`info_rows`], and for a special-purpose
+/// address its registry entry ([`SPECIAL_ROW`], labelled with its RFCs)
+/// right after the range it names rather than last.
 pub fn lookup_rows(page: &LookupPage) -> Vec<(&'static str, String)> {
     let mut rows = info_rows(&page.info);
+    rows.retain(|(key, _)| *key != SPECIAL_ROW);
     if let Some(special) = &page.special {
         let at = rows
             .iter()
@@ -203,15 +300,13 @@ pub fn links(info: &IpInfo) -> (String, String) {
     (format!("/{}", info.ip), format!("/api/v1/ip/{}", info.ip))
 }
 
-/// The most prefixes of one family the text, Markdown and HTML forms of an
-/// AS page list; then they say how many more there are and link the JSON,
-/// which has them all.
-pub const PAGE_PREFIXES: usize = 1000;
-
-/// The page of one AS, before rendering.
+/// The page of one AS, before rendering: its answer holds one page of its
+/// prefixes (`info.page`, [`crate::model::PrefixPage`]).
 #[derive(Debug, Clone)]
 pub struct AsnPage {
     pub info: AsnInfo,
+    /// The data releases the answer came from (the pages' footer).
+    pub releases: Option<Releases>,
 }
 
 /// The path of the AS page and of its API answer.
@@ -219,33 +314,30 @@ pub fn asn_links(asn: u32) -> (String, String) {
     (format!("/AS{asn}"), format!("/api/v1/asn/{asn}"))
 }
 
-/// The summary rows every form shows first.
-pub fn asn_summary(info: &AsnInfo) -> Vec<(&'static str, String)> {
-    vec![
-        ("asn", info.asn.to_string()),
-        ("organization", info.organization.clone()),
-        ("addresses_v4", info.addresses.v4.to_string()),
-        ("addresses_v6", info.addresses.v6.clone()),
-        ("prefixes_v4", info.prefixes.v4.len().to_string()),
-        ("prefixes_v6", info.prefixes.v6.len().to_string()),
-    ]
+/// The CSV of every prefix of an AS.
+pub fn asn_csv_link(asn: u32) -> String {
+    format!("/api/v1/asn/{asn}/prefixes.csv")
 }
 
-/// A share as a percentage with two decimals.
-pub fn percent(share: f64) -> String {
-    format!("{:.2}%", share * 100.0)
-}
-
-/// The listed prefixes of each family and how many were left out.
-pub fn listed(p: &AsnPrefixes) -> [(&'static str, &[String], usize); 2] {
-    let cut = |v: &[String]| v.len().saturating_sub(PAGE_PREFIXES);
-    fn head(v: &[String]) -> &[String] {
-        &v[..v.len().min(PAGE_PREFIXES)]
+/// `path` for page `n` of the prefixes (page 1 is the path itself).
+pub fn page_link(path: &str, n: u32) -> String {
+    if n <= 1 {
+        path.to_owned()
+    } else {
+        format!("{path}?page={n}")
     }
-    [
-        ("prefix_v4", head(&p.v4), cut(&p.v4)),
-        ("prefix_v6", head(&p.v6), cut(&p.v6)),
-    ]
+}
+
+/// The number of the first prefix of the page (from 1), and of its last.
+pub fn page_span(info: &AsnInfo) -> (u64, u64) {
+    let listed = (info.prefixes.v4.len() + info.prefixes.v6.len()) as u64;
+    let first = u64::from(info.page.number.saturating_sub(1)) * u64::from(info.page.per_page) + 1;
+    (first, first + listed.saturating_sub(1))
+}
+
+/// The number of /48 networks in an IPv6 count of addresses (a decimal string).
+pub fn slash48s(v6: &str) -> u128 {
+    v6.parse::<u128>().map_or(0, |n| n >> 80)
 }
 
 #[cfg(test)]
@@ -254,7 +346,16 @@ mod tests {
 
     #[test]
     fn labels_join_the_registry_name_and_its_rfcs() {
-        let label = |name, rfcs| SpecialUse { name, rfcs }.label();
+        let label = |name, rfcs| {
+            SpecialUse {
+                name,
+                rfcs,
+                explanation: "",
+                rfc_url: String::new(),
+                local_network: false,
+            }
+            .label()
+        };
         assert_eq!(
             label("Private-Use", &["RFC 1918"]),
             "Private-Use (RFC 1918)"

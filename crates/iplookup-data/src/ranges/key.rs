@@ -17,11 +17,17 @@ pub trait Key: Copy + Ord + Debug + Default + bytemuck::Pod + Send + Sync + 'sta
     fn bits(self, from: u32, count: u32) -> usize;
     /// `prefix` with the `count` bits after its top `from` bits set to `value`.
     fn with_bits(prefix: Self, from: u32, count: u32, value: usize) -> Self;
+    /// The address as a `u128` (for counting addresses of either family).
+    fn wide(self) -> u128;
 }
 
 impl Key for u32 {
     const BITS: u32 = 32;
     const MAX: Self = u32::MAX;
+    #[inline]
+    fn wide(self) -> u128 {
+        u128::from(self)
+    }
     #[inline]
     fn succ(self) -> Option<Self> {
         self.checked_add(1)
@@ -42,6 +48,10 @@ impl Key for u32 {
 impl Key for u128 {
     const BITS: u32 = 128;
     const MAX: Self = u128::MAX;
+    #[inline]
+    fn wide(self) -> u128 {
+        self
+    }
     #[inline]
     fn succ(self) -> Option<Self> {
         self.checked_add(1)

@@ -208,6 +208,17 @@ impl<K: Key, V: Value> RangeTable<K, V> {
         (self.starts[i], end)
     }
 
+    /// How many addresses the entries with data hold (saturating at
+    /// `u128::MAX`: the whole IPv6 family is one more).
+    pub fn covered(&self) -> u128 {
+        (0..self.len())
+            .filter(|&i| self.values[i] != V::default())
+            .fold(0u128, |n, i| {
+                let (s, e) = self.span_at(i);
+                n.saturating_add(e.wide() - s.wide()).saturating_add(1)
+            })
+    }
+
     /// The entry at index `i`.
     pub fn entry_at(&self, i: usize) -> Entry<K, V> {
         let end = match self.starts.get(i + 1) {

@@ -1,6 +1,6 @@
 //! The columns of bulk enrichment (`iplookup lookup --fields`): the fields
 //! asked for, in the order given, and the pieces the fast CSV rows
-//! (`lookup::enrich`) write them in. Fields that come from the country
+//! (`bulk::enrich`) write them in. Fields that come from the country
 //! alone and stand side by side form one piece, rendered once per country
 //! and second; `asn` followed by `organization` is one piece, cached per AS
 //! row.
@@ -22,6 +22,8 @@ pub enum Piece {
     Network,
     Range,
     ReverseDns,
+    /// The name of the address's special-purpose block, if any.
+    SpecialPurpose,
 }
 
 /// The columns of a row and how they are written.
@@ -68,6 +70,7 @@ impl Columns {
             (Field::Asn, _) => Piece::Asn,
             (Field::Organization, _) => Piece::Organization,
             (Field::Range, _) => Piece::Range,
+            (Field::SpecialPurpose, _) => Piece::SpecialPurpose,
             // Every field left is a country field or reverse_dns.
             _ => Piece::ReverseDns,
         };
@@ -133,7 +136,8 @@ mod tests {
                 Country(0),
                 Network,
                 Range,
-                ReverseDns
+                ReverseDns,
+                SpecialPurpose
             ]
         );
         assert_eq!(all.country_run(0).len(), 13);

@@ -17,12 +17,13 @@ use std::net::IpAddr;
 use chrono::{DateTime, Utc};
 
 use super::columns::{Columns, Piece};
-use super::{describe, local_time, quick, special};
+use super::quick;
 use crate::address;
 use crate::fields::{Field, csv, spreadsheet_safe};
 use crate::geo::countries::Country;
 use crate::geo::special::SpecialBlock;
 use crate::geo::{Answer, GeoDb};
+use crate::lookup::{describe, local_time, special};
 use crate::model::ErrorCode;
 
 /// Writes the CSV rows of one database at one time.
@@ -118,6 +119,15 @@ struct Segment {
     bytes: Vec<u8>,
 }
 
+/// A public address to write a row of: its text, if the input is already
+/// canonical, and the globally reachable special-purpose block holding it.
+#[derive(Clone, Copy)]
+struct Public<'a> {
+    ip: IpAddr,
+    text: Option<&'a [u8]>,
+    block: Option<SpecialBlock>,
+}
+
 /// Inputs read and looked up together (see [`GeoDb::lookup_many`]).
 const GROUP: usize = 32;
 
@@ -128,8 +138,9 @@ enum Input {
     Invalid,
     /// An address of a special-purpose block that is not public.
     Special(IpAddr, SpecialBlock),
-    /// A public address; whether the input is its canonical text already.
-    Public(IpAddr, bool),
+    /// A public address; whether the input is its canonical text already;
+    /// the globally reachable special-purpose block holding it, if any.
+    Public(IpAddr, bool, Option<SpecialBlock>),
 }
 
 impl Input {
@@ -152,8 +163,8 @@ impl Input {
             }
         };
         match special(ip) {
-            Some(block) => Input::Special(ip, block),
-            None => Input::Public(ip, canonical),
+            Some(block) if !block.global => Input::Special(ip, block),
+            block => Input::Public(ip, canonical, block),
         }
     }
 }
@@ -204,7 +215,7 @@ impl<'db> CsvRows<'db> {
             self.ips.clear();
             for (input, read) in group.iter().zip(&mut read) {
                 *read = Input::read(input);
-                if let Input::Public(ip, _) = *read {
+                if let Input::Public(ip, ..) = *read {
                     self.ips.push(ip);
                 }
             }
@@ -213,14 +224,15 @@ impl<'db> CsvRows<'db> {
             let mut found = answers.iter();
             for (input, read) in group.iter().zip(read) {
                 match read {
-                    Input::Public(ip, canonical) => {
+                    Input::Public(ip, canonical, block) => {
                         let text = canonical.then_some(*input);
+                        let public = Public { ip, text, block };
                         match found.next() {
-                            Some(answer) => self.answer(out, ip, text, answer),
-                            None => self.answer(out, ip, text, &self.db.lookup(ip)),
+                            Some(answer) => self.answer(out, public, answer),
+                            None => self.answer(out, public, &self.db.lookup(ip)),
                         }
                     }
-                    Input::Special(ip, block) => self.not_public(out, ip, &block.net),
+                    Input::Special(ip, block) => self.not_public(out, ip, &block),
                     Input::Invalid => {
                         failed += 1;
                         csv::error_row_of(
@@ -237,9 +249,9 @@ impl<'db> CsvRows<'db> {
         failed
     }
 
-    /// Appends the row of a public address (`text`: its text, if the input
-    /// is already canonical) from its answer.
-    fn answer(&mut self, out: &mut Vec<u8>, ip: IpAddr, text: Option<&[u8]>, answer: &Answer) {
+    /// Appends the row of a public address from its answer.
+    fn answer(&mut self, out: &mut Vec<u8>, public: Public<'_>, answer: &Answer) {
+        let Public { ip, text, block } = public;
         if (answer.city.is_some() && answer.country.is_some()) || self.leap {
             let info = describe(self.db, ip, self.now);
             return csv::row_of(out, self.columns.fields(), &info);
@@ -281,6 +293,11 @@ impl<'db> CsvRows<'db> {
                     }
                 }
                 Piece::ReverseDns => {}
+                Piece::SpecialPurpose => {
+                    if let Some(block) = &block {
+                        csv::cell(out, block.name);
+                    }
+                }
             }
             out.push(b',');
         }
@@ -288,8 +305,8 @@ impl<'db> CsvRows<'db> {
     }
 
     /// The row of an address in a special-purpose block: not public, its
-    /// block as the range, nothing else.
-    fn not_public(&self, out: &mut Vec<u8>, ip: IpAddr, block: &ipnet::IpNet) {
+    /// block as the range and its name, nothing else.
+    fn not_public(&self, out: &mut Vec<u8>, ip: IpAddr, block: &SpecialBlock) {
         for piece in self.columns.pieces() {
             match piece {
                 Piece::Ip => csv::ip(out, ip),
@@ -299,7 +316,8 @@ impl<'db> CsvRows<'db> {
                     empty(out, self.columns.country_run(*run).len() - 1);
                 }
                 Piece::Network => out.push(b','),
-                Piece::Range => csv::net(out, block),
+                Piece::Range => csv::net(out, &block.net),
+                Piece::SpecialPurpose => csv::cell(out, block.name),
                 Piece::Asn | Piece::Organization | Piece::ReverseDns => {}
             }
             out.push(b',');

@@ -1,0 +1,170 @@
+//! The try-it forms of `/docs`: which lookups have one and what they ask
+//! ([`form`]), and `GET /docs/try`, where a form goes without JavaScript:
+//! a 303 to the answer, its path filled from the form's values exactly as
+//! the page's script fills it ([`target`]).
+
+use axum::extract::Query;
+use axum::extract::rejection::QueryRejection;
+use axum::response::{IntoResponse, Redirect, Response};
+use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
+use serde::Deserialize;
+
+use super::super::render::{TryInput, TryIt};
+use super::super::respond::{Wants, bad_request, error_on};
+use super::super::routes;
+use super::examples::{AS, V4};
+use crate::fields::Field;
+use crate::model::ErrorCode;
+
+/// The operations with a form: (operationId, path, query).
+const FORMS: [(&str, &str, &str); 5] = [
+    ("api_me", "/api/v1/me", "format=json"),
+    ("api_ip", "/api/v1/ip/{ip}", "format=json"),
+    ("api_me_field", "/api/v1/me/{field}", ""),
+    ("api_ip_field", "/api/v1/ip/{ip}/{field}", ""),
+    ("api_asn", "/api/v1/asn/{asn}", "format=json"),
+];
+
+/// The try-it form of operation `id`, if it has one.
+pub fn form(id: &str) -> Option<TryIt> {
+    let (_, path, query) = FORMS.iter().find(|(i, _, _)| *i == id)?;
+    let inputs = ["ip", "field", "asn"]
+        .into_iter()
+        .filter(|name| path.contains(&format!("{{{name}}}")))
+        .map(|name| match name {
+            "ip" => TryInput {
+                name: "ip".into(),
+                label: "Address".into(),
+                value: V4.into(),
+                options: Vec::new(),
+            },
+            "field" => TryInput {
+                name: "field".into(),
+                label: "Field".into(),
+                value: Field::CountryCode.name().into(),
+                options: Field::ALL.iter().map(|f| f.name().to_owned()).collect(),
+            },
+            _ => TryInput {
+                name: "asn".into(),
+                label: "AS number".into(),
+                value: AS.into(),
+                options: Vec::new(),
+            },
+        })
+        .collect();
+    Some(TryIt {
+        path: (*path).to_owned(),
+        query: (*query).to_owned(),
+        inputs,
+    })
+}
+
+/// What a path segment must escape: as the page script's
+/// `encodeURIComponent` does, near enough for the server to read the same value.
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'/')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'|')
+    .add(b'&')
+    .add(b'+')
+    .add(b'=')
+    .add(b';');
+
+/// A form's values.
+#[derive(Debug, Deserialize)]
+pub struct TryQuery {
+    op: String,
+    ip: Option<String>,
+    field: Option<String>,
+    asn: Option<String>,
+}
+
+/// Where the form of operation `op` goes with these values: its path with
+/// each `{name}` replaced by the value, trimmed and percent-encoded.
+pub fn target(q: &TryQuery) -> Option<String> {
+    let (_, path, query) = FORMS.iter().find(|(i, _, _)| *i == q.op)?;
+    let mut out = (*path).to_owned();
+    for (name, value) in [("ip", &q.ip), ("field", &q.field), ("asn", &q.asn)] {
+        let value = value.as_deref().unwrap_or("").trim();
+        let encoded = utf8_percent_encode(value, SEGMENT).to_string();
+        out = out.replace(&format!("{{{name}}}"), &encoded);
+    }
+    if !query.is_empty() {
+        out.push('?');
+        out.push_str(query);
+    }
+    Some(out)
+}
+
+/// `GET /docs/try?op=ID&ip=..&field=..&asn=..`: 303 to the answer of the
+/// operation's form; 400 (`bad_query`) when the query names no form.
+pub async fn try_it(query: Result<Query<TryQuery>, QueryRejection>, wants: Wants) -> Response {
+    let route = &routes::DOCS_TRY;
+    match query.ok().and_then(|Query(q)| target(&q)) {
+        Some(to) => Redirect::to(&to).into_response(),
+        None => error_on(
+            bad_request(
+                ErrorCode::BadQuery,
+                "`op` names no try-it form of /docs".into(),
+            ),
+            &wants,
+            route,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(op: &str, ip: &str) -> TryQuery {
+        TryQuery {
+            op: op.into(),
+            ip: Some(ip.into()),
+            field: Some("asn".into()),
+            asn: Some(" AS15169 ".into()),
+        }
+    }
+
+    #[test]
+    fn targets_fill_the_path() {
+        assert_eq!(
+            target(&q("api_ip", "8.8.8.8")).unwrap(),
+            "/api/v1/ip/8.8.8.8?format=json"
+        );
+        assert_eq!(
+            target(&q("api_ip_field", "2001:db8::1")).unwrap(),
+            "/api/v1/ip/2001:db8::1/asn"
+        );
+        assert_eq!(
+            target(&q("api_asn", "")).unwrap(),
+            "/api/v1/asn/AS15169?format=json"
+        );
+        // A value cannot leave its segment.
+        assert_eq!(
+            target(&q("api_ip", "../../x?y#z")).unwrap(),
+            "/api/v1/ip/..%2F..%2Fx%3Fy%23z?format=json"
+        );
+        assert!(target(&q("root", "1.1.1.1")).is_none());
+    }
+
+    #[test]
+    fn every_lookup_get_has_a_form() {
+        for (id, _, _) in FORMS {
+            assert!(form(id).is_some(), "{id}");
+        }
+        assert_eq!(form("api_ip_field").unwrap().inputs.len(), 2);
+        assert!(form("root").is_none());
+    }
+}

@@ -1,0 +1,286 @@
+//! `/docs` as HTML: a table of contents, then each group of operations
+//! (each operation under its operationId as anchor, with its parameters,
+//! try-it form, examples and responses), one table per schema, the error
+//! codes and the limit answers, each once. The try-it forms are GET forms
+//! to `/docs/try` (which redirects to the answer); [`TRY_SCRIPT`] shows the
+//! answer on the page instead.
+
+use std::fmt::Write;
+
+use super::super::html_frame::{Frame, document, esc};
+use super::super::view::View;
+use super::cmark;
+use super::{DocsPage, Example, Operation, TryIt, schema_anchor};
+
+/// The docs page's own style, allowed by its hash ([`super::super::csp`]).
+pub const DOCS_STYLE: &str = r#"
+main{max-width:1100px}nav#toc ol{margin:.2rem 0;padding-left:1.3rem}nav#toc>ol>li{margin:.35rem 0}
+nav#toc{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.6rem 1rem;margin:1rem 0}
+h2{margin-top:2.2rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}h3{margin:0 0 .3rem;font-size:1.15rem;word-break:break-all}
+section.op{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.8rem 1rem;margin:1rem 0}
+.method{display:inline-block;font:600 .8rem ui-monospace,Menlo,Consolas,monospace;padding:.1rem .4rem;border-radius:.3rem;background:#0b5cc0;color:#fff;vertical-align:.15rem;margin-right:.3rem}
+.method.post{background:#1d7a3a}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em}
+:not(pre)>code{background:var(--bg);border:1px solid var(--line);border-radius:.25rem;padding:0 .2rem;word-break:break-word}
+pre{background:var(--bg);border:1px solid var(--line);border-radius:.5rem;padding:.6rem .8rem;overflow:auto;max-height:24rem;margin:.3rem 0 .8rem;white-space:pre}
+.table{overflow-x:auto}table{border-collapse:collapse;width:100%;margin:.4rem 0 .8rem;font-size:.95rem}
+th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}th{font-size:.8rem;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
+td p{margin:0 0 .3rem}td:first-child{white-space:nowrap}
+form.try{display:flex;flex-wrap:wrap;align-items:end;gap:.5rem;margin:.5rem 0}form.try label{display:flex;flex-direction:column;font-size:.8rem;color:var(--muted);flex:1;min-width:9rem}
+form.try input,form.try select{font:inherit;font-size:1rem;padding:.45rem .6rem;border:1px solid var(--line);border-radius:.5rem;background:var(--bg);color:var(--fg)}
+pre.live{flex-basis:100%}h4{margin:.6rem 0 .2rem;font-size:.95rem}
+"#;
+
+/// Shows a try-it form's answer on the page: the path filled from the
+/// inputs as `/docs/try` would, the answer's status and body as text
+/// (`textContent`: never markup). Allowed by its hash, with `connect-src 'self'`.
+pub const TRY_SCRIPT: &str = r#"for(const f of document.querySelectorAll("form[data-path]")){f.addEventListener("submit",e=>{e.preventDefault();let p=f.dataset.path.replace(/\{(\w+)\}/g,(m,n)=>encodeURIComponent(f.elements[n].value.trim()));if(f.dataset.query)p+="?"+f.dataset.query;const o=f.querySelector("pre.live");o.hidden=false;o.textContent="GET "+p;fetch(p,{headers:{Accept:"application/json, text/plain;q=0.9"}}).then(r=>r.text().then(t=>{try{t=JSON.stringify(JSON.parse(t),null,2)}catch(_){}o.textContent="GET "+p+"\n"+r.status+"\n\n"+t})).catch(x=>{o.textContent="GET "+p+"\n"+x})})}"#;
+
+pub fn page(d: &DocsPage) -> String {
+    let mut body = format!(
+        "<header><div><h1>{} API <small class=\"muted\">{}</small></h1></div></header><div class=\"lead\">{}</div><p>Base URL: <code id=\"base\">{}</code> · <a href=\"/api/v1/openapi.json\">OpenAPI 3.1</a> · <a href=\"/docs?format=md\">Markdown</a> · <a href=\"/docs?format=text\">text</a> · <a href=\"/llms.txt\">llms.txt</a></p>",
+        esc(&d.title),
+        esc(&d.version),
+        cmark::html(&d.description),
+        esc(&d.base_url)
+    );
+    contents(&mut body, d);
+    for g in &d.groups {
+        let _ = write!(
+            body,
+            "<section id=\"{}\"><h2>{}</h2>{}",
+            esc(&g.tag),
+            esc(&g.title),
+            cmark::html(&g.description)
+        );
+        for op in &g.operations {
+            operation(&mut body, op);
+        }
+        body.push_str("</section>");
+    }
+    fields(&mut body, d);
+    errors(&mut body, d);
+    let _ = write!(
+        body,
+        "<p class=\"muted\">Data: {}</p><script>{TRY_SCRIPT}</script>",
+        esc(&d.attribution)
+    );
+    let head = format!("<style>{DOCS_STYLE}</style>");
+    let frame = Frame {
+        head: &head,
+        ..Frame::new("API documentation", "/docs")
+    };
+    document(&frame, &body, &View::default())
+}
+
+fn method_badge(method: &str) -> String {
+    format!(
+        "<span class=\"method {}\">{}</span>",
+        esc(&method.to_ascii_lowercase()),
+        esc(method)
+    )
+}
+
+/// The table of contents: every group and operation, then the references.
+fn contents(body: &mut String, d: &DocsPage) {
+    body.push_str("<nav id=\"toc\" aria-label=\"Contents\"><strong>Contents</strong><ol>");
+    for g in &d.groups {
+        let _ = write!(
+            body,
+            "<li><a href=\"#{}\">{}</a><ol>",
+            esc(&g.tag),
+            esc(&g.title)
+        );
+        for op in &g.operations {
+            let _ = write!(
+                body,
+                "<li><a href=\"#{}\"><code>{} {}</code></a> {}</li>",
+                esc(&op.id),
+                esc(&op.method),
+                esc(&op.path),
+                cmark::inline_html(&op.summary)
+            );
+        }
+        body.push_str("</ol></li>");
+    }
+    body.push_str("<li><a href=\"#fields\">Fields</a>: ");
+    let links: Vec<String> = d
+        .schemas
+        .iter()
+        .map(|s| {
+            format!(
+                "<a href=\"#{}\">{}</a>",
+                esc(&schema_anchor(&s.name)),
+                esc(&s.name)
+            )
+        })
+        .collect();
+    body.push_str(&links.join(", "));
+    body.push_str("</li><li><a href=\"#errors\">Error codes</a></li><li><a href=\"#limits\">Limits: 408, 414, 429, 503</a></li></ol></nav>");
+}
+
+fn operation(body: &mut String, op: &Operation) {
+    let _ = write!(
+        body,
+        "<section class=\"op\" id=\"{}\"><h3>{}<code>{}</code></h3><p>{}</p>{}",
+        esc(&op.id),
+        method_badge(&op.method),
+        esc(&op.path),
+        cmark::inline_html(&op.summary),
+        cmark::html(&op.description)
+    );
+    if !op.parameters.is_empty() {
+        body.push_str("<div class=\"table\"><table><thead><tr><th>Parameter</th><th>In</th><th>Type</th><th>Description</th></tr></thead><tbody>");
+        for p in &op.parameters {
+            let _ = write!(
+                body,
+                "<tr><td><code>{}</code>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&p.name),
+                if p.required { " (required)" } else { "" },
+                esc(&p.location),
+                esc(&p.schema),
+                cmark::inline_html(&p.description)
+            );
+        }
+        body.push_str("</tbody></table></div>");
+    }
+    if let Some(t) = &op.try_it {
+        try_form(body, &op.id, t);
+    }
+    for e in &op.examples {
+        example(body, e);
+    }
+    body.push_str("<div class=\"table\"><table><thead><tr><th>Status</th><th>Description</th><th>Media types</th></tr></thead><tbody>");
+    for r in &op.responses {
+        let _ = write!(
+            body,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&r.status),
+            cmark::inline_html(&r.description),
+            esc(&r.media_types.join(", "))
+        );
+    }
+    if !op.limits.is_empty() {
+        let _ = write!(
+            body,
+            "<tr><td>{}</td><td>The limits' answers: see <a href=\"#limits\">Limits</a></td><td></td></tr>",
+            esc(&op.limits.join(", "))
+        );
+    }
+    body.push_str("</tbody></table></div></section>");
+}
+
+fn try_form(body: &mut String, id: &str, t: &TryIt) {
+    let _ = write!(
+        body,
+        "<form class=\"try\" method=\"get\" action=\"/docs/try\" data-path=\"{}\" data-query=\"{}\"><input type=\"hidden\" name=\"op\" value=\"{}\">",
+        esc(&t.path),
+        esc(&t.query),
+        esc(id)
+    );
+    for i in &t.inputs {
+        let _ = write!(body, "<label>{}", esc(&i.label));
+        if i.options.is_empty() {
+            let _ = write!(
+                body,
+                "<input name=\"{}\" value=\"{}\" autocomplete=\"off\" spellcheck=\"false\">",
+                esc(&i.name),
+                esc(&i.value)
+            );
+        } else {
+            let _ = write!(body, "<select name=\"{}\">", esc(&i.name));
+            for o in &i.options {
+                let selected = if *o == i.value { " selected" } else { "" };
+                let _ = write!(body, "<option{selected}>{}</option>", esc(o));
+            }
+            body.push_str("</select>");
+        }
+        body.push_str("</label>");
+    }
+    body.push_str("<button type=\"submit\">Try it</button><pre class=\"live\" aria-live=\"polite\" hidden></pre></form>");
+}
+
+fn example(body: &mut String, e: &Example) {
+    let _ = write!(
+        body,
+        "<h4>Example: {}</h4><pre class=\"request\"><code>{}</code></pre>",
+        esc(&e.title),
+        esc_pre(&e.request)
+    );
+    if let Some(answer) = &e.answer {
+        let _ = write!(
+            body,
+            "<pre class=\"answer\" aria-label=\"Answer ({})\"><code>{}</code></pre>",
+            esc(&e.media_type),
+            esc_pre(answer)
+        );
+    }
+}
+
+/// [`esc`] that keeps line breaks (for `<pre>`).
+fn esc_pre(s: &str) -> String {
+    s.split('\n').map(esc).collect::<Vec<_>>().join("\n")
+}
+
+fn fields(body: &mut String, d: &DocsPage) {
+    body.push_str("<section id=\"fields\"><h2>Fields</h2><p>Every member of every object the API answers with, once. A member that may be null says so; lookups always send every member.</p>");
+    for s in &d.schemas {
+        let _ = write!(
+            body,
+            "<section id=\"{}\"><h3>{}</h3>{}<div class=\"table\"><table><thead><tr><th>Field</th><th>Type</th><th>Description</th><th>Example</th></tr></thead><tbody>",
+            esc(&schema_anchor(&s.name)),
+            esc(&s.name),
+            cmark::html(&s.description)
+        );
+        for f in &s.fields {
+            let kind: Vec<String> = f
+                .kind
+                .split(' ')
+                .map(|word| match d.schemas.iter().find(|o| o.name == word) {
+                    Some(o) => format!(
+                        "<a href=\"#{}\">{}</a>",
+                        esc(&schema_anchor(&o.name)),
+                        esc(word)
+                    ),
+                    None if word == "ErrorCode" => "<a href=\"#errors\">ErrorCode</a>".to_owned(),
+                    None => esc(word),
+                })
+                .collect();
+            let kind = kind.join(" ");
+            let _ = write!(
+                body,
+                "<tr><td><code>{}</code>{}</td><td>{kind}</td><td>{}</td><td><code>{}</code></td></tr>",
+                esc(&f.name),
+                if f.required { " (required)" } else { "" },
+                cmark::inline_html(&f.description),
+                esc(&f.example)
+            );
+        }
+        body.push_str("</tbody></table></div></section>");
+    }
+    body.push_str("</section>");
+}
+
+fn errors(body: &mut String, d: &DocsPage) {
+    body.push_str("<section id=\"errors\"><h2>Error codes</h2><p>Every error answer carries an <a href=\"#schema-Error\">Error</a> object (in JSON; the other formats show the same code and message). Its <code>error</code> is one of these.</p><div class=\"table\"><table><thead><tr><th>Code</th><th>Status</th><th>When</th></tr></thead><tbody>");
+    for e in &d.errors {
+        let _ = write!(
+            body,
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+            esc(&e.code),
+            e.status,
+            cmark::inline_html(&e.when)
+        );
+    }
+    body.push_str("</tbody></table></div></section><section id=\"limits\"><h2>Limits</h2><p>Every route sits behind the same limits; these answers can come from any operation that lists their status.</p><div class=\"table\"><table><thead><tr><th>Status</th><th>Description</th><th>Media types</th></tr></thead><tbody>");
+    for r in &d.limits {
+        let _ = write!(
+            body,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&r.status),
+            cmark::inline_html(&r.description),
+            esc(&r.media_types.join(", "))
+        );
+    }
+    body.push_str("</tbody></table></div></section>");
+}

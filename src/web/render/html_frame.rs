@@ -1,0 +1,190 @@
+//! The frame every HTML page shares: the style, the bar (home, API, the
+//! link to the other language), the footer (the DB-IP attribution, the data
+//! releases, the flags' credit, the docs), the search form, and escaping.
+//!
+//! Nothing from other origins: styles are inline (allowed by their hash),
+//! and the map, the flags and the one script are this service's own assets
+//! ([`super::assets`]).
+
+use super::assets;
+use super::i18n::{Lang, Msg};
+use super::page::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, Releases};
+use super::view::View;
+use crate::fields::sanitize::is_unsafe;
+
+pub(super) const STYLE: &str = r#"
+:root{color-scheme:light dark;--bg:#f6f7f9;--fg:#15181d;--muted:#5b6470;--card:#fff;--line:#dfe3e8;--accent:#0b63ce;--land:#cfd6de;--hit:#e4572e;--code:#eef1f5}
+@media (prefers-color-scheme:dark){:root{--bg:#0f1216;--fg:#e8ebef;--muted:#9aa4b1;--card:#171b21;--line:#2a3038;--accent:#6aa9ff;--land:#39424d;--hit:#ff7a50;--code:#1f252d}}
+*{box-sizing:border-box}[hidden]{display:none!important}
+body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans Bengali",sans-serif;background:var(--bg);color:var(--fg)}
+a{color:var(--accent)}code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.bar{max-width:1080px;margin:0 auto;padding:.6rem 1.25rem 0;display:flex;justify-content:space-between;align-items:center;gap:1rem}
+.brand{font-weight:700;color:var(--fg);text-decoration:none}.bar nav{display:flex;gap:1rem}
+main{max-width:1080px;margin:0 auto;padding:.4rem 1.25rem 1.25rem}
+.kicker{margin:.4rem 0 0;color:var(--muted);font-size:.9rem}.muted{color:var(--muted)}
+h1{font-size:clamp(1.5rem,6vw,2.3rem);line-height:1.2;margin:0;word-break:break-all;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+h1.words{font-family:inherit;word-break:normal}
+.summary{font-size:1.1rem;margin:.35rem 0 .6rem;display:flex;flex-wrap:wrap;gap:.15rem 1.1rem;align-items:baseline}
+.summary>span{overflow-wrap:anywhere}
+img.flag{width:1.5em;height:1.125em;vertical-align:-.2em;border-radius:2px;box-shadow:0 0 0 1px var(--line)}
+form{display:flex;gap:.5rem;margin:.5rem 0 1rem;max-width:640px}input{flex:1;min-width:0;font:inherit;padding:.5rem .7rem;border:1px solid var(--line);border-radius:.5rem;background:var(--card);color:var(--fg)}
+button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.5rem;background:#0b5cc0;color:#fff;cursor:pointer}
+.groups{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.groups{grid-template-columns:minmax(0,1fr) minmax(0,1fr);align-items:start}}
+.group{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.2rem 1rem .5rem;min-width:0}
+h2{font-size:.85rem;margin:.6rem 0 .3rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
+dl{margin:0}dl>div{padding:.4rem 0;border-top:1px solid var(--line);display:grid;grid-template-columns:9rem minmax(0,1fr);gap:0 .75rem}dl>div:first-child{border-top:0}
+dt{color:var(--muted);font-size:.9rem}dd{margin:0;overflow-wrap:anywhere}
+dd.cmd{grid-column:2;display:flex;gap:.4rem;align-items:center;font-size:.75rem;min-width:0}code.cmd{color:var(--muted);white-space:nowrap;overflow-x:auto;min-width:0;flex:0 1 auto;scrollbar-width:thin}
+button.copy{flex:none;white-space:nowrap;font-size:.72rem;padding:.05rem .45rem;background:transparent;color:var(--accent);border:1px solid var(--line);border-radius:.35rem}button.copy.done{color:var(--fg)}
+.split{display:grid;gap:.5rem 1.5rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.split{grid-template-columns:minmax(0,1.1fr) minmax(0,1fr);align-items:start}}
+.lead{font-size:1.1rem}
+@media (max-width:560px){dl>div{grid-template-columns:minmax(0,1fr)}dd.cmd{grid-column:1}}
+.map{margin:.5rem 0}.map svg{display:block;width:100%;height:auto;max-height:45vh}.map path{fill:var(--land);stroke:var(--card);stroke-width:.3}
+.map path.hit{fill:var(--hit)}.map .pin{fill:none;stroke:var(--fg);stroke-width:2}
+.note{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .4rem;border-top:1px solid var(--line);vertical-align:middle}th{color:var(--muted);font-weight:600;font-size:.85rem}td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+.bar-cell{width:30%}.share{height:.6rem;background:var(--line);border-radius:.3rem;overflow:hidden}.share svg{display:block;color:var(--hit)}
+ul.prefixes{list-style:none;padding:0;margin:.5rem 0;columns:13rem auto;column-gap:1.2rem;font-size:.9rem}ul.prefixes li{break-inside:avoid;padding:.05rem 0}
+.pager{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center;margin:.5rem 0}
+footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3rem 0}
+"#;
+
+/// What the frame of a page needs besides its body.
+pub(super) struct Frame<'a> {
+    pub title: &'a str,
+    /// The page's own path (and query), for the language link and the
+    /// Markdown alternate.
+    pub canonical: &'a str,
+    pub releases: Option<&'a Releases>,
+    /// Load the pages' script (copy buttons, the prefix filter).
+    pub script: bool,
+    /// More of the head: a page's own style (the docs page's).
+    pub head: &'a str,
+}
+
+impl<'a> Frame<'a> {
+    pub fn new(title: &'a str, canonical: &'a str) -> Self {
+        Frame {
+            title,
+            canonical,
+            releases: None,
+            script: false,
+            head: "",
+        }
+    }
+}
+
+/// The search form: an address or an AS number, kept in the box.
+pub(super) fn lookup_form(value: &str, view: &View) -> String {
+    let lang = view.lang;
+    let hidden = if view.lang_in_query {
+        format!(
+            "<input type=\"hidden\" name=\"lang\" value=\"{}\">",
+            lang.code()
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "<form action=\"/\" method=\"get\" role=\"search\"><input name=\"ip\" value=\"{}\" placeholder=\"{}\" aria-label=\"{}\" autocomplete=\"off\" spellcheck=\"false\" required>{hidden}<button type=\"submit\">{}</button></form>",
+        esc(value),
+        Msg::LookUpPlaceholder.text(lang),
+        Msg::LookUpPlaceholder.text(lang),
+        Msg::LookUp.text(lang),
+    )
+}
+
+/// A `<div><dt>label</dt><dd>value</dd></div>`.
+pub(super) fn cell(label: &str, value: &str) -> String {
+    format!("<div><dt>{}</dt><dd>{}</dd></div>", esc(label), esc(value))
+}
+
+/// A flag image for the country `code`, empty when the set has none.
+pub(super) fn flag_img(code: Option<&str>) -> String {
+    match code.and_then(super::flags::flag) {
+        Some(f) => format!(
+            "<img class=\"flag\" src=\"{}\" alt=\"\" width=\"24\" height=\"18\">",
+            f.path
+        ),
+        None => String::new(),
+    }
+}
+
+/// The whole document: the bar (home, docs, the other language), the body,
+/// and the footer (attribution, data releases, flags credit, docs links).
+pub(super) fn document(frame: &Frame, body: &str, view: &View) -> String {
+    let lang = view.lang;
+    let other = if lang == Lang::En { Lang::Bn } else { Lang::En };
+    let switch = View {
+        lang: other,
+        lang_in_query: true,
+        host: None,
+    };
+    let canonical = strip_lang(frame.canonical);
+    let script = if frame.script {
+        format!("<script src=\"{}\" defer></script>", assets::script().path)
+    } else {
+        String::new()
+    };
+    let releases = frame
+        .releases
+        .map(|r| {
+            format!(
+                "<p id=\"releases\">{}</p>",
+                esc(&Msg::DataReleases.fill(lang, &[&lang.date(&r.country), &lang.date(&r.asn)]))
+            )
+        })
+        .unwrap_or_default();
+    let md_sep = if canonical.contains('?') { '&' } else { '?' };
+    format!(
+        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\"><link rel=\"alternate\" hreflang=\"{oc}\" href=\"{switch_href}\"><style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"{docs}\">API</a><a id=\"lang-link\" lang=\"{oc}\" hreflang=\"{oc}\" href=\"{switch_href}\">{other_name}</a></nav></div><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\">{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags} · <a href=\"/docs\">{api_docs}</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
+        code = lang.code(),
+        t = esc(frame.title),
+        c = esc(&canonical),
+        oc = other.code(),
+        switch_href = esc(&switch.href(&canonical)),
+        other_name = other.own_name(),
+        home = esc(&view.href("/")),
+        docs = esc(&view.href("/docs")),
+        asn_also = Msg::AsnAlso.text(lang),
+        centroids = Msg::Centroids.text(lang),
+        flags = Msg::FlagsCredit.text(lang),
+        api_docs = Msg::ApiDocs.text(lang),
+        head = frame.head,
+    )
+}
+
+/// A path without its `lang=` query parameter.
+fn strip_lang(path: &str) -> String {
+    let Some((base, query)) = path.split_once('?') else {
+        return path.to_owned();
+    };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.starts_with("lang=") && !p.is_empty())
+        .collect();
+    if kept.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    }
+}
+
+/// Escapes text for HTML content and attribute values; control and bidi
+/// characters (see [`is_unsafe`]) are dropped, tabs and line breaks become spaces.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if is_unsafe(c) => {}
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""/docs in a real headless Chromium (Debian's `chromium`), driven by
+Playwright. Run by tests/external/docs.rs against a server it started:
+
+    docs_check.py --base http://127.0.0.1:PORT --out DIR
+
+Checks, on a desktop (1280 px) and a phone (390 px) viewport, JavaScript on
+and off:
+  * no literal backtick in the page's visible text (code is <code>);
+  * the table of contents resolves: every #anchor of nav#toc names an element;
+  * the first operation on the page is a lookup (GET /api/v1/me), and the
+    lookups come before the pages;
+  * every operation has a `curl` example naming the server's base URL;
+  * the field tables describe IpInfo's members (country_bn, calling_code,
+    accuracy) and the error table lists invalid_ip with 400;
+  * the try-it form of GET /api/v1/ip/{ip} answers 8.8.8.8: with JavaScript
+    on the page (the JSON shown in its <pre>), without it by navigating to
+    the answer;
+  * no request left the server's origin, no CSP violation or console error;
+  * the page fits the phone's width (no horizontal scrolling).
+Saves screenshots of the top of the page, docs-desktop.png (1280 px wide)
+and docs-phone.png (390 px), into --out.
+
+Exits 0 when everything holds; otherwise prints what failed and exits 1.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print(f"FAIL: {what}", flush=True)
+
+
+def run(base, out):
+    exe = os.environ.get("IPLOOKUP_CHROMIUM", "/usr/bin/chromium")
+    if not os.path.exists(exe):
+        print(f"FAIL: no Chromium at {exe}")
+        return 1
+    os.makedirs(out, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
+        print(f"browser: Chromium {browser.version}", flush=True)
+        for name, viewport in VIEWPORTS.items():
+            for js in (True, False):
+                label = f"{name}/{'js' if js else 'nojs'}"
+                context = browser.new_context(
+                    viewport=viewport,
+                    java_script_enabled=js,
+                    is_mobile=name == "phone",
+                    has_touch=name == "phone",
+                    device_scale_factor=1,
+                    color_scheme="light",
+                    locale="en-US",
+                )
+                requests, console, failed = [], [], []
+                context.on("request", lambda r: requests.append(r.url))
+                # A JSON answer has no icon link: Chromium then asks /favicon.ico (404).
+                context.on(
+                    "response",
+                    lambda r: failed.append(f"{r.status} {r.url}")
+                    if r.status >= 400 and not r.url.endswith("/favicon.ico")
+                    else None,
+                )
+                page = context.new_page()
+                page.on(
+                    "console",
+                    lambda m: console.append(m.text)
+                    if m.type in ("error", "warning") and not m.text.startswith("Failed to load resource")
+                    else None,
+                )
+                page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+                resp = page.goto(base + "/docs")
+                check(resp is not None and resp.status == 200, f"{label}: /docs status")
+                check(
+                    resp.headers.get("content-type", "").startswith("text/html"),
+                    f"{label}: /docs content-type {resp.headers.get('content-type')}",
+                )
+                text = page.locator("body").inner_text()
+                ticks = text.count("`")
+                check(ticks == 0, f"{label}: {ticks} literal backticks in the visible text")
+                check(page.locator("code").count() > 100, f"{label}: code spans rendered as <code>")
+
+                # The table of contents resolves.
+                hrefs = page.eval_on_selector_all("nav#toc a", "as => as.map(a => a.getAttribute('href'))")
+                check(len(hrefs) > 25, f"{label}: table of contents has {len(hrefs)} links")
+                missing = [h for h in hrefs if not h.startswith("#") or page.locator(f"[id='{h[1:]}']").count() != 1]
+                check(not missing, f"{label}: contents links without a target: {missing}")
+                if js:
+                    page.locator('nav#toc a[href="#api_asn"]').click()
+                    check(page.evaluate("location.hash") == "#api_asn", f"{label}: following a contents link")
+
+                # Order: the first operation is a lookup.
+                ops = page.eval_on_selector_all("section.op", "ss => ss.map(s => s.id)")
+                check(ops[:1] == ["api_me"], f"{label}: first operation is {ops[:1]}")
+                check(
+                    ops.index("api_ip") < ops.index("address_page") < ops.index("llms_txt") < ops.index("healthz"),
+                    f"{label}: groups out of order: {ops}",
+                )
+                first_heading = page.locator("section.op h3").first.inner_text()
+                check("/api/v1/me" in first_heading, f"{label}: first operation heading {first_heading!r}")
+
+                # Examples everywhere, with this server's base.
+                for op in ops:
+                    reqs = page.locator(f"section#{op} pre.request").all_inner_texts()
+                    check(
+                        any(r.startswith("curl ") and base in r for r in reqs),
+                        f"{label}: {op} has no curl example on {base}: {reqs}",
+                    )
+                answer = page.locator("section#api_ip pre.answer").first.inner_text()
+                check('"country_bn"' in answer and '"8.8.8.8"' in answer, f"{label}: api_ip answer example")
+
+                # One field reference, one error table.
+                fields = page.locator("#fields").inner_text()
+                for f in ("country_bn", "calling_code", "accuracy", "reverse_dns", "local_time"):
+                    check(f in fields, f"{label}: field table lacks {f}")
+                errors = page.locator("#errors table").inner_text()
+                check("invalid_ip\t400" in errors or "invalid_ip 400" in errors, f"{label}: error table: {errors[:200]!r}")
+
+                # Try it: GET /api/v1/ip/{ip} with 8.8.8.8.
+                form = page.locator("section#api_ip form.try")
+                check(form.count() == 1, f"{label}: api_ip try-it form")
+                form.locator('input[name="ip"]').fill("8.8.8.8")
+                if js:
+                    form.locator('button[type="submit"]').click()
+                    live = form.locator("pre.live")
+                    live.wait_for(state="visible", timeout=10000)
+                    page.wait_for_function(
+                        "() => document.querySelector('section#api_ip pre.live').textContent.includes('200')",
+                        timeout=10000,
+                    )
+                    got = live.inner_text()
+                    check(page.url.endswith("/docs#api_asn"), f"{label}: the page stayed ({page.url})")
+                    check("United States" in got and '"ip": "8.8.8.8"' in got, f"{label}: try-it answer {got[:300]!r}")
+                    # The field form too.
+                    ff = page.locator("section#api_ip_field form.try")
+                    ff.locator('select[name="field"]').select_option("asn")
+                    ff.locator('button[type="submit"]').click()
+                    page.wait_for_function(
+                        "() => document.querySelector('section#api_ip_field pre.live').textContent.includes('15169')",
+                        timeout=10000,
+                    )
+                else:
+                    with page.expect_navigation():
+                        form.locator('button[type="submit"]').click()
+                    check(
+                        page.url == base + "/api/v1/ip/8.8.8.8?format=json",
+                        f"{label}: the form went to {page.url}",
+                    )
+                    body = page.locator("body").inner_text()
+                    try:
+                        answer = json.loads(body)
+                    except ValueError:
+                        answer = {}
+                    check(
+                        answer.get("ip") == "8.8.8.8" and answer.get("location", {}).get("country") == "United States",
+                        f"{label}: the answer: {body[:200]!r}",
+                    )
+                    page.goto(base + "/docs")
+
+                if name == "phone":
+                    width = page.evaluate("document.documentElement.scrollWidth")
+                    check(width <= viewport["width"], f"{label}: page is {width}px wide")
+                if js:
+                    page.goto(base + "/docs")
+                    # The top of the page: the contents and the first lookup.
+                    height = min(page.evaluate("document.documentElement.scrollHeight"), 2000 if name == "desktop" else 2600)
+                    page.screenshot(
+                        path=os.path.join(out, f"docs-{name}.png"),
+                        full_page=True,
+                        clip={"x": 0, "y": 0, "width": viewport["width"], "height": height},
+                    )
+                outside = [u for u in requests if not (u == base or u.startswith(base + "/"))]
+                check(not outside, f"{label}: requests outside the origin: {outside}")
+                check(not console, f"{label}: console errors: {console}")
+                check(not failed, f"{label}: failed requests: {failed}")
+                context.close()
+                print(f"{label}: {len(ops)} operations, {len(hrefs)} contents links", flush=True)
+        browser.close()
+    print(json.dumps({"checks": checks, "failures": len(failures)}))
+    if failures:
+        print(f"{len(failures)} of {checks} checks failed:")
+        for f in failures:
+            print(f"  - {f}")
+        return 1
+    print(f"OK: {checks} checks")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    sys.exit(run(a.base.rstrip("/"), a.out))
+
+
+if __name__ == "__main__":
+    main()
