@@ -80,14 +80,23 @@ pub struct IpFormParam;
 
 impl utoipa::PartialSchema for IpFormParam {
     fn schema() -> RefOr<Schema> {
-        // What people paste: read by `web::search`, any text.
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .examples([
-                serde_json::json!("8.8.8.8"),
-                serde_json::json!("[2001:db8::1]:443"),
-                serde_json::json!("AS15169"),
-            ])
+        // The forms every reader of the box takes (`web::search` takes more
+        // of what people paste: brackets, ports, URLs, `ASN 15169`, ...,
+        // described in words; a schema of all of it would be unreadable).
+        let pattern = |p: String| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(Some(p))
+        };
+        let RefOr::T(Schema::AnyOf(addresses)) = ip_formats() else {
+            return ip_formats();
+        };
+        let mut any = AnyOfBuilder::new();
+        for item in addresses.items {
+            any = any.item(item);
+        }
+        any.item(pattern(format!("^([Aa][Ss][Nn]?)?{U32_DIGITS}$")))
+            .item(pattern(r"^\s*$".to_owned()))
             .into()
     }
 }

@@ -387,7 +387,7 @@ fn many_networks(bits: u32) -> Vec<u8> {
 /// The default network cap against 4,194,304 networks (a 25 MB file), with
 /// the server's peak memory: slow in a debug build.
 #[test]
-#[ignore = "slow: writes and checks an MMDB of 4,194,304 networks; run for the figures"]
+#[ignore = "slow: writes and checks an MMDB of 4,194,304 networks; in a debug build on a loaded machine the server does not start within the 30 s support::proc::serve waits"]
 fn an_mmdb_of_millions_of_networks_is_refused_at_the_default_cap() {
     let dir = TempDir::new("millions");
     drop_in(

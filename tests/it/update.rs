@@ -651,10 +651,12 @@ fn temporaries(dir: &Path) -> Vec<String> {
 }
 
 /// Starts `iplookup update` against `base` into `dir` and waits until its
-/// temporary file holds the first 256 KiB (at most 20 s).
+/// temporary file holds the first 256 KiB (at most 20 s). The caller waits
+/// for the child it gets.
+#[allow(clippy::zombie_processes)]
 fn start_stalled_update(dir: &Path, base: &str) -> std::process::Child {
     let before = temporaries(dir);
-    let child = support::proc::command()
+    let mut child = support::proc::command()
         .args(["update", "--data-dir"])
         .arg(dir)
         .args(["--base-url", base, "--month", "2030-01"])
@@ -671,11 +673,11 @@ fn start_stalled_update(dir: &Path, base: &str) -> std::process::Child {
         if full {
             return child;
         }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(20),
-            "no temporary file in {} after 20 s",
-            dir.display()
-        );
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no temporary file in {} after 20 s", dir.display());
+        }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }

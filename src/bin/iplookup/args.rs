@@ -353,7 +353,7 @@ pub struct ServeArgs {
     /// an entry: one over the client's share is refused (413), one over what
     /// is left 503. Default: --batch-max-in-flight x --batch-limit x 4 KiB
     /// (64 MiB), room for every slot's answer with real data (about 0.5 KB an
-    /// entry as JSON, 4 KB as an MCP result).
+    /// entry as JSON, 3 KB as an MCP result).
     #[arg(
         long,
         env = "IPLOOKUP_BATCH_ANSWER_MIB",

@@ -25,6 +25,8 @@ pub const BASE: &str = "{base}";
 pub const V4: &str = "8.8.8.8";
 pub const V6: &str = "2001:4860:4860::8888";
 pub const AS: &str = "AS15169";
+/// An address in a special-purpose block.
+pub const PRIVATE: &str = "10.1.2.3";
 /// The batch example's body.
 pub const BATCH: [&str; 3] = [V4, V6, "not-an-ip"];
 
@@ -77,6 +79,12 @@ pub fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
                     &format!("/api/v1/ip/{V6}"),
                     json,
                     page(V6, LookupKind::ApiIp, Format::Json),
+                ),
+                example(
+                    "A private address: special_purpose says why it has no location",
+                    &format!("/api/v1/ip/{PRIVATE}"),
+                    json,
+                    page(PRIVATE, LookupKind::ApiIp, Format::Json),
                 ),
             ],
         ),

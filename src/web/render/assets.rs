@@ -63,7 +63,7 @@ pub fn find(name: &str) -> Option<&'static Asset> {
         return Some(script);
     }
     let code = name.strip_prefix("flag-")?.split('.').next()?;
-    super::flags::flag(code).filter(|a| path(*a))
+    super::flags::flag(code).filter(|a| path(a))
 }
 
 /// The names of every asset (`world.HASH.svg` first, then the script and
