@@ -95,6 +95,9 @@ pub struct Tracked {
 }
 
 /// The answer of the routes, or the 503 of an address at its cap.
+// Not boxed: the answer is the case of every request, and a box would be
+// one allocation per request on the hot route (issue 24).
+#[allow(clippy::large_enum_variant)]
 enum Inner {
     Answer(RoutesFuture),
     Refused(Option<Response>),

@@ -154,6 +154,9 @@ impl Future for RoutesFuture {
 /// them to this route, [`CommonLayer::for_finishing_route`](super::common::CommonLayer::for_finishing_route)):
 /// built when first polled (once the request holds a slot) without waiting,
 /// or boxed when it may wait (reverse DNS on).
+// The request is held unboxed on purpose: boxing it would be one
+// allocation per request, what this future exists to save (issue 24).
+#[allow(clippy::large_enum_variant)]
 pub enum AnswerFuture {
     /// The request, and the instant it started (its `local_time`).
     Now(Option<(Arc<AppState>, Request, Instant)>),
