@@ -33,6 +33,10 @@ pub struct ServeConfig {
     pub rdns: Option<RdnsConfig>,
     /// Serve HTTPS with these files.
     pub tls: Option<TlsFiles>,
+    /// Without TLS, also serve HTTP/2 with prior knowledge (h2c), told from
+    /// HTTP/1.1 by the client's first bytes; off, clear-text connections
+    /// are HTTP/1.1 only. (With TLS both are always served.)
+    pub h2c: bool,
     pub limits: Limits,
     /// Per-caller rate limit; `None` (the default) for no limit.
     pub rate_limit: Option<RateLimit>,
@@ -60,6 +64,7 @@ impl Default for ServeConfig {
             drain: Duration::from_secs(10),
             rdns: None,
             tls: None,
+            h2c: false,
             limits: Limits::default(),
             rate_limit: None,
             public_url: None,

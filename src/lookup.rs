@@ -131,6 +131,22 @@ impl Lookup {
         Ok(self.answer_without_rdns(parse(text)?))
     }
 
+    /// [`Lookup::lookup_without_rdns`] with `local_time` as of `now`.
+    pub fn lookup_without_rdns_at(
+        &self,
+        text: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Answered, LookupError> {
+        let ip = parse(text)?;
+        let db = self.db();
+        let block = special(ip);
+        Ok(Answered {
+            info: describe_in(&db, ip, now, block),
+            release: db.tag(),
+            special: block,
+        })
+    }
+
     /// [`Lookup::answer`] without reverse DNS (see [`Lookup::lookup_without_rdns`]).
     pub fn answer_without_rdns(&self, ip: IpAddr) -> Answered {
         let db = self.db();
@@ -156,6 +172,12 @@ impl Lookup {
             release: db.tag(),
             special: block,
         }
+    }
+
+    /// Whether [`Lookup::lookup`] never waits (reverse DNS is off), so that
+    /// [`Lookup::lookup_without_rdns`] gives the same answer at once.
+    pub fn answers_at_once(&self) -> bool {
+        self.rdns.is_none()
     }
 
     /// The database answering now.

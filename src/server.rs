@@ -8,12 +8,14 @@
 mod activity;
 pub mod connection;
 mod deadline;
+mod header_timer;
 pub mod nofile;
 mod per_address;
 mod service;
 mod socket;
 mod tls;
 mod unsent;
+mod when_woken;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -167,6 +169,7 @@ pub async fn run(
             drain: config.drain,
         },
         tls,
+        h2c: config.h2c,
     });
     let admission = Admission::new(
         limits.max_connections,
@@ -176,7 +179,10 @@ pub async fn run(
     );
     let (stop, stopping) = watch::channel(false);
     match &config.tls {
-        None => tracing::info!(listen = %local, "serving HTTP"),
+        None if config.h2c => {
+            tracing::info!(listen = %local, "serving HTTP (HTTP/1.1 and h2c, HTTP/2 in clear text)")
+        }
+        None => tracing::info!(listen = %local, "serving HTTP (HTTP/1.1)"),
         Some(_) => tracing::info!(listen = %local, "serving HTTPS (HTTP/1.1 and HTTP/2)"),
     }
     accept_until(&listener, &admission, &server, &stopping, shutdown).await;
@@ -198,6 +204,8 @@ struct Server {
     routes: web::hot::Routes,
     settings: connection::Settings,
     tls: Option<tls::Tls>,
+    /// Clear-text connections may be HTTP/2 (prior knowledge) too.
+    h2c: bool,
 }
 
 async fn load_tls(files: &TlsFiles) -> Result<tls::Tls, ServeError> {
@@ -279,6 +287,7 @@ async fn handle(
                 routes,
                 shares,
                 settings,
+                server.h2c,
                 stopping,
             )
             .await
@@ -299,6 +308,7 @@ async fn handle(
                 routes,
                 shares,
                 settings,
+                true,
                 stopping,
             )
             .await;

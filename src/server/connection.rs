@@ -1,6 +1,8 @@
 //! Serving one accepted connection: HTTP/1.1 or HTTP/2 (chosen by the
-//! client's first bytes: the HTTP/2 preface, after TLS or in clear text as
-//! h2c prior knowledge), with its limits, and a watchdog that closes it:
+//! client's first bytes: the HTTP/2 preface, after TLS, or in clear text as
+//! h2c prior knowledge with `--h2c`; without it a clear-text connection is
+//! HTTP/1.1 only, served by hyper directly), with its limits, and a watchdog
+//! that closes it:
 //!
 //! - no request started within `header_timeout` of the accept: closed;
 //! - idle (no request in flight, none started or ended) for `idle_timeout`:
@@ -10,26 +12,31 @@
 //! - a connection asked to close that has not closed `grace` later (a
 //!   response it does not read, `drain` at shutdown): dropped.
 //!
-//! Within a connection, hyper enforces the header read timeout and the
+//! Within a connection, hyper enforces the header read timeout (on one timer
+//! entry per connection, [`header_timer`](super::header_timer)) and the
 //! header size limit (HTTP/1.1, 431 above it), and HTTP/2's limits: 100
 //! concurrent streams, the header list size, keep-alive PINGs; each HTTP/2
 //! response must be sent within `request_timeout` ([`deadline`](super::deadline))
 //! and fit its address's share of unsent answers ([`unsent`](super::unsent)).
 
+use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hyper::rt::{Read, Write};
+use hyper::server::conn::http1;
 use hyper_util::rt::TokioTimer;
 use hyper_util::server::conn::auto;
 use tokio::sync::watch;
 
 use super::activity::{Activity, Snapshot};
 use super::deadline::{Handoff, StreamExecutor};
+use super::header_timer::{HeaderTimer, Scoped};
 use super::service::ConnService;
 use super::unsent::Shares;
+use super::when_woken::WhenWoken;
 use crate::web::hot::Routes;
 
 /// Concurrent HTTP/2 streams per connection (as most servers: nginx 128, Envoy 100).
@@ -53,36 +60,88 @@ pub struct Settings {
 
 /// Serves `io`, a connection from `peer`, until it closes, the watchdog
 /// closes it, or `shutdown` turns true; its HTTP/2 answers are charged to
-/// `shares` ([`unsent`](super::unsent)).
+/// `shares` ([`unsent`](super::unsent)). With `detect_h2` (TLS, or
+/// `--h2c` in clear text) the client's first bytes choose HTTP/1.1 or
+/// HTTP/2; without it the connection is HTTP/1.1 only.
 pub async fn serve<I>(
     io: I,
     peer: SocketAddr,
     routes: Routes,
     shares: Shares,
     settings: &Settings,
-    mut shutdown: watch::Receiver<bool>,
+    detect_h2: bool,
+    shutdown: watch::Receiver<bool>,
 ) where
     I: Read + Write + Unpin + Send + 'static,
 {
     let activity = Arc::new(Activity::new());
     let handoff = Arc::new(Handoff::default());
-    let builder = builder(settings, handoff.clone());
-    let service = ConnService::new(routes, peer, activity.clone(), handoff, shares);
-    let mut conn = pin!(builder.serve_connection(io, service));
+    let service = ConnService::new(routes, peer, activity.clone(), handoff.clone(), shares);
+    if detect_h2 {
+        let builder = builder(settings, handoff);
+        let conn = pin!(builder.serve_connection(io, service));
+        supervise(conn, peer, &activity, settings, shutdown).await;
+    } else {
+        let conn = pin!(http1_builder(settings).serve_connection(io, service));
+        supervise(conn, peer, &activity, settings, shutdown).await;
+    }
+}
+
+/// A connection that can be asked to close once its requests are answered.
+trait Graceful {
+    fn graceful_shutdown(self: Pin<&mut Self>);
+}
+
+impl<I> Graceful for auto::Connection<'_, I, ConnService, StreamExecutor>
+where
+    I: Read + Write + Unpin + Send + 'static,
+{
+    fn graceful_shutdown(self: Pin<&mut Self>) {
+        auto::Connection::graceful_shutdown(self);
+    }
+}
+
+impl<I> Graceful for http1::Connection<I, ConnService>
+where
+    I: Read + Write + Unpin + Send + 'static,
+{
+    fn graceful_shutdown(self: Pin<&mut Self>) {
+        http1::Connection::graceful_shutdown(self);
+    }
+}
+
+/// Runs `conn` under the watchdog (see the module documentation).
+async fn supervise<C, E>(
+    mut conn: Pin<&mut C>,
+    peer: SocketAddr,
+    activity: &Activity,
+    settings: &Settings,
+    shutdown: watch::Receiver<bool>,
+) where
+    C: Future<Output = Result<(), E>> + Graceful,
+    E: std::fmt::Display,
+{
     let first_look = settings.header_timeout.min(settings.idle_timeout);
     let timer = tokio::time::sleep_until((activity.epoch() + first_look).into());
     let mut timer = pin!(timer);
     let mut closing = false;
+    // Looked at when the signal fires, not on every wake of the connection.
+    // (A copy of the receiver: the connection holds `shutdown` until it
+    // ends, which is how the server knows when every connection is gone.)
+    let mut signal = shutdown.clone();
+    let mut stop = WhenWoken::new(async move {
+        let _ = signal.wait_for(|stop| *stop).await;
+    });
     loop {
         tokio::select! {
             biased;
-            result = conn.as_mut() => {
+            result = Scoped(conn.as_mut()) => {
                 if let Err(e) = result {
                     tracing::debug!(%peer, error = %e, "connection ended with an error");
                 }
                 return;
             }
-            _ = shutdown.wait_for(|stop| *stop), if !closing => {
+            () = &mut stop, if !closing => {
                 conn.as_mut().graceful_shutdown();
                 closing = true;
                 timer.as_mut().reset((Instant::now() + settings.drain).into());
@@ -111,12 +170,23 @@ pub async fn serve<I>(
     }
 }
 
+/// hyper's HTTP/1.1 connection builder with the limits of `settings` (the
+/// same as [`builder`]'s for HTTP/1.1).
+fn http1_builder(settings: &Settings) -> http1::Builder {
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(HeaderTimer::new())
+        .header_read_timeout(settings.header_timeout)
+        .max_buf_size(settings.max_header_bytes.max(8192));
+    builder
+}
+
 /// hyper's connection builder with the limits of `settings`.
 fn builder(settings: &Settings, handoff: Arc<Handoff>) -> auto::Builder<StreamExecutor> {
     let mut builder = auto::Builder::new(StreamExecutor::new(handoff, settings.request_timeout));
     builder
         .http1()
-        .timer(TokioTimer::new())
+        .timer(HeaderTimer::new())
         .header_read_timeout(settings.header_timeout)
         .max_buf_size(settings.max_header_bytes.max(8192));
     builder

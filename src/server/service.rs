@@ -22,6 +22,7 @@ use super::activity::Activity;
 use super::deadline::{Handoff, Stamp};
 use super::per_address::{self, Counted};
 use super::unsent::{Shares, Shed};
+use crate::web::clock;
 use crate::web::hot::{Routes, RoutesFuture};
 
 /// The service of one connection.
@@ -59,6 +60,8 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
     type Future = Tracked;
 
     fn call(&self, request: Request<Incoming>) -> Tracked {
+        // One read of the clock for the start (see `clock`).
+        let _clock = clock::scope();
         let http2 = (request.version() == Version::HTTP_2)
             .then(|| (self.handoff.give(), self.shares.clone()));
         self.activity.start();
@@ -74,7 +77,7 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
             };
         Tracked {
             inner,
-            activity: self.activity.clone(),
+            activity: Some(self.activity.clone()),
             http2,
             _counted: counted,
         }
@@ -85,12 +88,16 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
 /// for HTTP/2, stamped for the send deadline and charged to the shares.
 pub struct Tracked {
     inner: Inner,
-    activity: Arc<Activity>,
+    /// Until the request has ended.
+    activity: Option<Arc<Activity>>,
     http2: Option<(Stamp, Shares)>,
     _counted: Option<Counted>,
 }
 
 /// The answer of the routes, or the 503 of an address at its cap.
+// Not boxed: the answer is the case of every request, and a box would be
+// one allocation per request on the hot route (issue 24).
+#[allow(clippy::large_enum_variant)]
 enum Inner {
     Answer(RoutesFuture),
     Refused(Option<Response>),
@@ -101,6 +108,8 @@ impl Future for Tracked {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
+        // One read of the clock for the end (see `clock`).
+        let _clock = clock::scope();
         let response = match &mut this.inner {
             Inner::Answer(answer) => {
                 let Ok(response) = ready!(Pin::new(answer).poll(cx));
@@ -108,6 +117,9 @@ impl Future for Tracked {
             }
             Inner::Refused(refused) => refused.take().unwrap_or_default(),
         };
+        if let Some(activity) = this.activity.take() {
+            activity.end();
+        }
         Poll::Ready(match &this.http2 {
             Some((stamp, shares)) => {
                 stamp.ready();
@@ -120,6 +132,9 @@ impl Future for Tracked {
 
 impl Drop for Tracked {
     fn drop(&mut self) {
-        self.activity.end();
+        // Dropped before its answer was ready.
+        if let Some(activity) = self.activity.take() {
+            activity.end();
+        }
     }
 }

@@ -21,9 +21,9 @@
 //!    any origin and header, `GET, HEAD, POST`, max age one day; for `/mcp`,
 //!    403 to an origin `/mcp` refuses, see [`super::mcp`]); every other
 //!    response gets `Access-Control-Allow-Origin: *` and the exposed headers;
-//! 4. a `Host` that is missing (HTTP/1.1), doubled or not a `host[:port]`:
-//!    400 `bad_host` (RFC 9112, section 3.2); a path and query longer than the
-//!    limit: 414;
+//! 4. a `Host` that is missing (HTTP/1.1), doubled or not a `host[:port]`
+//!    ([`super::host`]): 400 `bad_host` (RFC 9112, section 3.2); a path and
+//!    query longer than the limit: 414;
 //! 5. a caller over its rate limit: 429 (on the routes the table marks
 //!    limited, [`super::routes::Route::limited`]);
 //! 6. at most `max_in_flight` requests are handled at once; others wait for
@@ -42,7 +42,10 @@
 //!    429, 408, 503): `X-Content-Type-Options: nosniff` unless present, and
 //!    `Link: </.well-known/api-catalog>` appended; a 200 to a `GET` or `HEAD`
 //!    with `If-None-Match: *` becomes 304 (RFC 9110 section 13.1.2: `*`
-//!    matches any current representation).
+//!    matches any current representation). These headers, CORS's and
+//!    HSTS are [`super::respond::layer_headers`]; the hot route's handler
+//!    puts them on its own answers ([`CommonLayer::for_finishing_route`]),
+//!    so that it can build a whole answer's headers once and copy them.
 //!
 //! The timers are only armed when they can matter: the request timeout and
 //! the body deadline when the handler does not finish on its first poll (a
@@ -60,7 +63,6 @@ use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{MatchedPath, Request};
-use axum::http::uri::Authority;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use http_body::Frame;
@@ -72,12 +74,7 @@ use super::refusal::{self, Refusal};
 use super::routes::{self, Route};
 use super::state::{AppState, Limits};
 
-const LINK: HeaderValue =
-    HeaderValue::from_static("</.well-known/api-catalog>; rel=\"api-catalog\"");
-const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
-const HSTS: HeaderValue = HeaderValue::from_static("max-age=31536000");
-const ANY: HeaderValue = HeaderValue::from_static("*");
-const EXPOSED: HeaderValue = HeaderValue::from_static("etag,link,retry-after");
+const ANY: HeaderValue = super::respond::ANY;
 const PREFLIGHT_METHODS: HeaderValue = HeaderValue::from_static("GET,HEAD,POST");
 const PREFLIGHT_MAX_AGE: HeaderValue = HeaderValue::from_static("86400");
 
@@ -117,12 +114,16 @@ impl CommonLayer {
     }
 
     /// The layer around `inner`, a service outside the router that answers
-    /// the one route `route` (its metrics are counted under its template).
-    pub fn for_route<S>(&self, route: &'static Route, inner: S) -> Common<S> {
+    /// the one route `route` (its metrics are counted under its template)
+    /// and puts the layer's headers on its answers itself
+    /// ([`super::respond::layer_headers`]): only on the answers this layer
+    /// gives (refusals, timeouts) does the layer put them.
+    pub fn for_finishing_route<S>(&self, route: &'static Route, inner: S) -> Common<S> {
         Common {
             inner,
             shared: self.shared.clone(),
             route: Some((route, route_metrics(route.template))),
+            inner_finishes: true,
         }
     }
 }
@@ -135,6 +136,7 @@ impl<S> Layer<S> for CommonLayer {
             inner,
             shared: self.shared.clone(),
             route: None,
+            inner_finishes: false,
         }
     }
 }
@@ -147,6 +149,8 @@ pub struct Common<S> {
     /// The route and its metrics, if fixed; else the router's matched path
     /// decides (the route table's fallback for an unmatched one).
     route: Option<(&'static Route, &'static RouteMetrics)>,
+    /// The inner service puts the layer's headers on its answers itself.
+    inner_finishes: bool,
 }
 
 impl<S> Service<Request> for Common<S>
@@ -163,7 +167,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let started = Instant::now();
+        let started = super::clock::recent();
         let (route, metrics) = self.route.unwrap_or_else(|| route_of(&request));
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
@@ -189,6 +193,7 @@ where
             metrics,
             started,
             preflight,
+            inner_finishes: self.inner_finishes,
             any_match,
         }
     }
@@ -291,6 +296,8 @@ pub struct CommonFuture<F> {
     metrics: &'static RouteMetrics,
     started: Instant,
     preflight: bool,
+    /// The handler's answers carry the layer's headers already.
+    inner_finishes: bool,
     /// A `GET` or `HEAD` with `If-None-Match: *`.
     any_match: bool,
 }
@@ -303,6 +310,8 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
+        // Whether the answer is the handler's (not a refusal or timeout of this layer).
+        let mut from_inner = false;
         let response = loop {
             match &mut this.stage {
                 Stage::Done(response) => {
@@ -329,18 +338,21 @@ where
                 },
                 Stage::Running(running) => {
                     let timeout = this.shared.request_timeout;
-                    break ready!(poll_running(running, timeout, cx));
+                    let (response, handler) = ready!(poll_running(running, timeout, cx));
+                    from_inner = handler;
+                    break response;
                 }
             }
         };
         this.stage = Stage::Done(None);
-        Poll::Ready(Ok(this.finish(response)))
+        let finished = from_inner && this.inner_finishes;
+        Poll::Ready(Ok(this.finish(response, finished)))
     }
 }
 
 impl<F> CommonFuture<F> {
-    /// The headers of every response, then the metrics.
-    fn finish(&self, mut response: Response) -> Response {
+    /// The headers of every response (unless `finished` has them), then the metrics.
+    fn finish(&self, mut response: Response, finished: bool) -> Response {
         if self.any_match && response.status() == StatusCode::OK {
             // RFC 9110, section 13.1.2: `*` matches any current
             // representation, and a 200 is one: 304, its headers kept.
@@ -348,18 +360,14 @@ impl<F> CommonFuture<F> {
             *response.body_mut() = Body::empty();
             response.headers_mut().remove(header::CONTENT_LENGTH);
         }
-        fixed_headers(&mut response);
-        let headers = response.headers_mut();
-        if !self.preflight {
-            // The CORS headers of a simple request.
-            headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, ANY);
-            headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED);
+        if !finished {
+            let tls = self.shared.state.tls;
+            super::respond::layer_headers(response.headers_mut(), self.preflight, tls);
         }
-        if self.shared.state.tls && !headers.contains_key(header::STRICT_TRANSPORT_SECURITY) {
-            headers.insert(header::STRICT_TRANSPORT_SECURITY, HSTS);
-        }
-        self.metrics
-            .record(response.status(), self.started.elapsed());
+        self.metrics.record(
+            response.status(),
+            super::clock::now().saturating_duration_since(self.started),
+        );
         response
     }
 }
@@ -379,23 +387,23 @@ fn poll_waiting<F>(
     Poll::Ready(Err(waiting.refusal.overloaded()))
 }
 
-/// The handler's answer, or 408 when the body is late, or 503 at the
-/// request timeout. Either way the handler is dropped when this returns
+/// The handler's answer (and `true`), or 408 when the body is late, or 503
+/// at the request timeout. Either way the handler is dropped when this returns
 /// `Ready`, which frees the slot.
 fn poll_running<F>(
     running: &mut Running<F>,
     timeout: Duration,
     cx: &mut Context<'_>,
-) -> Poll<Response>
+) -> Poll<(Response, bool)>
 where
     F: Future<Output = Result<Response, Infallible>> + Unpin,
 {
     if let Poll::Ready(Ok(response)) = Pin::new(&mut running.future).poll(cx) {
-        return Poll::Ready(response);
+        return Poll::Ready((response, true));
     }
     if let Some(watch) = &mut running.body {
         match watch.poll_late(cx) {
-            Poll::Ready(true) => return Poll::Ready(watch.too_late()),
+            Poll::Ready(true) => return Poll::Ready((watch.too_late(), false)),
             Poll::Ready(false) => running.body = None,
             Poll::Pending => {}
         }
@@ -405,7 +413,7 @@ where
         .timer
         .get_or_insert_with(|| Box::pin(tokio::time::sleep_until((admitted + timeout).into())));
     ready!(timer.as_mut().poll(cx));
-    Poll::Ready(status_only(StatusCode::SERVICE_UNAVAILABLE))
+    Poll::Ready((status_only(StatusCode::SERVICE_UNAVAILABLE), false))
 }
 
 /// Watches the body of a request for its deadline.
@@ -496,15 +504,6 @@ impl HttpBody for WatchedBody {
     }
 }
 
-/// The headers added to every response.
-fn fixed_headers(response: &mut Response) {
-    let headers = response.headers_mut();
-    headers.append(header::LINK, LINK);
-    if !headers.contains_key(header::X_CONTENT_TYPE_OPTIONS) {
-        headers.insert(header::X_CONTENT_TYPE_OPTIONS, NOSNIFF);
-    }
-}
-
 /// The answer to a CORS preflight (any `OPTIONS` request).
 fn preflight_answer() -> Response {
     let mut response = Response::new(Body::empty());
@@ -549,27 +548,10 @@ fn host_problem(request: &Request) -> Option<&'static str> {
     if hosts.next().is_some() {
         return Some("the Host header is given more than once");
     }
-    if host.is_empty() || host_and_port(host).is_some() {
+    if host.is_empty() || super::host::is_host_and_port(host.as_bytes()) {
         return None;
     }
     Some("the Host header is not a host name or address with an optional port")
-}
-
-/// A `Host` value as `host[:port]` (no user information, a port that fits,
-/// an IPv6 literal without a zone id: `[fe80::1%25eth0]` names no host a
-/// server is reached at, RFC 9110 section 7.2 and RFC 6874).
-fn host_and_port(host: &HeaderValue) -> Option<Authority> {
-    let authority: Authority = host.to_str().ok()?.parse().ok()?;
-    if let Some(literal) = authority.host().strip_prefix('[') {
-        literal
-            .strip_suffix(']')?
-            .parse::<std::net::Ipv6Addr>()
-            .ok()?;
-    }
-    // What follows the host: nothing, or `:` and a port that fits.
-    let rest = authority.as_str().get(authority.host().len()..)?;
-    let port_fits = rest.is_empty() || rest.strip_prefix(':')?.parse::<u16>().is_ok();
-    (port_fits && !authority.as_str().contains('@')).then_some(authority)
 }
 
 fn uri_bytes(request: &Request) -> usize {

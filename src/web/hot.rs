@@ -4,8 +4,11 @@
 //! and response mapping cost about as many instructions as the lookup and its
 //! JSON together. So a plain `GET` of a plain address goes straight to the
 //! handler's code ([`pages::api_ip_answer`]), through the same
-//! [`common`](super::common) layer (limits, metrics, headers) as every routed
-//! request. Anything else (another method, a percent-encoded or missing
+//! [`common`](super::common) layer (limits, metrics) as every routed request;
+//! the layer's headers it puts on its answers itself, the whole set of a
+//! successful answer built once per thread and copied
+//! ([`respond::respond_finished`]). When reverse DNS is off the answer is
+//! built in the call, with no future to box. Anything else (another method, a percent-encoded or missing
 //! address, a deeper path) goes to the router, which answers as it always has.
 
 use std::convert::Infallible;
@@ -14,18 +17,20 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use axum::Router;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{ConnectInfo, Request};
-use axum::http::Method;
+use axum::http::{Method, Uri};
 use axum::response::Response;
 use axum::routing::future::RouteFuture;
 use tower::Service;
 
+use super::clock;
 use super::common::{Common, CommonFuture};
 use super::pages;
-use super::respond::Wants;
+use super::respond::{self, Wants};
 use super::routes;
 use super::state::AppState;
 
@@ -69,26 +74,35 @@ impl Routes {
         B: HttpBody<Data = Bytes> + Send + 'static,
         B::Error: Into<axum::BoxError>,
     {
-        let mut request = request.map(Body::new);
-        let hot = address(&request).is_some();
-        if !hot || self.peer_on_hot {
+        if address_of(request.method(), request.uri()).is_none() {
+            let mut request = request.map(Body::new);
+            request.extensions_mut().insert(ConnectInfo(peer));
+            return RoutesFuture::Routed(self.router.call(request));
+        }
+        // The hot route never reads the body: an ended one is not boxed.
+        let mut request = if request.body().is_end_stream() {
+            request.map(|_| Body::empty())
+        } else {
+            request.map(Body::new)
+        };
+        if self.peer_on_hot {
             request.extensions_mut().insert(ConnectInfo(peer));
         }
-        if hot {
-            RoutesFuture::Hot(self.hot.call(request))
-        } else {
-            RoutesFuture::Routed(self.router.call(request))
-        }
+        RoutesFuture::Hot(self.hot.call(request))
     }
 }
 
 /// The address of a request the hot route answers exactly as the router
 /// would: a `GET` of one path segment with no percent-encoding.
 fn address(request: &Request) -> Option<&str> {
-    if request.method() != Method::GET {
+    address_of(request.method(), request.uri())
+}
+
+fn address_of<'a>(method: &Method, uri: &'a Uri) -> Option<&'a str> {
+    if method != Method::GET {
         return None;
     }
-    let rest = request.uri().path().strip_prefix(prefix())?;
+    let rest = uri.path().strip_prefix(prefix())?;
     // Two `memchr` scans (a word at a time) cost less than one loop over bytes.
     let bytes = rest.as_bytes();
     let plain = !bytes.is_empty() && !bytes.contains(&b'/') && !bytes.contains(&b'%');
@@ -136,8 +150,44 @@ impl Future for RoutesFuture {
     }
 }
 
-/// The answer of the hot route (boxed: with reverse DNS it may wait).
-pub type AnswerFuture = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+/// The answer of the hot route, with the common layer's headers (it leaves
+/// them to this route, [`CommonLayer::for_finishing_route`](super::common::CommonLayer::for_finishing_route)):
+/// built when first polled (once the request holds a slot) without waiting,
+/// or boxed when it may wait (reverse DNS on).
+// The request is held unboxed on purpose: boxing it would be one
+// allocation per request, what this future exists to save (issue 24).
+#[allow(clippy::large_enum_variant)]
+pub enum AnswerFuture {
+    /// The request, and the instant it started (its `local_time`).
+    Now(Option<(Arc<AppState>, Request, Instant)>),
+    Waiting(Pin<Box<dyn Future<Output = Response> + Send>>),
+}
+
+impl Future for AnswerFuture {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            AnswerFuture::Now(request) => {
+                let response = match request.take() {
+                    Some((state, request, started)) => {
+                        let wants = Wants::read(request.uri(), request.headers());
+                        let text = address(&request).unwrap_or_default();
+                        pages::api_ip_answer_now(&state, text, &wants, started)
+                    }
+                    // Polled again after `Ready`: an empty 500.
+                    None => {
+                        let mut r = Response::default();
+                        *r.status_mut() = axum::http::StatusCode::INTERNAL_SERVER_ERROR;
+                        r
+                    }
+                };
+                Poll::Ready(Ok(response))
+            }
+            AnswerFuture::Waiting(f) => f.as_mut().poll(cx).map(Ok),
+        }
+    }
+}
 
 /// `GET /api/v1/ip/{ip}` for the requests [`address`] picks.
 #[derive(Clone)]
@@ -164,10 +214,17 @@ impl Service<Request> for ApiIp {
 
     fn call(&mut self, request: Request) -> AnswerFuture {
         let state = self.state.clone();
-        Box::pin(async move {
+        if state.lookup.answers_at_once() {
+            // The request's start, read where it began (see `clock`).
+            return AnswerFuture::Now(Some((state, request, clock::recent())));
+        }
+        AnswerFuture::Waiting(Box::pin(async move {
             let wants = Wants::read(request.uri(), request.headers());
             let text = address(&request).unwrap_or_default();
-            Ok(pages::api_ip_answer(&state, text, &wants).await)
-        })
+            let mut response = pages::api_ip_answer(&state, text, &wants).await;
+            // The common layer leaves its headers to this route.
+            respond::layer_headers(response.headers_mut(), false, state.tls);
+            response
+        }))
     }
 }

@@ -65,28 +65,27 @@ impl RouteMetrics {
     /// Counts one response of this route and records how long it took.
     pub fn record(&self, status: StatusCode, elapsed: Duration) {
         let code = status.as_u16();
-        let counter = read(&self.by_status)
-            .iter()
-            .find(|(c, _)| *c == code)
-            .map(|(_, counter)| counter.clone());
-        let counter = counter.unwrap_or_else(|| {
-            let mut by_status = self
-                .by_status
-                .write()
-                .unwrap_or_else(PoisonError::into_inner);
-            if let Some((_, counter)) = by_status.iter().find(|(c, _)| *c == code) {
-                return counter.clone();
-            }
-            let counter = metrics::counter!(
-                "iplookup_requests_total",
-                "route" => self.route.clone(),
-                "status" => code.to_string()
-            );
-            by_status.push((code, counter.clone()));
-            counter
-        });
-        counter.increment(1);
         self.duration.record(elapsed.as_secs_f64());
+        // Counted under the read lock: no clone of the counter's handle.
+        if let Some((_, counter)) = read(&self.by_status).iter().find(|(c, _)| *c == code) {
+            counter.increment(1);
+            return;
+        }
+        let mut by_status = self
+            .by_status
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, counter)) = by_status.iter().find(|(c, _)| *c == code) {
+            counter.increment(1);
+            return;
+        }
+        let counter = metrics::counter!(
+            "iplookup_requests_total",
+            "route" => self.route.clone(),
+            "status" => code.to_string()
+        );
+        counter.increment(1);
+        by_status.push((code, counter));
     }
 }
 

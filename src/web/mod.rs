@@ -3,12 +3,15 @@
 //!
 //! - [`negotiate`], [`origin`], [`client`]: formats and `Accept`, origins
 //!   and public URLs, the caller's address through trusted proxies;
+//!   [`clock`]: one clock read where a request starts and one where it
+//!   ends; [`host`]: the `Host` check;
 //!   [`search`]: the lookup form's box, read the way people paste into it;
 //! - [`routes`]: the route table, every route's policy as data;
 //! - [`ratelimit`]: the per-caller token buckets; [`state`]: [`AppState`]
 //!   and [`Limits`];
 //! - [`render`]: every page as one value rendered four ways (with the docs
-//!   page model and the world map); [`respond`]: a page into a response;
+//!   page model and the world map); [`wants`]: what a request asks for;
+//!   [`respond`]: a page into a response;
 //! - [`body`]: request bodies under a byte cap; [`refusal`]: the answers of the limits (414, 429, 408, 503);
 //!   [`metrics`]; [`base`]: the base URL of the description documents;
 //! - the handlers: [`pages`], [`field`], [`batch`], [`asn`], [`assets`], [`mcp`], [`discovery`];
@@ -24,9 +27,11 @@ pub mod base;
 pub mod batch;
 pub mod body;
 pub mod client;
+pub mod clock;
 pub mod common;
 pub mod discovery;
 pub mod field;
+pub mod host;
 pub mod hot;
 pub mod mcp;
 pub mod metrics;
@@ -44,6 +49,7 @@ pub mod schema;
 pub mod search;
 pub mod slots;
 pub mod state;
+pub mod wants;
 
 pub use batch::DEFAULT_BATCH_LIMIT;
 pub use router::app;

@@ -23,7 +23,7 @@ impl Format {
     pub const ALL: [Format; 4] = [Format::Json, Format::Text, Format::Html, Format::Markdown];
 
     /// The `Content-Type` this format is sent with.
-    pub fn content_type(self) -> &'static str {
+    pub const fn content_type(self) -> &'static str {
         match self {
             Format::Json => "application/json",
             Format::Text => "text/plain; charset=utf-8",
@@ -96,6 +96,18 @@ pub fn choose(
     let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
         return Ok(default);
     };
+    // The values most clients send, answered as the general code below
+    // answers them, without parsing.
+    match accept {
+        "*/*" => return Ok(default),
+        "application/json" => return Ok(Format::Json),
+        _ => {}
+    }
+    by_ranges(accept, default)
+}
+
+/// The format the media ranges of `accept` give (the general case).
+fn by_ranges(accept: &str, default: Format) -> Result<Format, Refusal> {
     let ranges = parse_accept(accept);
     let html_by_accept = default != Format::Json;
     let mut best: Option<(u16, bool, Format)> = None;
@@ -195,6 +207,10 @@ impl ClientKind {
         let Some(ua) = user_agent else {
             return ClientKind::CommandLine;
         };
+        // The most common command-line client, known without a copy.
+        if ua.starts_with("curl/") {
+            return ClientKind::CommandLine;
+        }
         let ua = ua.to_ascii_lowercase();
         if TOOLS.iter().any(|t| ua.contains(t)) {
             ClientKind::CommandLine
@@ -290,6 +306,24 @@ mod tests {
             pick("text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,*/*;q=0.8"),
             Ok(Format::Html)
         );
+    }
+
+    /// The values answered without parsing get what parsing gives them.
+    #[test]
+    fn the_fast_path_answers_as_the_general_code() {
+        for default in Format::ALL {
+            for accept in ["*/*", "application/json", " */* "] {
+                let general = by_ranges(accept.trim(), default);
+                assert_eq!(
+                    choose(None, Some(accept), default),
+                    general,
+                    "{accept} {default:?}"
+                );
+            }
+        }
+        for ua in ["curl/8.14.1", "curl/"] {
+            assert_eq!(ClientKind::of(Some(ua)), ClientKind::CommandLine);
+        }
     }
 
     /// DESIGN.md section 4: a browser's `Accept` never turns a JSON answer

@@ -21,7 +21,7 @@ use super::search;
 use super::state::AppState;
 use crate::geo::SourceInfo;
 use crate::geo::policy::Defect;
-use crate::lookup::LookupError;
+use crate::lookup::{self, LookupError};
 use crate::model::{self, ErrorCode};
 
 /// `GET /`: the caller (bare address for command-line clients), or a redirect
@@ -185,6 +185,23 @@ pub async fn api_ip_missing(wants: Wants) -> Response {
     )
 }
 
+/// [`api_ip_answer`] when the lookup never waits (reverse DNS off,
+/// [`Lookup::answers_at_once`](crate::lookup::Lookup::answers_at_once)),
+/// `local_time` as of `started`: the same response with the common layer's
+/// headers too ([`super::respond::layer_headers`]).
+pub fn api_ip_answer_now(
+    state: &AppState,
+    text: &str,
+    wants: &Wants,
+    started: std::time::Instant,
+) -> Response {
+    let default = routes::API_IP.answer_default(wants.kind());
+    let now = super::clock::utc(started);
+    let looked_up = state.lookup.lookup_without_rdns_at(text, now);
+    let layer = Some(state.tls);
+    lookup_response(state, looked_up, LookupKind::ApiIp, wants, default, layer)
+}
+
 async fn lookup_reply(
     state: &AppState,
     text: &str,
@@ -192,7 +209,21 @@ async fn lookup_reply(
     wants: &Wants,
     default: Format,
 ) -> Response {
-    match state.lookup.lookup(text).await {
+    let looked_up = state.lookup.lookup(text).await;
+    lookup_response(state, looked_up, kind, wants, default, None)
+}
+
+/// The answer to a lookup; with `layer` (`Some(tls)`), with the common
+/// layer's headers too.
+fn lookup_response(
+    state: &AppState,
+    looked_up: Result<lookup::Answered, LookupError>,
+    kind: LookupKind,
+    wants: &Wants,
+    default: Format,
+    layer: Option<bool>,
+) -> Response {
+    match looked_up {
         Ok(answered) => {
             let release = super::respond::answer_tag(&answered.release, &answered.info);
             let mut page = LookupPage::new(answered, kind);
@@ -202,17 +233,23 @@ async fn lookup_reply(
                 page = page.with_releases(Releases::of(&state.lookup.db()));
             }
             let page = Page::Lookup(Box::new(page));
-            respond(
-                page,
-                wants,
-                &Reply {
-                    default,
-                    caching: Caching::Shared,
-                    etag: Some(release),
-                },
-            )
+            let reply = Reply {
+                default,
+                caching: Caching::Shared,
+                etag: Some(release),
+            };
+            match layer {
+                Some(tls) => super::respond::respond_finished(page, wants, &reply, tls),
+                None => respond(page, wants, &reply),
+            }
         }
-        Err(e) => error(invalid_ip(&e), wants, default),
+        Err(e) => {
+            let mut response = error(invalid_ip(&e), wants, default);
+            if let Some(tls) = layer {
+                super::respond::layer_headers(response.headers_mut(), false, tls);
+            }
+            response
+        }
     }
 }
 

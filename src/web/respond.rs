@@ -5,136 +5,18 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
-use axum::extract::{FromRequestParts, Query};
+use axum::body::{Body, Bytes};
+use axum::http::StatusCode;
 use axum::http::header::{self, HeaderMap, HeaderValue};
-use axum::http::{StatusCode, Uri, request::Parts};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 
-use super::negotiate::{self, ClientKind, Format, Refusal};
+use super::negotiate::{self, Format, Refusal};
 use super::render::{ErrorPage, Lang, Page, View};
 use super::routes::{Caching, Route};
+pub use super::wants::Wants;
 use crate::model::{self, ErrorCode};
 
 const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent, Accept-Language");
-
-/// What the request says about the wanted format.
-#[derive(Debug, Clone, Default)]
-pub struct Wants {
-    /// The `format` query parameter, if given.
-    pub format: Option<String>,
-    /// The `ip` query parameter (the lookup form), if given.
-    pub ip: Option<String>,
-    pub accept: Option<String>,
-    pub user_agent: Option<String>,
-    pub if_none_match: Option<String>,
-    /// The query string could not be read.
-    pub bad_query: bool,
-    /// The language of the pages: `?lang=`, else `Accept-Language`.
-    pub lang: Lang,
-    /// The language came from `?lang=` (so the page's links keep it).
-    pub lang_in_query: bool,
-    /// The `page` query parameter (an AS's prefixes), if given.
-    pub page: Option<String>,
-    /// The host the caller used (`Host`, or the target's authority), when
-    /// it is a plain host name or address with an optional port.
-    pub host: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct PageQuery {
-    format: Option<String>,
-    ip: Option<String>,
-    lang: Option<String>,
-    page: Option<String>,
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Wants {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(Wants::read(&parts.uri, &parts.headers))
-    }
-}
-
-impl Wants {
-    /// What the query string and the headers of a request say.
-    pub fn read(uri: &Uri, headers: &HeaderMap) -> Wants {
-        let query = match uri.query() {
-            None => Ok(PageQuery::default()),
-            Some(_) => Query::<PageQuery>::try_from_uri(uri).map(|Query(q)| q),
-        };
-        // All the values of a header, joined with ", " (RFC 9110 section 5.3).
-        let header = |name: header::HeaderName| {
-            let mut values = headers
-                .get_all(name)
-                .into_iter()
-                .filter_map(|v| v.to_str().ok());
-            let mut joined = values.next()?.to_owned();
-            for v in values {
-                joined.push_str(", ");
-                joined.push_str(v);
-            }
-            Some(joined)
-        };
-        let (q, bad_query) = match query {
-            Ok(q) => (q, false),
-            Err(_) => (PageQuery::default(), true),
-        };
-        let lang_in_query = q.lang.as_deref().and_then(Lang::from_tag).is_some();
-        let lang = Lang::negotiate(
-            q.lang.as_deref(),
-            header(header::ACCEPT_LANGUAGE).as_deref(),
-        );
-        let host = headers
-            .get(header::HOST)
-            .and_then(|v| v.to_str().ok())
-            .or_else(|| uri.authority().map(|a| a.as_str()))
-            .filter(|h| is_plain_host(h))
-            .map(str::to_owned);
-        Wants {
-            format: q.format,
-            ip: q.ip,
-            lang,
-            lang_in_query,
-            page: q.page,
-            host,
-            accept: header(header::ACCEPT),
-            user_agent: headers
-                .get(header::USER_AGENT)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned),
-            if_none_match: header(header::IF_NONE_MATCH),
-            bad_query,
-        }
-    }
-
-    /// The kind of client asking, which picks a route's default format
-    /// ([`super::routes::Defaults`]).
-    pub fn kind(&self) -> ClientKind {
-        ClientKind::of(self.user_agent.as_deref())
-    }
-
-    /// What the renderers need to know of the request.
-    pub fn view(&self) -> View {
-        View {
-            lang: self.lang,
-            lang_in_query: self.lang_in_query,
-            host: self.host.clone(),
-        }
-    }
-}
-
-/// A host name, IPv4 address or bracketed IPv6 address, with an optional
-/// port, of at most 255 bytes: what a page may print in a `curl` command.
-fn is_plain_host(host: &str) -> bool {
-    !host.is_empty()
-        && host.len() <= 255
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
-}
 
 /// The tag of an answer about `info` from the data release `release`: the
 /// release, and when the answer names a PTR name, a hash of it too, so that
@@ -164,49 +46,272 @@ pub struct Reply {
 
 /// Renders `page` in the format the request wants, with every header.
 pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
+    respond_in(page, wants, reply, None)
+}
+
+/// [`respond`] with the common layer's headers too ([`layer_headers`], for
+/// a route whose handler sets them, see [`super::common`]; `tls`: whether
+/// the service serves TLS). The headers of a successful answer with a tag
+/// depend only on the tag, the format and the caching, so each thread
+/// builds them once per tag and format and clones them after that.
+pub fn respond_finished(page: Page, wants: &Wants, reply: &Reply, tls: bool) -> Response {
+    respond_in(page, wants, reply, Some(tls))
+}
+
+fn respond_in(page: Page, wants: &Wants, reply: &Reply, layer: Option<bool>) -> Response {
+    let finished = |mut response: Response| {
+        if let Some(tls) = layer {
+            layer_headers(response.headers_mut(), false, tls);
+        }
+        response
+    };
     let format = match negotiated(wants, reply.default) {
         Ok(format) => format,
-        Err(refused) => return *refused,
+        Err(refused) => return finished(*refused),
     };
     let status = match &page {
         Page::Error(e) => e.status,
         _ => StatusCode::OK,
     };
+    // JSON is the same in every language and names no host: its view
+    // copies nothing.
+    let view = if format == Format::Json {
+        View {
+            lang: wants.lang,
+            lang_in_query: wants.lang_in_query,
+            host: None,
+        }
+    } else {
+        wants.view()
+    };
+    let lang = view.lang;
+    let fast = layer
+        .zip(reply.etag.as_ref())
+        .filter(|_| status == StatusCode::OK);
+    if let Some((tls, tag)) = fast {
+        if let Some(headers) = prebuilt(&page, format, lang, reply, tag, tls) {
+            let not_modified = wants
+                .if_none_match
+                .as_deref()
+                .is_some_and(|inm| etag_matches(inm, tag, format, lang));
+            return if not_modified {
+                with_headers(StatusCode::NOT_MODIFIED, headers, Body::empty())
+            } else {
+                with_headers(status, headers, Body::from(page.render(format, &view)))
+            };
+        }
+    }
+    let headers = head(&page, format, lang, status, reply);
+    if let Some(tag) = reply.etag.as_ref().filter(|_| status == StatusCode::OK) {
+        if wants
+            .if_none_match
+            .as_deref()
+            .is_some_and(|inm| etag_matches(inm, tag, format, lang))
+        {
+            return finished(with_headers(
+                StatusCode::NOT_MODIFIED,
+                headers,
+                Body::empty(),
+            ));
+        }
+    }
+    finished(with_headers(
+        status,
+        headers,
+        Body::from(page.render(format, &view)),
+    ))
+}
+
+/// The headers of `page` in `format` and `lang` with `status`: type,
+/// `Vary`, `Content-Language` (not of JSON), caching, the CSP of HTML, and
+/// for a 200 with a tag its `ETag`.
+fn head(page: &Page, format: Format, lang: Lang, status: StatusCode, reply: &Reply) -> HeaderMap {
     let mut headers = HeaderMap::with_capacity(12);
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(format.content_type()),
-    );
+    headers.insert(header::CONTENT_TYPE, content_type(format));
     headers.insert(header::VARY, VARY);
-    let view = wants.view();
     if format != Format::Json {
-        insert(&mut headers, header::CONTENT_LANGUAGE, view.lang.code());
+        headers.insert(
+            header::CONTENT_LANGUAGE,
+            HeaderValue::from_static(lang.code()),
+        );
     }
     let cache = if status.is_success() {
-        reply.caching.header()
+        reply.caching
     } else {
-        Caching::PerCaller.header()
+        Caching::PerCaller
     };
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    headers.insert(header::CACHE_CONTROL, cache_control(cache));
     if format == Format::Html {
         insert(
             &mut headers,
             header::CONTENT_SECURITY_POLICY,
-            &super::render::csp_for(&page),
+            &super::render::csp_for(page),
         );
     }
-    if let Some(tag) = reply.etag.as_deref().filter(|_| status == StatusCode::OK) {
-        let etag = weak_etag(tag, format, view.lang);
-        let not_modified = wants
-            .if_none_match
-            .as_deref()
-            .is_some_and(|inm| matches_etag(inm, &etag));
-        insert(&mut headers, header::ETAG, &etag);
-        if not_modified {
-            return with_headers(StatusCode::NOT_MODIFIED, headers, Body::empty());
+    if let Some(tag) = reply.etag.as_ref().filter(|_| status == StatusCode::OK) {
+        if let Some(etag) = etag_value(tag, format, lang) {
+            headers.insert(header::ETAG, etag);
         }
     }
-    with_headers(status, headers, Body::from(page.render(format, &view)))
+    headers
+}
+
+/// Whether `If-None-Match` names the tag of the answer tagged `tag` in
+/// `format` and `lang`.
+fn etag_matches(if_none_match: &str, tag: &Arc<str>, format: Format, lang: Lang) -> bool {
+    match etag_value(tag, format, lang)
+        .as_ref()
+        .and_then(|e| e.to_str().ok())
+    {
+        Some(e) => matches_etag(if_none_match, e),
+        None => matches_etag(if_none_match, &weak_etag(tag, format, lang)),
+    }
+}
+
+/// The whole set of headers of a 200 answer tagged `tag` in `format` and
+/// `lang`, the layer's included, from this thread's copy (built by [`head`]
+/// and [`layer_headers`] the first time). They depend on nothing else: the
+/// tag, the caching and `tls` key the set, the format and (but for JSON)
+/// the language pick the copy, `Vary` is fixed; `None` when they depend on
+/// more (an HTML page whose CSP is not the common one).
+fn prebuilt(
+    page: &Page,
+    format: Format,
+    lang: Lang,
+    reply: &Reply,
+    tag: &Arc<str>,
+    tls: bool,
+) -> Option<HeaderMap> {
+    use std::cell::RefCell;
+    if format == Format::Html && super::render::csp_for(page) != super::render::csp() {
+        return None;
+    }
+    /// The tag, the caching and `tls` the heads were built for, and the
+    /// head of each format and language ([`slot`]).
+    type Heads = (Arc<str>, Caching, bool, [Option<HeaderMap>; SLOTS]);
+    thread_local! {
+        static HEADS: RefCell<Option<Heads>> = const { RefCell::new(None) };
+    }
+    let build = || {
+        let mut headers = head(page, format, lang, StatusCode::OK, reply);
+        layer_headers(&mut headers, false, tls);
+        headers
+    };
+    HEADS.with(|heads| {
+        let Ok(mut heads) = heads.try_borrow_mut() else {
+            return Some(build());
+        };
+        let current = heads
+            .as_ref()
+            .is_some_and(|(t, c, l, _)| Arc::ptr_eq(t, tag) && *c == reply.caching && *l == tls);
+        if !current {
+            *heads = Some((tag.clone(), reply.caching, tls, [const { None }; SLOTS]));
+        }
+        let (_, _, _, by_slot) = heads.as_mut()?;
+        Some(
+            by_slot[slot(format, lang)]
+                .get_or_insert_with(build)
+                .clone(),
+        )
+    })
+}
+
+const LINK: HeaderValue =
+    HeaderValue::from_static("</.well-known/api-catalog>; rel=\"api-catalog\"");
+const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
+const HSTS: HeaderValue = HeaderValue::from_static("max-age=31536000");
+/// `*`.
+pub const ANY: HeaderValue = HeaderValue::from_static("*");
+const EXPOSED: HeaderValue = HeaderValue::from_static("etag,link,retry-after");
+
+/// The headers the common layer ([`super::common`]) puts on every response:
+/// `Link` to the API catalog, `X-Content-Type-Options` unless present, the
+/// CORS headers of a simple request (not on a preflight's answer), and HSTS
+/// when serving TLS, unless present.
+pub fn layer_headers(headers: &mut HeaderMap, preflight: bool, tls: bool) {
+    headers.append(header::LINK, LINK);
+    if !headers.contains_key(header::X_CONTENT_TYPE_OPTIONS) {
+        headers.insert(header::X_CONTENT_TYPE_OPTIONS, NOSNIFF);
+    }
+    if !preflight {
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, ANY);
+        headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED);
+    }
+    if tls && !headers.contains_key(header::STRICT_TRANSPORT_SECURITY) {
+        headers.insert(header::STRICT_TRANSPORT_SECURITY, HSTS);
+    }
+}
+
+/// How many answers [`slot`] tells apart: JSON, and each other format in
+/// each language.
+const SLOTS: usize = 1 + 3 * Lang::ALL.len();
+
+/// The place of an answer in `format` and `lang` among [`SLOTS`]: JSON is
+/// the same in every language (no `Content-Language`, one `ETag`).
+fn slot(format: Format, lang: Lang) -> usize {
+    let lang = Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0);
+    let per_lang = Lang::ALL.len();
+    match format {
+        Format::Json => 0,
+        Format::Text => 1 + lang,
+        Format::Markdown => 1 + per_lang + lang,
+        Format::Html => 1 + 2 * per_lang + lang,
+    }
+}
+
+/// The `Content-Type` of `format`, built at compile time.
+fn content_type(format: Format) -> HeaderValue {
+    const JSON: HeaderValue = HeaderValue::from_static(Format::Json.content_type());
+    const TEXT: HeaderValue = HeaderValue::from_static(Format::Text.content_type());
+    const MARKDOWN: HeaderValue = HeaderValue::from_static(Format::Markdown.content_type());
+    const HTML: HeaderValue = HeaderValue::from_static(Format::Html.content_type());
+    match format {
+        Format::Json => JSON,
+        Format::Text => TEXT,
+        Format::Markdown => MARKDOWN,
+        Format::Html => HTML,
+    }
+}
+
+/// The `Cache-Control` of `caching`, built at compile time.
+fn cache_control(caching: Caching) -> HeaderValue {
+    const PER_CALLER: HeaderValue = HeaderValue::from_static(Caching::PerCaller.header());
+    const SHARED: HeaderValue = HeaderValue::from_static(Caching::Shared.header());
+    const DOCUMENT: HeaderValue = HeaderValue::from_static(Caching::Document.header());
+    const IMMUTABLE: HeaderValue = HeaderValue::from_static(Caching::Immutable.header());
+    match caching {
+        Caching::PerCaller => PER_CALLER,
+        Caching::Shared => SHARED,
+        Caching::Document => DOCUMENT,
+        Caching::Immutable => IMMUTABLE,
+    }
+}
+
+/// The `ETag` value of an answer tagged `tag` in `format` and `lang`
+/// ([`weak_etag`]), or `None` if it cannot be a header value. Each thread
+/// keeps the values of the last tag it answered with (the data release's,
+/// unless a PTR name is in it), so that most answers copy no text.
+fn etag_value(tag: &Arc<str>, format: Format, lang: Lang) -> Option<HeaderValue> {
+    use std::cell::RefCell;
+    type Values = (Arc<str>, [Option<HeaderValue>; SLOTS]);
+    thread_local! {
+        static LAST: RefCell<Option<Values>> = const { RefCell::new(None) };
+    }
+    let build = || HeaderValue::from_maybe_shared(Bytes::from(weak_etag(tag, format, lang))).ok();
+    let slot = slot(format, lang);
+    LAST.with(|last| {
+        let Ok(mut last) = last.try_borrow_mut() else {
+            return build();
+        };
+        if !last.as_ref().is_some_and(|(t, _)| Arc::ptr_eq(t, tag)) {
+            *last = Some((tag.clone(), [const { None }; SLOTS]));
+        }
+        let values = &mut last.as_mut()?.1;
+        if values[slot].is_none() {
+            values[slot] = build();
+        }
+        values[slot].clone()
+    })
 }
 
 /// `W/"{tag}-{format}"`, and `-{lang}` for a page in another language than
@@ -347,6 +452,73 @@ fn matches_etag(if_none_match: &str, tag: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The headers built once and copied are those the general path and
+    /// the layer put on the answer, in the same order, for every format,
+    /// with and without TLS, with and without a matching `If-None-Match`,
+    /// the second time (copied) as the first (built).
+    #[test]
+    fn prebuilt_answers_are_the_general_ones() {
+        use super::super::render::{LookupKind, LookupPage};
+        use crate::geo::GeoDb;
+        let db = GeoDb::embedded().expect("embedded data");
+        let tag: Arc<str> = Arc::from("release-tag");
+        let now = chrono::Utc::now();
+        for ip in ["8.8.8.8", "2001:4860:4860::8888", "10.1.2.3"] {
+            let info = crate::lookup::describe(&db, ip.parse().unwrap(), now);
+            let page = || {
+                let answered = crate::lookup::Answered {
+                    info: info.clone(),
+                    release: tag.clone(),
+                    special: crate::lookup::special(ip.parse().unwrap()),
+                };
+                Page::Lookup(Box::new(LookupPage::new(answered, LookupKind::ApiIp)))
+            };
+            let reply = Reply {
+                default: Format::Json,
+                caching: Caching::Shared,
+                etag: Some(tag.clone()),
+            };
+            // Every format in every language, the languages inside: a set
+            // of headers kept for one language and given to another (its
+            // `Content-Language`, its `ETag`) would differ here.
+            for format in Format::ALL {
+                for lang in Lang::ALL {
+                    for inm in [
+                        None,
+                        Some(weak_etag("release-tag", format, lang)),
+                        Some(weak_etag("release-tag", format, Lang::En)),
+                    ] {
+                        for tls in [false, true] {
+                            let wants = Wants {
+                                format: Some(format.query_name().into()),
+                                if_none_match: inm.clone(),
+                                lang,
+                                ..Wants::default()
+                            };
+                            let mut general = respond(page(), &wants, &reply);
+                            layer_headers(general.headers_mut(), false, tls);
+                            for _ in 0..2 {
+                                let fast = respond_finished(page(), &wants, &reply, tls);
+                                assert_eq!(fast.status(), general.status());
+                                let names = |r: &Response| {
+                                    r.headers()
+                                        .iter()
+                                        .map(|(n, v)| (n.clone(), v.clone()))
+                                        .collect::<Vec<_>>()
+                                };
+                                assert_eq!(
+                                    names(&fast),
+                                    names(&general),
+                                    "{ip} {format:?} {lang:?} {inm:?} {tls}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn weak_etags_match() {

@@ -13,7 +13,7 @@ use super::{asn, assets, batch, discovery, field, hot, mcp, metrics, openapi, pa
 /// The whole service: every route, each behind the common layer.
 pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
     let common = CommonLayer::new(state.clone(), limits);
-    let api_ip = common.for_route(&routes::API_IP, hot::ApiIp::new(state.clone()));
+    let api_ip = common.for_finishing_route(&routes::API_IP, hot::ApiIp::new(state.clone()));
     let rate_limited = state.limiter.is_some() && routes::API_IP.limited;
     hot::Routes::new(api_ip, router(state, common), rate_limited)
 }

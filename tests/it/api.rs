@@ -610,8 +610,10 @@ async fn the_hot_path_answers_exactly_as_the_router_does() {
         "?format=html",
         "?format=xml",
         "?x=%zz",
+        "?format=text&lang=bn",
+        "?lang=bn&format=html",
     ];
-    let header_sets: [&[(&str, &str)]; 5] = [
+    let header_sets: [&[(&str, &str)]; 8] = [
         &[],
         &[("accept", "text/markdown")],
         &[("accept", "image/png")],
@@ -620,6 +622,12 @@ async fn the_hot_path_answers_exactly_as_the_router_does() {
             ("accept", "text/plain;q=0.5, application/json"),
         ],
         &[("if-none-match", &etag)],
+        &[("accept", "text/markdown"), ("accept-language", "bn")],
+        &[
+            ("accept-language", "bn;q=0.9, en;q=0.5"),
+            ("accept", "text/plain"),
+        ],
+        &[("if-none-match", "*")],
     ];
     for address in addresses {
         for query in queries {

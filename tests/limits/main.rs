@@ -979,6 +979,7 @@ async fn http2_responses_a_client_never_reads_are_reset_after_the_request_timeou
     let _serial = serial();
     let request_timeout = Duration::from_secs(2);
     let mut cfg = support::config();
+    cfg.h2c = true;
     cfg.limits.request_timeout = request_timeout;
     let server = support::start(cfg).await;
 
@@ -1081,6 +1082,7 @@ async fn an_idle_http2_connection_is_closed_even_while_it_answers_pings() {
     let _serial = serial();
     let idle = Duration::from_secs(2);
     let mut cfg = support::config();
+    cfg.h2c = true;
     cfg.limits.idle_timeout = idle;
     cfg.limits.header_timeout = Duration::from_secs(30);
     let server = support::start(cfg).await;
@@ -1314,7 +1316,7 @@ fn rss_of(pid: u32) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_frees_what_zero_window_http2_clients_pin() {
     let _serial = serial();
-    let bin = support::proc::serve(&["--no-reverse-dns", "--request-timeout", "3"]);
+    let bin = support::proc::serve(&["--no-reverse-dns", "--h2c", "--request-timeout", "3"]);
     let pid = bin.pid();
     // Warm up: the page once, so its first allocations are in the baseline.
     let (status, _) = timed_get(&format!("{}/8.8.8.8", bin.base)).await.unwrap();
@@ -1436,6 +1438,7 @@ async fn batch_answers_nobody_reads_hold_at_most_the_batch_slots() {
     let _serial = serial();
     let bin = support::proc::serve(&[
         "--no-reverse-dns",
+        "--h2c",
         "--request-timeout",
         "4",
         "--batch-max-in-flight",
@@ -1511,6 +1514,7 @@ async fn batch_answers_nobody_reads_hold_at_most_the_batch_slots() {
 async fn one_address_holds_at_most_a_quarter_of_the_batch_slots() {
     let _serial = serial();
     let mut cfg = support::config();
+    cfg.h2c = true;
     cfg.limits.request_timeout = Duration::from_secs(10);
     let server = support::start(cfg).await;
     let (statuses, _bodies, _conn) = stalled_batches(server.addr, "127.0.0.1", 0, 16).await;
@@ -1621,7 +1625,7 @@ async fn stalled_pages(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_address_holds_at_most_its_share_of_unsent_answers() {
     let _serial = serial();
-    let bin = support::proc::serve(&["--no-reverse-dns", "--request-timeout", "4"]);
+    let bin = support::proc::serve(&["--no-reverse-dns", "--h2c", "--request-timeout", "4"]);
     let pid = bin.pid();
     let (status, _) = timed_get(&format!("{}/8.8.8.8", bin.base)).await.unwrap();
     assert_eq!(status, 200);
@@ -1734,7 +1738,7 @@ async fn trickled(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_read_a_trickle_at_a_time_are_charged_and_reset_at_the_deadline() {
     let _serial = serial();
-    let bin = support::proc::serve(&["--no-reverse-dns", "--request-timeout", "3"]);
+    let bin = support::proc::serve(&["--no-reverse-dns", "--h2c", "--request-timeout", "3"]);
     let pid = bin.pid();
     let (status, _) = timed_get(&format!("{}/api/v1/asn/174/prefixes.csv", bin.base))
         .await
@@ -1838,7 +1842,7 @@ fn mcp_lookup_ips(addr: SocketAddr, n: u32) -> (axum::http::Request<()>, axum::b
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_answers_of_many_addresses_are_built_a_few_at_a_time() {
     let _serial = serial();
-    let bin = support::proc::serve(&["--no-reverse-dns", "--request-timeout", "3"]);
+    let bin = support::proc::serve(&["--no-reverse-dns", "--h2c", "--request-timeout", "3"]);
     let pid = bin.pid();
     let tcp = connect_from("127.0.0.2", bin.addr).await.expect("connect");
     let (mut send, _ping, _conn) = h2c_from(tcp, None).await;
@@ -1909,6 +1913,7 @@ async fn mcp_answers_of_many_addresses_are_built_a_few_at_a_time() {
 async fn bodies_that_never_come_hold_at_most_their_address_share_of_slots() {
     let _serial = serial();
     let mut cfg = support::config();
+    cfg.h2c = true;
     cfg.limits.max_in_flight = 64;
     cfg.limits.max_in_flight_per_ip = 16;
     cfg.limits.header_timeout = Duration::from_secs(8);

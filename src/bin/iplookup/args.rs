@@ -230,6 +230,11 @@ pub struct ServeArgs {
     /// Do not watch --data-dir for new releases (SIGHUP still reloads).
     #[arg(long, env = "IPLOOKUP_NO_WATCH")]
     pub no_watch: bool,
+    /// Without TLS, also serve HTTP/2 with prior knowledge (h2c), for a proxy
+    /// that speaks it to its upstreams; without this flag, clear-text
+    /// connections are HTTP/1.1 only (HTTPS always serves both).
+    #[arg(long, env = "IPLOOKUP_H2C")]
+    pub h2c: bool,
     /// Leave network.reverse_dns null instead of asking DNS for PTR records.
     #[arg(long, env = "IPLOOKUP_NO_REVERSE_DNS")]
     pub no_reverse_dns: bool,

@@ -67,6 +67,7 @@ pub fn run_serve(args: ServeArgs, shutdown: impl Future<Output = ()>) -> anyhow:
         drain: args.drain_seconds,
         rdns,
         tls,
+        h2c: args.h2c,
         limits: Limits {
             header_timeout: args.header_timeout,
             request_timeout: args.request_timeout,

@@ -1,0 +1,162 @@
+//! The clock of a request: one read of the monotonic clock where a request
+//! starts and one where it ends, shared by what needs the time there (the
+//! connection's activity, the metrics, the next header deadline,
+//! `local_time`), instead of a read each.
+//!
+//! A [`Scope`] is a stretch of code on one thread (the connection's service
+//! call, one poll of a request's answer, one poll of a connection) that
+//! remembers the last instant read in it: [`now`] reads the clock and
+//! remembers it, [`recent`] gives the remembered instant (reading the clock
+//! if the scope has none). So `recent` is for code that runs right after a
+//! read with nothing slow in between; a time that must follow work (the end
+//! of a request) is read with `now`. A scope opened inside another starts
+//! with nothing, and on closing hands its last instant, if any, to the scope
+//! around it. Outside any scope both read the clock.
+//!
+//! [`utc`] gives the wall-clock time of an instant from a per-thread anchor
+//! (both clocks read together, once a second per thread): the time of day
+//! moves with the monotonic clock between two anchors, so a step of the
+//! system clock shows at most a second late.
+
+use std::cell::Cell;
+use std::time::{Duration, Instant, SystemTime};
+
+use chrono::{DateTime, Utc};
+
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    /// No scope is open.
+    Out,
+    /// A scope is open and has not read the clock.
+    Unread,
+    /// A scope is open and last read the clock then.
+    Read(Instant),
+}
+
+thread_local! {
+    static SLOT: Cell<Slot> = const { Cell::new(Slot::Out) };
+    /// An instant and the system clock at about that instant.
+    static ANCHOR: Cell<Option<(Instant, SystemTime)>> = const { Cell::new(None) };
+}
+
+/// An open scope (see the module documentation); closed on drop.
+#[must_use]
+pub struct Scope {
+    outer: Slot,
+}
+
+/// Opens a scope on this thread.
+pub fn scope() -> Scope {
+    Scope {
+        outer: SLOT.replace(Slot::Unread),
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        let restored = match (SLOT.get(), self.outer) {
+            (_, Slot::Out) => Slot::Out,
+            (Slot::Read(t), _) => Slot::Read(t),
+            (_, outer) => outer,
+        };
+        SLOT.set(restored);
+    }
+}
+
+/// Reads the clock (and the scope remembers it).
+pub fn now() -> Instant {
+    let t = Instant::now();
+    if !matches!(SLOT.get(), Slot::Out) {
+        SLOT.set(Slot::Read(t));
+    }
+    t
+}
+
+/// The last instant read in this scope, or [`now`] if none.
+pub fn recent() -> Instant {
+    match SLOT.get() {
+        Slot::Read(t) => t,
+        Slot::Unread | Slot::Out => now(),
+    }
+}
+
+/// How long the per-thread anchor of [`utc`] is used.
+const ANCHOR_LIFE: Duration = Duration::from_secs(1);
+
+/// The wall-clock time at `at` (an instant read lately).
+pub fn utc(at: Instant) -> DateTime<Utc> {
+    let system = ANCHOR.with(|anchor| {
+        let fresh = |anchor: &Cell<Option<(Instant, SystemTime)>>| {
+            let pair = (Instant::now(), SystemTime::now());
+            anchor.set(Some(pair));
+            pair
+        };
+        let (base, system) = match anchor.get() {
+            Some((base, system))
+                if at
+                    .checked_duration_since(base)
+                    .is_some_and(|since| since < ANCHOR_LIFE) =>
+            {
+                (base, system)
+            }
+            _ => fresh(anchor),
+        };
+        match at.checked_duration_since(base) {
+            Some(since) => system + since,
+            // A new anchor, read after `at`.
+            None => system.checked_sub(base - at).unwrap_or(system),
+        }
+    });
+    DateTime::<Utc>::from(system)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scope_remembers_its_last_read_and_hands_it_out() {
+        let outside = (recent(), recent());
+        assert!(outside.1 >= outside.0);
+        let outer = scope();
+        let first = recent();
+        std::thread::sleep(Duration::from_millis(2));
+        assert_eq!(recent(), first, "remembered");
+        let inner_read = {
+            let _inner = scope();
+            let start = recent();
+            assert!(start > first, "an inner scope starts with nothing");
+            std::thread::sleep(Duration::from_millis(2));
+            let end = now();
+            assert!(end > start, "now reads the clock");
+            assert_eq!(recent(), end);
+            end
+        };
+        assert_eq!(recent(), inner_read, "the inner scope's read is handed out");
+        {
+            let _unread = scope();
+        }
+        assert_eq!(
+            recent(),
+            inner_read,
+            "a scope that read nothing changes nothing"
+        );
+        drop(outer);
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(recent() > inner_read, "outside a scope the clock is read");
+    }
+
+    #[test]
+    fn utc_follows_the_system_clock() {
+        let before = Utc::now();
+        let derived = utc(Instant::now());
+        let after = Utc::now();
+        let slack = chrono::Duration::milliseconds(5);
+        assert!(derived <= after + slack, "{derived} {after}");
+        assert!(derived >= before - slack, "{derived} {before}");
+        std::thread::sleep(Duration::from_millis(20));
+        let later = utc(Instant::now());
+        let now = Utc::now();
+        assert!((now - later).num_milliseconds().abs() <= 5, "{later} {now}");
+    }
+}
