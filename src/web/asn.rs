@@ -14,13 +14,13 @@
 
 use std::fmt::Write;
 
-use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::negotiate::Format;
+use super::policy::{Tag, document, mark};
 use super::render::{AsnPage, ErrorPage, Page, Releases, asn_links, page_link};
 use super::respond::{Reply, Wants, bad_request, error_on, respond};
 use super::routes::{self, Route};
@@ -280,37 +280,15 @@ pub async fn api_asn_csv(
         Err(e) => return error_on(asn_error(&e), &wants, route),
     };
     let info = &answered.info;
-    let etag = format!("W/\"{}-csv\"", answered.release);
-    let fresh = wants
-        .if_none_match
-        .as_deref()
-        .is_some_and(|inm| inm.split(',').any(|t| t.trim() == "*" || t.trim() == etag));
-    let body = if fresh {
-        String::new()
-    } else {
-        prefixes_csv(info)
-    };
-    let mut response = Response::new(Body::from(body));
-    if fresh {
-        *response.status_mut() = StatusCode::NOT_MODIFIED;
-    }
-    let h = response.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(routes::CSV_TEXT),
+    let disposition = format!("attachment; filename=\"AS{}-prefixes.csv\"", info.asn);
+    let mut response = mark(
+        document(prefixes_csv(info)),
+        Tag(format!("W/\"{}-csv\"", answered.release)),
     );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(route.caching.header()),
-    );
-    if let Ok(v) = HeaderValue::from_str(&etag) {
-        h.insert(header::ETAG, v);
-    }
-    if let Ok(v) = HeaderValue::from_str(&format!(
-        "attachment; filename=\"AS{}-prefixes.csv\"",
-        info.asn
-    )) {
-        h.insert(header::CONTENT_DISPOSITION, v);
+    if let Ok(v) = HeaderValue::from_str(&disposition) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_DISPOSITION, v);
     }
     response
 }

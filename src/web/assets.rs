@@ -15,9 +15,10 @@
 use axum::body::Body;
 use axum::extract::Path;
 use axum::extract::rejection::PathRejection;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
+use super::policy::{Tag, mark, typed};
 use super::render::assets::find;
 use super::render::{ErrorPage, csp};
 use super::respond::{Wants, error_on};
@@ -36,43 +37,16 @@ use crate::model::{self, ErrorCode};
         (status = 404, description = "No asset of that name (Error, JSON unless `Accept` or `format` asks for another format)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept` (for the 404 answer)", body = model::Error),
     ))]
-pub async fn asset(
-    file: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
-    wants: Wants,
-) -> Response {
+pub async fn asset(file: Result<Path<String>, PathRejection>, wants: Wants) -> Response {
     let name = file.as_ref().map(|Path(name)| name.as_str()).ok();
     let Some(asset) = name.and_then(find) else {
         return not_found(&wants);
     };
-    let fresh = headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|tag| {
-            let tag = tag.trim();
-            tag == "*" || tag.trim_start_matches("W/") == asset.etag
-        });
-    let (status, body) = if fresh {
-        (StatusCode::NOT_MODIFIED, Body::empty())
-    } else {
-        (StatusCode::OK, Body::from(asset.body.as_slice()))
-    };
-    let mut response = Response::new(body);
-    *response.status_mut() = status;
+    let mut response = mark(
+        typed(asset.content_type, Body::from(asset.body.as_slice())),
+        Tag(asset.etag.clone()),
+    );
     let h = response.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(asset.content_type),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(routes::ASSETS.caching.header()),
-    );
-    if let Ok(etag) = HeaderValue::from_str(&asset.etag) {
-        h.insert(header::ETAG, etag);
-    }
     if let Ok(policy) = HeaderValue::from_str(csp()) {
         h.insert(header::CONTENT_SECURITY_POLICY, policy);
     }

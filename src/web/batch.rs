@@ -55,6 +55,7 @@ pub use output::Output;
 
 use super::body::{error_json, read_capped};
 use super::client::caller;
+use super::policy::typed;
 use super::refusal;
 use super::routes;
 use super::slots::{MCP_COPIES, Meter, Slot, SlotBody, Spent};
@@ -451,17 +452,11 @@ async fn answer(
         writer.entry(input, &Entry::of(result.map(|a| a.info)));
         meter.charge_to(writer.held()).map_err(|s| (s, done))?;
     }
-    let mut response = Response::new(Body::new(SlotBody::new(writer.finish(), slot)));
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(output.content_type()),
-    );
-    headers.insert(header::VARY, HeaderValue::from_static("Accept"));
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(routes::API_IP_BATCH.caching.header()),
-    );
+    let body = Body::new(SlotBody::new(writer.finish(), slot));
+    let mut response = typed(output.content_type(), body);
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("Accept"));
     Ok(response)
 }
 

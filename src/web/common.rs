@@ -171,7 +171,7 @@ where
         let (route, metrics) = self.route.unwrap_or_else(|| route_of(&request));
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
-        let any_match = if_none_match_any(&request);
+        let if_none_match = super::policy::if_none_match(&request);
         let early = if preflight {
             // `/mcp` refuses a preflight from an origin it would refuse.
             super::mcp::preflight_refusal(&shared.state, &request)
@@ -194,7 +194,8 @@ where
             started,
             preflight,
             inner_finishes: self.inner_finishes,
-            any_match,
+            route,
+            if_none_match,
         }
     }
 }
@@ -298,8 +299,10 @@ pub struct CommonFuture<F> {
     preflight: bool,
     /// The handler's answers carry the layer's headers already.
     inner_finishes: bool,
-    /// A `GET` or `HEAD` with `If-None-Match: *`.
-    any_match: bool,
+    /// The request's route, whose policy the answer gets ([`super::policy`]).
+    route: &'static Route,
+    /// The `If-None-Match` of a `GET` or `HEAD`.
+    if_none_match: Option<HeaderValue>,
 }
 
 impl<F> Future for CommonFuture<F>
@@ -351,15 +354,11 @@ where
 }
 
 impl<F> CommonFuture<F> {
-    /// The headers of every response (unless `finished` has them), then the metrics.
+    /// The route's policy and the headers of every response (unless
+    /// `finished` has them), then the metrics.
     fn finish(&self, mut response: Response, finished: bool) -> Response {
-        if self.any_match && response.status() == StatusCode::OK {
-            // RFC 9110, section 13.1.2: `*` matches any current
-            // representation, and a 200 is one: 304, its headers kept.
-            *response.status_mut() = StatusCode::NOT_MODIFIED;
-            *response.body_mut() = Body::empty();
-            response.headers_mut().remove(header::CONTENT_LENGTH);
-        }
+        let fill = !finished && !self.preflight;
+        super::policy::apply(self.route, &mut response, self.if_none_match.as_ref(), fill);
         if !finished {
             let tls = self.shared.state.tls;
             super::respond::layer_headers(response.headers_mut(), self.preflight, tls);
@@ -516,17 +515,6 @@ fn preflight_answer() -> Response {
 }
 
 /// An empty response with only a status.
-/// Whether `request` is a `GET` or `HEAD` whose `If-None-Match` is `*`
-/// (which matches any representation, RFC 9110 section 13.1.2).
-fn if_none_match_any(request: &Request) -> bool {
-    (request.method() == Method::GET || request.method() == Method::HEAD)
-        && request
-            .headers()
-            .get_all(header::IF_NONE_MATCH)
-            .iter()
-            .any(|v| v.as_bytes().trim_ascii() == b"*")
-}
-
 fn status_only(status: StatusCode) -> Response {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;

@@ -11,6 +11,7 @@ use sha2::Digest;
 
 use super::base::{BaseUrl, document};
 use super::body::error_json;
+use super::policy::{PolicyOf, mark};
 use super::render::DocsPage;
 use super::routes;
 use crate::model::{self, ErrorCode};
@@ -102,7 +103,7 @@ pub async fn api_catalog(base: BaseUrl) -> Response {
         }]
     });
     let text = serde_json::to_string_pretty(&body).unwrap_or_default();
-    document(text, &routes::API_CATALOG, &base)
+    document(text, &base)
 }
 
 /// The MCP server card (SEP-2127 schema v2).
@@ -149,7 +150,7 @@ fn server_name(base: &str) -> String {
     responses((status = 200, description = "Server card", content_type = "application/mcp-server-card+json")))]
 pub async fn server_card(base: BaseUrl) -> Response {
     let text = serde_json::to_string_pretty(&card(&base.url)).unwrap_or_default();
-    document(text, &routes::SERVER_CARD, &base)
+    document(text, &base)
 }
 
 /// `GET /mcp` without `Accept: text/event-stream`: the server card, so that a
@@ -181,7 +182,7 @@ pub async fn mcp_get(base: BaseUrl, headers: HeaderMap) -> Response {
         return response;
     }
     let text = serde_json::to_string_pretty(&card(&base.url)).unwrap_or_default();
-    document(text, &routes::SERVER_CARD, &base)
+    mark(document(text, &base), PolicyOf(&routes::SERVER_CARD))
 }
 
 /// `GET /.well-known/agent-skills/index.json`.
@@ -204,7 +205,6 @@ pub async fn skills_index(base: BaseUrl) -> Response {
     });
     document(
         serde_json::to_string_pretty(&body).unwrap_or_default(),
-        &routes::SKILLS_INDEX,
         &base,
     )
 }
@@ -214,7 +214,7 @@ pub async fn skills_index(base: BaseUrl) -> Response {
     summary = "The agent skill for this API",
     responses((status = 200, description = "SKILL.md with YAML front matter", content_type = "text/markdown")))]
 pub async fn skill_md(base: BaseUrl) -> Response {
-    document(skill(&base.url), &routes::SKILL_MD, &base)
+    document(skill(&base.url), &base)
 }
 
 #[cfg(test)]

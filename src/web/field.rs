@@ -7,19 +7,19 @@
 
 use std::net::SocketAddr;
 
-use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, OriginalUri, Path, State};
 use axum::http::StatusCode;
-use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::header::HeaderMap;
 use axum::response::Response;
 use percent_encoding::percent_decode_str;
 
 use super::client::client_addr;
 use super::pages::invalid_ip;
+use super::policy::{Tag, Uncached, document, mark};
 use super::render::{ErrorPage, one_line};
 use super::respond::{Wants, bad_request, error_on};
-use super::routes::{self, Caching, Route};
+use super::routes::{self, Route};
 use super::schema::{FieldParam, IpParam};
 use super::state::AppState;
 use crate::fields::Field;
@@ -63,8 +63,6 @@ pub async fn api_ip_field(
                 &answered.release,
                 &answered.info,
             )),
-            &wants,
-            route,
         ),
         Err(e) => error_on(invalid_ip(&e), &wants, route),
     }
@@ -100,7 +98,7 @@ pub async fn api_me_field(
         Field::ReverseDns => state.lookup.answer(ip).await,
         _ => state.lookup.answer_without_rdns(ip),
     };
-    value(field, &answered.info, None, &wants, route)
+    value(field, &answered.info, None)
 }
 
 /// The body of a field's answer: its value, sanitised, and a newline.
@@ -111,50 +109,23 @@ pub fn field_text(field: Field, info: &IpInfo) -> String {
     body
 }
 
-/// The 200 (or 304) answer: the value, sanitised, and a newline.
-fn value(
-    field: Field,
-    info: &IpInfo,
-    release: Option<&str>,
-    wants: &Wants,
-    route: &Route,
-) -> Response {
-    let body = field_text(field, info);
-    let mut response = Response::new(Body::empty());
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(routes::FIELD_TEXT),
-    );
+/// The 200 answer: the value, sanitised, and a newline, tagged with the
+/// data release (the common layer answers 304 when it matches).
+fn value(field: Field, info: &IpInfo, release: Option<&str>) -> Response {
+    let response = document(field_text(field, info));
     // `local_time` changes every second: never kept, never revalidated.
-    let clock = field == Field::LocalTime;
-    let caching = if clock {
-        Caching::PerCaller
-    } else {
-        route.caching
-    };
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(caching.header()),
-    );
-    if let Some(etag) = release.filter(|_| !clock).and_then(|tag| etag(tag, field)) {
-        let matched = wants.if_none_match.as_deref().is_some_and(|inm| {
-            inm.split(',')
-                .any(|t| t.trim() == etag.to_str().unwrap_or(""))
-        });
-        headers.insert(header::ETAG, etag);
-        if matched {
-            *response.status_mut() = StatusCode::NOT_MODIFIED;
-            return response;
-        }
+    if field == Field::LocalTime {
+        return mark(response, Uncached);
     }
-    *response.body_mut() = Body::from(body);
-    response
+    match release {
+        Some(release) => mark(response, Tag(etag(release, field))),
+        None => response,
+    }
 }
 
-/// `W/"{release}-{field}"`; `None` if the release tag is no header value.
-fn etag(release: &str, field: Field) -> Option<HeaderValue> {
-    HeaderValue::from_str(&format!("W/\"{release}-{}\"", field.name())).ok()
+/// `W/"{release}-{field}"`.
+fn etag(release: &str, field: Field) -> String {
+    format!("W/\"{release}-{}\"", field.name())
 }
 
 fn unknown_field(message: String, wants: &Wants, route: &Route) -> Response {

@@ -9,13 +9,12 @@ use std::sync::{OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 use chrono::{NaiveDate, Utc};
 use metrics::{Counter, Histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-use super::routes;
 use super::state::AppState;
 
 /// The process-wide recorder, installed on first use.
@@ -143,16 +142,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         metrics::gauge!("iplookup_data_refused", "table" => table).set(refused as f64);
     }
     let body = handle().map(PrometheusHandle::render).unwrap_or_default();
-    let mut response = body.into_response();
-    let headers = response.headers_mut();
-    if let routes::Answer::Fixed(media_type) = routes::METRICS.answer {
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
-    }
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(routes::METRICS.caching.header()),
-    );
-    response
+    super::policy::document(body)
 }
 
 /// Seconds since a `YYYY-MM-DD` or `YYYY-MM` release date.

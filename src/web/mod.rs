@@ -39,6 +39,7 @@ pub mod negotiate;
 pub mod openapi;
 pub mod origin;
 pub mod pages;
+pub mod policy;
 pub mod ratelimit;
 pub mod refusal;
 pub mod render;

@@ -134,6 +134,5 @@ pub(super) fn jsonrpc_error(status: StatusCode, code: i32, id: Value, message: &
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }

@@ -271,7 +271,7 @@ fn name_the_assets(doc: &mut utoipa::openapi::OpenApi) {
     responses((status = 200, description = "OpenAPI 3.1 document", content_type = "application/json")))]
 pub async fn openapi_json(State(state): State<AppState>, base: BaseUrl) -> Response {
     let body = openapi_text(&state.lookup, &base.url);
-    document(body, &routes::OPENAPI, &base)
+    document(body, &base)
 }
 
 /// `GET /openapi.json`: 308 to `/api/v1/openapi.json`.
@@ -318,7 +318,7 @@ pub async fn docs_page(State(state): State<AppState>, base: BaseUrl, wants: Want
     responses((status = 200, description = "llms.txt (Markdown)", content_type = "text/markdown")))]
 pub async fn llms_txt(State(state): State<AppState>, base: BaseUrl) -> Response {
     let body = discovery::llms(&docs(&state.lookup, &base.url));
-    document(body, &routes::LLMS_TXT, &base)
+    document(body, &base)
 }
 
 #[cfg(test)]
