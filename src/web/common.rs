@@ -71,7 +71,7 @@ use tower::{Layer, Service};
 
 use super::metrics::{RouteMetrics, route_metrics};
 use super::refusal::{self, Refusal};
-use super::routes::{self, Route};
+use super::routes::{self, Route, RouteOf};
 use super::state::{AppState, Limits};
 
 const ANY: HeaderValue = super::respond::ANY;
@@ -166,9 +166,16 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request) -> Self::Future {
+    fn call(&mut self, mut request: Request) -> Self::Future {
         let started = super::clock::recent();
-        let (route, metrics) = self.route.unwrap_or_else(|| route_of(&request));
+        let (route, metrics) = match self.route {
+            Some(known) => known,
+            None => {
+                let found = route_of(&request);
+                request.extensions_mut().insert(RouteOf(found.0));
+                found
+            }
+        };
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
         let if_none_match = super::policy::if_none_match(&request);
@@ -549,18 +556,18 @@ fn uri_bytes(request: &Request) -> usize {
         .map_or(0, |p| p.as_str().len())
 }
 
-/// The route of a request the router matched (`MatchedPath`), or the one the
-/// table names for its path, and the metrics it is counted under.
+/// The route of a request the router matched (`MatchedPath`, whose template
+/// names it in the table), else the fallback (404) of its path, and the
+/// metrics it is counted under. The router's matcher is the only one (the
+/// hot route's is held equal to it by a test, [`super::hot`]).
 fn route_of(request: &Request) -> (&'static Route, &'static RouteMetrics) {
+    let path = request.uri().path();
     match request.extensions().get::<MatchedPath>() {
         Some(matched) => {
-            let route = routes::by_template(matched.as_str())
-                .unwrap_or_else(|| routes::for_path(request.uri().path()));
+            let route =
+                routes::by_template(matched.as_str()).unwrap_or_else(|| routes::fallback(path));
             (route, route_metrics(matched.as_str()))
         }
-        None => (
-            routes::for_path(request.uri().path()),
-            route_metrics("unmatched"),
-        ),
+        None => (routes::fallback(path), route_metrics("unmatched")),
     }
 }

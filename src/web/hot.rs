@@ -228,3 +228,38 @@ impl Service<Request> for ApiIp {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::web::routes::{self, tests::router_choice};
+
+    /// The hot route's matcher takes only paths the router gives the same
+    /// route ([`routes::API_IP`]), and every plain address among them.
+    #[tokio::test]
+    async fn the_hot_matcher_agrees_with_the_router() {
+        let paths = [
+            "/api/v1/ip/8.8.8.8",
+            "/api/v1/ip/2001:db8::1",
+            "/api/v1/ip/not-an-ip",
+            "/api/v1/ip/8.8.8.8%2F1",
+            "/api/v1/ip/",
+            "/api/v1/ip",
+            "/api/v1/ip//asn",
+            "/api/v1/ip/8.8.8.8/asn",
+            "/api/v1/ip/8.8.8.8/",
+            "/api/v1/ipx/8.8.8.8",
+            "/api/v1/me",
+            "/8.8.8.8",
+        ];
+        for path in paths {
+            let uri: Uri = path.parse().unwrap();
+            let hot = address_of(&Method::GET, &uri).is_some();
+            let routed = router_choice(path).await == routes::API_IP.template;
+            assert!(!hot || routed, "{path}: hot, routed elsewhere");
+            let plain = !path.contains('%');
+            assert_eq!(hot, routed && plain, "{path}");
+            assert!(address_of(&Method::POST, &uri).is_none(), "{path}");
+        }
+    }
+}

@@ -20,6 +20,7 @@ pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
 
 /// All routes, through axum's router.
 fn router(state: AppState, common: CommonLayer) -> Router {
+    debug_assert_eq!(routes::shadowed(routes::ALL), None, "a route hides another");
     let mut router = Router::new();
     for (route, handler) in [
         (&routes::ROOT, get(pages::root)),

@@ -287,8 +287,10 @@ pub const PAGE_UNKNOWN: Route = Route {
     ..page("/{*rest}", Caching::PerCaller)
 };
 
-/// Every route the router serves, literal paths before templates.
-pub const ALL: [&Route; 28] = [
+/// Every route the router serves, in any order: no two of them name the
+/// same path ([`shadowed`], held by a test), so the router's choice never
+/// depends on it.
+pub const ALL: &[&Route] = &[
     &ROOT,
     &HEALTHZ,
     &API_ME,
@@ -333,45 +335,11 @@ impl Route {
     pub fn error_default(&self, kind: ClientKind) -> Format {
         self.errors.pick(kind)
     }
-
-    /// Whether `path` is one this route's template names.
-    fn matches(&self, path: &str) -> bool {
-        let mut want = self.template.split('/');
-        let mut got = path.split('/');
-        loop {
-            match (want.next(), got.next()) {
-                (None, None) => return true,
-                (Some(w), Some(g)) if w.contains('{') => {
-                    // A literal prefix, then one non-empty parameter (`AS{asn}`).
-                    let prefix = &w[..w.find('{').unwrap_or(0)];
-                    if !g.starts_with(prefix) || g.len() == prefix.len() {
-                        return false;
-                    }
-                }
-                (Some(w), Some(g)) if w == g => {}
-                _ => return false,
-            }
-        }
-    }
 }
 
 /// The route of a template the router matched (`MatchedPath`), if it is one.
 pub fn by_template(template: &str) -> Option<&'static Route> {
-    ALL.into_iter().find(|r| r.template == template)
-}
-
-/// The route that answers `path`: the router's choice (a literal path
-/// before a template), else the fallback (404) of the API or of the pages.
-pub fn for_path(path: &str) -> &'static Route {
-    let literal = ALL
-        .into_iter()
-        .find(|r| !r.template.contains('{') && r.template == path);
-    let templated = || {
-        ALL.into_iter()
-            .filter(|r| r.template.contains('{') && !r.template.contains("{*"))
-            .find(|r| r.matches(path))
-    };
-    literal.or_else(templated).unwrap_or_else(|| fallback(path))
+    ALL.iter().copied().find(|r| r.template == template)
 }
 
 /// The 404 route of a path no route names.
@@ -383,12 +351,133 @@ pub fn fallback(path: &str) -> &'static Route {
     }
 }
 
+/// The route of the request a handler answers, put among the request's
+/// extensions by the common layer ([`super::common`]; not on the hot route,
+/// whose handler knows it).
+#[derive(Debug, Clone, Copy)]
+pub struct RouteOf(pub &'static Route);
+
+/// The first pair of routes of `table` that name a common path (the
+/// router would answer it by one and hide it from the other), if any: a
+/// literal segment where the other route has a parameter that could take
+/// it (`/api/v1/ip/{ip}/country` beside `/api/v1/ip/{ip}/{field}`: `country`
+/// is a field), or two parameters that could take one value. What a
+/// parameter can take is given by its name ([`could_be`]); catch-alls
+/// (`{*rest}`, the fallbacks) are left out.
+pub fn shadowed<'a>(table: &[&'a Route]) -> Option<(&'a str, &'a str)> {
+    let routes: Vec<&str> = table
+        .iter()
+        .map(|r| r.template)
+        .filter(|t| !t.contains("{*"))
+        .collect();
+    for (i, a) in routes.iter().enumerate() {
+        for b in &routes[i + 1..] {
+            if overlap(a, b) {
+                return Some((a, b));
+            }
+        }
+    }
+    None
+}
+
+/// Whether some path matches both templates.
+fn overlap(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
+    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| segments_meet(x, y))
+}
+
+/// A template segment as its literal prefix and, if it has one, the name of
+/// its parameter (`AS{asn}` is `("AS", Some("asn"))`).
+fn parts(segment: &str) -> (&str, Option<&str>) {
+    match segment.split_once('{') {
+        Some((prefix, rest)) => (prefix, Some(rest.trim_end_matches('}'))),
+        None => (segment, None),
+    }
+}
+
+/// Whether one path segment matches both template segments.
+fn segments_meet(x: &str, y: &str) -> bool {
+    match (parts(x), parts(y)) {
+        ((a, None), (b, None)) => a == b,
+        ((lit, None), (prefix, Some(name))) | ((prefix, Some(name)), (lit, None)) => lit
+            .strip_prefix(prefix)
+            .is_some_and(|rest| could_be(name, rest)),
+        ((p, Some(m)), (q, Some(n))) => {
+            // The longer prefix's parameter, at its simplest, read by the other.
+            let ((long, l), (short, s)) = if p.len() >= q.len() {
+                ((p, m), (q, n))
+            } else {
+                ((q, n), (p, m))
+            };
+            let value = format!("{long}{}", example(l));
+            long.starts_with(short)
+                && could_be(s, &value[short.len()..])
+                && (p != q || could_be(l, example(s)))
+        }
+    }
+}
+
+/// Whether the parameter `name` could take `value` (non-empty): `ip` an
+/// address's characters, `asn` an AS number with or without `AS`, `field`
+/// a field's name; any other name anything.
+fn could_be(name: &str, value: &str) -> bool {
+    let digits = |v: &str| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+    !value.is_empty()
+        && match name {
+            "ip" => value
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() || b":.%[]".contains(&b)),
+            "asn" => digits(
+                value
+                    .strip_prefix("AS")
+                    .or_else(|| value.strip_prefix("as"))
+                    .unwrap_or(value),
+            ),
+            "field" => value.parse::<crate::fields::Field>().is_ok(),
+            _ => true,
+        }
+}
+
+/// The simplest value of the parameter `name`.
+fn example(name: &str) -> &'static str {
+    match name {
+        "field" => "asn",
+        _ => "1",
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn paths_find_the_route_the_router_would_pick() {
+    /// The template of the route axum's router (the one matcher) picks for
+    /// `path` when it holds every route of the table, else the fallback's.
+    pub(crate) async fn router_choice(path: &str) -> &'static str {
+        use axum::body::Body;
+        use axum::http::{Request, Uri};
+        use tower::ServiceExt;
+        let mut router = axum::Router::new();
+        for route in ALL.iter().filter(|r| !r.template.contains("{*")) {
+            let t = route.template;
+            router = router.route(t, axum::routing::any(move || async move { t }));
+        }
+        let router = router.fallback(|uri: Uri| async move { fallback(uri.path()).template });
+        let request = Request::get(path).body(Body::empty()).unwrap();
+        let response = router.oneshot(request).await.unwrap();
+        let body = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .unwrap();
+        let template = std::str::from_utf8(&body).unwrap();
+        ALL.iter()
+            .copied()
+            .chain([&API_UNKNOWN])
+            .find(|r| r.template == template)
+            .map(|r| r.template)
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_router_picks_the_route_the_table_means() {
         let cases = [
             ("/", "/"),
             ("/docs", "/docs"),
@@ -399,6 +488,10 @@ mod tests {
             ("/AS", "/{ip}"),
             ("/as15169", "/{ip}"),
             ("/api/v1/asn/AS1", "/api/v1/asn/{asn}"),
+            (
+                "/api/v1/asn/AS1/prefixes.csv",
+                "/api/v1/asn/{asn}/prefixes.csv",
+            ),
             ("/api/v1/asn/", "/api/v1/asn/"),
             ("/api/v1/ip/8.8.8.8", "/api/v1/ip/{ip}"),
             ("/api/v1/ip/", "/api/v1/ip/"),
@@ -414,16 +507,58 @@ mod tests {
             ("/a/b", "/{*rest}"),
             ("/healthz", "/healthz"),
             ("/.well-known/mcp", "/.well-known/mcp"),
+            ("/openapi.json", "/openapi.json"),
         ];
         for (path, template) in cases {
-            assert_eq!(for_path(path).template, template, "{path}");
+            assert_eq!(router_choice(path).await, template, "{path}");
         }
+    }
+
+    #[test]
+    fn no_route_hides_another() {
+        assert_eq!(shadowed(ALL), None);
+    }
+
+    #[test]
+    fn a_route_that_would_hide_another_is_refused() {
+        let country = Route {
+            template: "/api/v1/ip/{ip}/country",
+            ..API_IP_FIELD
+        };
+        let mut table = ALL.to_vec();
+        table.push(&country);
+        assert_eq!(
+            shadowed(&table),
+            Some(("/api/v1/ip/{ip}/{field}", "/api/v1/ip/{ip}/country"))
+        );
+        // A literal no parameter could take hides nothing (`/docs` is no address).
+        let hidden = |a: &'static str, b: &'static str| {
+            let (x, y) = (
+                Route {
+                    template: a,
+                    ..ROOT
+                },
+                Route {
+                    template: b,
+                    ..ROOT
+                },
+            );
+            shadowed(&[&x, &y]).is_some()
+        };
+        assert!(hidden("/{ip}", "/1.2.3.4"));
+        assert!(hidden("/{ip}", "/{file}"));
+        assert!(hidden("/AS{asn}", "/AS15169"));
+        assert!(hidden("/api/v1/asn/{asn}", "/api/v1/asn/AS{asn}"));
+        assert!(!hidden("/{ip}", "/AS{asn}"));
+        assert!(!hidden("/{ip}", "/status"));
+        assert!(!hidden("/api/v1/me/{field}", "/api/v1/me/everything"));
+        assert!(!hidden("/api/v1/ip/{ip}", "/api/v1/ip/{ip}/{field}"));
     }
 
     #[test]
     fn templates_are_unique_and_found_again() {
         for route in ALL {
-            assert_eq!(by_template(route.template), Some(route));
+            assert_eq!(by_template(route.template), Some(*route));
         }
         assert_eq!(by_template("/nope"), None);
     }
