@@ -21,36 +21,36 @@
 //! - [`common`]: the one layer every request passes through; [`hot`]: the
 //!   hot route's way around the router; [`router`]: all of it as one service.
 
-pub mod asn;
-pub mod assets;
-pub mod base;
+pub(crate) mod asn;
+pub(crate) mod assets;
+pub(crate) mod base;
 pub mod batch;
-pub mod body;
+pub(crate) mod body;
 pub mod client;
-pub mod clock;
-pub mod common;
-pub mod discovery;
-pub mod field;
-pub mod host;
+pub(crate) mod clock;
+pub(crate) mod common;
+pub(crate) mod discovery;
+pub(crate) mod field;
+pub(crate) mod host;
 pub mod hot;
 pub mod mcp;
-pub mod metrics;
+pub(crate) mod metrics;
 pub mod negotiate;
-pub mod openapi;
+pub(crate) mod openapi;
 pub mod origin;
-pub mod pages;
-pub mod policy;
+pub(crate) mod pages;
+pub(crate) mod policy;
 pub mod ratelimit;
-pub mod refusal;
-pub mod render;
-pub mod respond;
+pub(crate) mod refusal;
+pub(crate) mod render;
+pub(crate) mod respond;
 pub mod router;
-pub mod routes;
-pub mod schema;
-pub mod search;
+pub(crate) mod routes;
+pub(crate) mod schema;
+pub(crate) mod search;
 pub mod slots;
 pub mod state;
-pub mod wants;
+pub(crate) mod wants;
 
 pub use batch::DEFAULT_BATCH_LIMIT;
 pub use router::app;

@@ -566,7 +566,7 @@ pub(crate) mod tests {
     #[test]
     fn only_probes_and_scrapers_skip_the_limits() {
         let spared: Vec<&str> = ALL
-            .into_iter()
+            .iter()
             .filter(|r| !r.limited)
             .map(|r| r.template)
             .collect();

@@ -225,8 +225,9 @@ impl Serialize for InOrder<'_> {
     }
 }
 
-/// The OpenAPI document as served for `base`, as JSON.
-pub fn openapi_json_value(lookup: &Lookup, base: &str) -> serde_json::Value {
+/// The OpenAPI document as served for `base`, as JSON (for the tests).
+#[cfg(test)]
+fn openapi_json_value(lookup: &Lookup, base: &str) -> serde_json::Value {
     serde_json::from_str(&openapi_text(lookup, base)).unwrap_or_default()
 }
 

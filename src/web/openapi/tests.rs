@@ -18,7 +18,7 @@ fn the_document_describes_the_routes_the_table_documents() {
         .map(String::as_str)
         .collect();
     let mut documented: Vec<&str> = routes::ALL
-        .into_iter()
+        .iter()
         .filter(|r| r.documented)
         .map(|r| r.template)
         .collect();

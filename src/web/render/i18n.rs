@@ -296,7 +296,6 @@ catalogue! {
     Centroids => "Coordinates are country centroids, not street addresses.", "স্থানাঙ্কগুলো দেশের কেন্দ্রবিন্দু, রাস্তার ঠিকানা নয়।";
     AsnAlso => "ASN data also from RouteViews and NRO (CC BY 4.0)", "ASN ডেটা RouteViews ও NRO থেকেও (CC BY 4.0)";
     FlagsCredit => "Flags: flag-icons (MIT)", "পতাকা: flag-icons (MIT)";
-    Language => "Language", "ভাষা";
     AutonomousSystem => "Autonomous system", "অটোনোমাস সিস্টেম";
     Addresses => "Addresses", "ঠিকানা";
     AddressesV4 => "IPv4 addresses", "IPv4 ঠিকানা";

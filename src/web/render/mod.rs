@@ -22,11 +22,10 @@ pub use self::docs::{
     DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter, ResponseDoc, SchemaDoc,
     TryInput, TryIt,
 };
-pub use self::i18n::{Lang, Msg};
+pub use self::i18n::Lang;
 pub use self::page::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, ErrorPage, Health, HealthData, HealthRefusal,
-    HealthSource, LookupKind, LookupPage, Page, Releases, SPECIAL_ROW, SpecialUse, asn_csv_link,
-    asn_links, info_rows, links, lookup_rows, page_link,
+    HealthSource, LookupKind, LookupPage, Page, Releases, asn_links, page_link,
 };
 pub use self::view::View;
 use super::negotiate::Format;
