@@ -9,7 +9,7 @@
 //! - [`columns`]: the chosen fields (`--fields`) as runs of cells;
 //! - [`enrich`]: the CSV rows themselves, with the lookups of a batch overlapped.
 
-pub mod columns;
+pub(crate) mod columns;
 pub mod enrich;
 pub mod lines;
-pub mod quick;
+pub(crate) mod quick;

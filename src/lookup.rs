@@ -9,7 +9,7 @@
 //! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
 //! release while readers keep the one they started with, never locking.
 
-pub mod asn;
+pub(crate) mod asn;
 
 use std::borrow::Cow;
 use std::cell::RefCell;

@@ -6,10 +6,10 @@
 //! the binary owns the signals.
 
 mod activity;
-pub mod connection;
+pub(crate) mod connection;
 mod deadline;
 mod header_timer;
-pub mod nofile;
+pub(crate) mod nofile;
 mod per_address;
 mod service;
 mod socket;

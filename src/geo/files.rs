@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use iplookup_data::DataError;
 use iplookup_data::policy::Policy;
@@ -48,14 +48,6 @@ pub fn stamp(path: &Path) -> Option<FileStamp> {
         len: meta.len(),
         modified: meta.modified().ok(),
     })
-}
-
-/// The release files found in a data directory.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DataFiles {
-    pub country: Option<PathBuf>,
-    pub asn: Option<PathBuf>,
-    pub city: Option<PathBuf>,
 }
 
 /// Whether a name is a temporary or partial file that must never be loaded.
@@ -104,18 +96,6 @@ pub fn candidates(dir: &Path, table: Table) -> Result<Vec<String>, GeoError> {
     names.sort();
     names.reverse();
     Ok(names)
-}
-
-/// The newest country, ASN and city files in `dir`.
-pub fn find(dir: &Path) -> Result<DataFiles, GeoError> {
-    let newest = |t| -> Result<Option<PathBuf>, GeoError> {
-        Ok(candidates(dir, t)?.first().map(|n| dir.join(n)))
-    };
-    Ok(DataFiles {
-        country: newest(Table::Country)?,
-        asn: newest(Table::Asn)?,
-        city: newest(Table::City)?,
-    })
 }
 
 /// Whether `name` is an MMDB (plain or gzipped).

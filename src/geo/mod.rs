@@ -26,17 +26,17 @@
 //!   reload, `lookup --data-dir`, `update`'s checks).
 //! - [`error`]: why a database could not be assembled ([`GeoError`]).
 
-pub mod asn;
-pub mod block;
-pub mod countries;
-pub mod db;
-pub mod error;
-pub mod files;
+pub(crate) mod asn;
+pub(crate) mod block;
+pub(crate) mod countries;
+pub(crate) mod db;
+pub(crate) mod error;
+pub(crate) mod files;
 pub mod load;
 pub mod mmdb;
-pub mod release;
+pub(crate) mod release;
 pub mod special;
-pub mod tree;
+pub(crate) mod tree;
 
 pub use iplookup_data::{DataError, ImportStats};
 pub use iplookup_data::{

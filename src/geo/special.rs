@@ -17,7 +17,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 
-pub mod explain;
+pub(crate) mod explain;
 
 /// A registry block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,7 @@ mod examples;
 mod flatten;
 mod limits;
 mod mcp_post;
-pub mod try_it;
+pub(crate) mod try_it;
 
 use std::sync::{Arc, PoisonError, RwLock};
 

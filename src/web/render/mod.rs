@@ -2,20 +2,20 @@
 //! HTML. Handlers build a [`Page`]; only this module turns it into bytes.
 
 mod asset;
-pub mod assets;
+pub(crate) mod assets;
 mod docs;
-pub mod flags;
+pub(crate) mod flags;
 mod html;
 mod html_asn;
 mod html_frame;
 mod html_lookup;
-pub mod i18n;
+pub(crate) mod i18n;
 mod json;
-pub mod map;
+pub(crate) mod map;
 mod markdown;
 mod page;
 mod text;
-pub mod values;
+pub(crate) mod values;
 mod view;
 
 pub use self::docs::{
