@@ -287,37 +287,43 @@ pub const PAGE_UNKNOWN: Route = Route {
     ..page("/{*rest}", Caching::PerCaller)
 };
 
-/// Every route the router serves, in any order: no two of them name the
-/// same path ([`shadowed`], held by a test), so the router's choice never
-/// depends on it.
+/// Every route the router serves. No two of them name the same path
+/// ([`shadowed`], held by a test), so the router's choice never depends on
+/// their order; the order is the one `/docs` and the OpenAPI document list
+/// the described ones in.
 pub const ALL: &[&Route] = &[
-    &ROOT,
-    &HEALTHZ,
+    // The lookups.
     &API_ME,
-    &API_IP_BATCH,
-    &API_IP_MISSING,
-    &API_IP_FIELD_MISSING,
     &API_IP,
     &API_ME_FIELD,
     &API_IP_FIELD,
-    &API_ASN_MISSING,
-    &API_ASN_CSV,
+    &API_IP_BATCH,
     &API_ASN,
+    &API_ASN_CSV,
+    // The pages.
+    &ROOT,
+    &ADDRESS,
+    &ASN_PAGE,
     &DOCS,
-    &DOCS_TRY,
+    &ASSETS,
+    // For tools and agents.
     &OPENAPI,
-    &OPENAPI_ALIAS,
     &LLMS_TXT,
     &API_CATALOG,
     &SERVER_CARD,
-    &SERVER_CARD_ALIAS,
+    &MCP,
     &SKILLS_INDEX,
     &SKILL_MD,
-    &MCP,
+    // For the operator.
+    &HEALTHZ,
     &METRICS,
-    &ASSETS,
-    &ASN_PAGE,
-    &ADDRESS,
+    // Not described: aliases, missing parts, the fallback.
+    &DOCS_TRY,
+    &OPENAPI_ALIAS,
+    &SERVER_CARD_ALIAS,
+    &API_IP_MISSING,
+    &API_IP_FIELD_MISSING,
+    &API_ASN_MISSING,
     &PAGE_UNKNOWN,
 ];
 

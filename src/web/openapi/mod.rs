@@ -41,32 +41,6 @@ const TAG_TITLES: [(&str, &str); 4] = [
     ("operations", "Operations"),
 ];
 
-/// The paths in the order of the docs page and of the served document:
-/// lookups, pages, agents and discovery, operations (utoipa keeps them sorted).
-const PATH_ORDER: [&str; 21] = [
-    "/api/v1/me",
-    "/api/v1/ip/{ip}",
-    "/api/v1/me/{field}",
-    "/api/v1/ip/{ip}/{field}",
-    "/api/v1/ip",
-    "/api/v1/asn/{asn}",
-    "/api/v1/asn/{asn}/prefixes.csv",
-    "/",
-    "/{ip}",
-    "/AS{asn}",
-    "/docs",
-    "/assets/{file}",
-    "/api/v1/openapi.json",
-    "/llms.txt",
-    "/.well-known/api-catalog",
-    "/.well-known/mcp/server-card.json",
-    "/mcp",
-    "/.well-known/agent-skills/index.json",
-    "/.well-known/agent-skills/iplookup/SKILL.md",
-    "/healthz",
-    "/metrics",
-];
-
 /// The OpenAPI document, derived from the handlers' annotations.
 #[derive(OpenApi)]
 #[openapi(
@@ -139,13 +113,21 @@ fn built(lookup: &Lookup) -> Arc<Built> {
     built
 }
 
+/// The described paths in the route table's order ([`routes::ALL`]).
+fn path_order() -> impl Iterator<Item = &'static str> {
+    routes::ALL
+        .iter()
+        .filter(|r| r.documented)
+        .map(|r| r.template)
+}
+
 fn build(lookup: &Lookup) -> Built {
     let mut doc = ApiDoc::openapi();
     // A placeholder where the request's base goes ([`WithServer`]).
     doc.servers = Some(vec![Server::new("")]);
     limits::add(&mut doc);
     name_the_assets(&mut doc);
-    let order: Vec<String> = PATH_ORDER.map(str::to_owned).to_vec();
+    let order: Vec<String> = path_order().map(str::to_owned).collect();
     let mut json = serde_json::to_value(&doc).unwrap_or_default();
     mcp_post::describe_mcp_post(&mut json);
     for (i, (_, title)) in TAG_TITLES.iter().enumerate() {
