@@ -284,7 +284,7 @@ pub async fn api_asn_csv(
     let fresh = wants
         .if_none_match
         .as_deref()
-        .is_some_and(|inm| inm.split(',').any(|t| t.trim() == "*" || t.trim() == etag));
+        .is_some_and(|inm| super::etag::matches(inm, &etag));
     let body = if fresh {
         String::new()
     } else {

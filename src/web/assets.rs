@@ -49,11 +49,7 @@ pub async fn asset(
         .get_all(header::IF_NONE_MATCH)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|tag| {
-            let tag = tag.trim();
-            tag == "*" || tag.trim_start_matches("W/") == asset.etag
-        });
+        .any(|v| super::etag::matches(v, &asset.etag));
     let (status, body) = if fresh {
         (StatusCode::NOT_MODIFIED, Body::empty())
     } else {

@@ -138,10 +138,10 @@ fn value(
         HeaderValue::from_static(caching.header()),
     );
     if let Some(etag) = release.filter(|_| !clock).and_then(|tag| etag(tag, field)) {
-        let matched = wants.if_none_match.as_deref().is_some_and(|inm| {
-            inm.split(',')
-                .any(|t| t.trim() == etag.to_str().unwrap_or(""))
-        });
+        let matched = wants
+            .if_none_match
+            .as_deref()
+            .is_some_and(|inm| super::etag::matches(inm, etag.to_str().unwrap_or_default()));
         headers.insert(header::ETAG, etag);
         if matched {
             *response.status_mut() = StatusCode::NOT_MODIFIED;
