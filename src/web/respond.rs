@@ -11,7 +11,7 @@ use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use super::etag;
-use super::negotiate::{self, Format, Refusal};
+use super::negotiate::{self, Format, NoFormat};
 use super::render::{ErrorPage, Lang, Page, View};
 use super::routes::{Caching, Route};
 pub use super::wants::Wants;
@@ -354,7 +354,7 @@ pub fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response
     }
     match negotiate::choose(wants.format.as_deref(), wants.accept.as_deref(), default) {
         Ok(format) => Ok(format),
-        Err(Refusal::BadFormat(v)) => {
+        Err(NoFormat::BadFormat(v)) => {
             let msg = format!("unknown format {v:?}: use json, text, md or html");
             Err(Box::new(refusal(
                 bad_request(ErrorCode::BadFormat, msg),
@@ -362,7 +362,7 @@ pub fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response
                 default,
             )))
         }
-        Err(Refusal::NotAcceptable) => Err(Box::new(not_acceptable())),
+        Err(NoFormat::NotAcceptable) => Err(Box::new(not_acceptable())),
     }
 }
 
