@@ -11,7 +11,8 @@
 //! - [`unsent`]: HTTP/2 answers waiting to be sent, charged by their size.
 //!
 //! (The global `--max-in-flight` slots and the rate limit are the common
-//! layer's, [`super::common`], since every route's policy is applied there.)
+//! layer's, [`super::common`], since every route's policy is applied there;
+//! the rate limiter, [`super::ratelimit`], counts callers by the same key.)
 //!
 //! They share one client key ([`client_key`]: IPv4 whole, IPv6 by its /64,
 //! IPv4-mapped IPv6 as IPv4), one per-client count ([`count::PerClient`],
