@@ -20,10 +20,9 @@
 //!   at once (CSV rows without an `IpInfo` each); the server does not use them.
 //! - [`web`]: routes (the hot lookup route past the router), the caller's address,
 //!   format negotiation, the four renderers, description documents, the MCP
-//!   endpoint and Prometheus metrics.
+//!   endpoint, Prometheus metrics, and admission (what one client may hold).
 //! - [`memory`]: handing freed memory back to the system after a reload (glibc).
 //! - [`reload`]: watching the data directory (and SIGHUP) and swapping in new releases.
-//! - [`connections`]: the cap on open connections.
 //! - [`config`]: every setting of a running service, as one plain value.
 //! - [`server`]: listening (HTTP or HTTPS), limits, graceful shutdown when the
 //!   caller's shutdown future resolves.
@@ -35,7 +34,6 @@
 pub mod address;
 pub mod bulk;
 pub mod config;
-pub mod connections;
 pub mod fields;
 pub mod geo;
 pub mod lookup;

@@ -1,6 +1,6 @@
 //! Running the service: loading the data, binding the listener, accepting
 //! connections (HTTP, or HTTPS with HTTP/2 through rustls) under the
-//! connection caps ([`connections`](crate::connections)), serving each
+//! connection caps ([`connections`](crate::web::admission::connections)), serving each
 //! ([`connection`]), hot reload, and graceful shutdown when the shutdown
 //! future resolves. Its configuration is [`ServeConfig`](crate::config::ServeConfig);
 //! the binary owns the signals.
@@ -10,11 +10,9 @@ pub(crate) mod connection;
 mod deadline;
 mod header_timer;
 pub(crate) mod nofile;
-mod per_address;
 mod service;
 mod socket;
 mod tls;
-mod unsent;
 mod when_woken;
 
 use std::future::Future;
@@ -27,15 +25,15 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
 use crate::config::{ServeConfig, TlsFiles};
-use crate::connections::{Admission, Admitted};
 use crate::geo::load::load_database;
 use crate::geo::{GeoDb, GeoError};
 use crate::lookup::Lookup;
 use crate::rdns::{RdnsError, ReverseDns};
 use crate::reload;
+use crate::web::admission::batch::{self, BatchSlots};
+use crate::web::admission::connections::{Admission, Admitted};
 use crate::web::client::TrustedProxies;
 use crate::web::ratelimit::RateLimiter;
-use crate::web::slots::BatchSlots;
 use crate::web::{self, AppState, Limits};
 
 /// Why the service could not run.
@@ -150,7 +148,7 @@ pub async fn run(
             config.limits.queue_timeout,
         )
         .with_answer_bytes(config.limits.batch_answer_bytes.unwrap_or_else(|| {
-            web::slots::default_answer_bytes(config.limits.batch_max_in_flight, config.batch_limit)
+            batch::default_answer_bytes(config.limits.batch_max_in_flight, config.batch_limit)
         })),
     };
     let tls = match &config.tls {
@@ -270,8 +268,7 @@ async fn handle(
     server: Arc<Server>,
     mut stopping: watch::Receiver<bool>,
 ) {
-    let (total, address) = admitted.shares();
-    let shares = unsent::Shares { total, address };
+    let shares = admitted.shares();
     // A response is written as soon as it is ready, not held back by Nagle.
     if let Err(e) = stream.set_nodelay(true) {
         tracing::debug!(error = %e, "cannot set TCP_NODELAY");

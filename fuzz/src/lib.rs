@@ -38,7 +38,7 @@ use iplookup::geo::rows;
 use iplookup::geo::snapshot::{self, Parts};
 use iplookup::geo::{GeoDb, Release};
 use iplookup::web::client::{self, ClientIpHeader, TrustedProxies};
-use iplookup::web::negotiate::{self, Format, Refusal};
+use iplookup::web::negotiate::{self, Format, NoFormat};
 
 // ---------------------------------------------------------------------------
 // address::parse
@@ -163,7 +163,7 @@ pub fn check_choose(query: Option<&str>, accept: Option<&str>, default: Format) 
     );
     if let Some(q) = query {
         let want =
-            Format::from_query(q).ok_or_else(|| Refusal::BadFormat(q.chars().take(40).collect()));
+            Format::from_query(q).ok_or_else(|| NoFormat::BadFormat(q.chars().take(40).collect()));
         assert_eq!(got, want, "query {q:?}");
         return;
     }
@@ -177,7 +177,7 @@ pub fn check_choose(query: Option<&str>, accept: Option<&str>, default: Format) 
                 "Accept {a:?} gave {format:?}, which it does not name"
             );
         }
-        (Some(_), Err(Refusal::NotAcceptable)) => {}
+        (Some(_), Err(NoFormat::NotAcceptable)) => {}
         (Some(a), Err(other)) => panic!("Accept {a:?} without a query gave {other:?}"),
     }
 }

@@ -31,7 +31,7 @@ use super::db::GeoDb;
 use super::error::{GeoError, file_error};
 use super::files::{candidates, is_mmdb, modified_date, open, read_all, release_date, stamp};
 use super::mmdb::{self, CityTables};
-use super::release::{FileStamp, Refusal, Release, SourceInfo};
+use super::release::{FileStamp, RefusedFile, Release, SourceInfo};
 
 /// Loads the database to start with: the data directory's newest releases
 /// that pass the policy (checked against the embedded data), else the
@@ -152,7 +152,7 @@ fn choose<T: Clone + Covers>(
     strict: bool,
     load: fn(&Path, &str, &Policy) -> Result<Chosen<T>, GeoError>,
     covered: &dyn Fn() -> Vec<(Coverage, String)>,
-    refused: &mut Vec<Refusal>,
+    refused: &mut Vec<RefusedFile>,
 ) -> Result<Option<Chosen<T>>, GeoError> {
     let own = |(t, i): (&T, &SourceInfo)| (t.clone(), i.clone());
     let names = candidates(dir, table)?;
@@ -191,7 +191,7 @@ fn choose<T: Clone + Covers>(
                 } else {
                     tracing::error!(table = table.name(), file = %name, reason = %e, "release file refused; trying the next older one");
                 }
-                refused.push(Refusal {
+                refused.push(RefusedFile {
                     table: table.name(),
                     file: name,
                     reason: e.to_string(),

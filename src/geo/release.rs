@@ -1,6 +1,6 @@
 //! What a database was built from: for each table the file, its source and
 //! release date and what importing it found ([`SourceInfo`]), and the files
-//! of the data directory that were refused ([`Refusal`]). `/healthz`, the
+//! of the data directory that were refused ([`RefusedFile`]). `/healthz`, the
 //! metrics, the `ETag`s and reloads read it.
 
 use std::time::SystemTime;
@@ -61,7 +61,7 @@ pub struct FileStamp {
 
 /// A release file that was not loaded, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub struct RefusedFile {
     /// `country`, `asn` or `city`.
     pub table: &'static str,
     /// The file's name (never its path).
@@ -80,7 +80,7 @@ pub struct Release {
     /// The city database, when one is loaded.
     pub city: Option<SourceInfo>,
     /// Files of the data directory that were not loaded, and why.
-    pub refused: Vec<Refusal>,
+    pub refused: Vec<RefusedFile>,
 }
 
 impl Release {

@@ -3,9 +3,12 @@
 //! it in the connection's [`Activity`] while it runs, and, for an HTTP/2
 //! request, stamps the moment its response is ready for the stream's send
 //! deadline ([`deadline`](super::deadline)) and charges it to the client's
-//! share of unsent answers ([`unsent`](super::unsent)). A request from an
-//! address at its cap of requests in flight is answered 503 at once
-//! ([`per_address`](super::per_address)).
+//! share of unsent answers ([`unsent`]). A request from a client at its cap
+//! of requests in flight is answered 503 at once ([`connections`]), in the
+//! error format of the route it asked for ([`Refuser`]).
+//!
+//! [`unsent`]: crate::web::admission::unsent
+//! [`connections`]: crate::web::admission::connections
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -14,16 +17,19 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
-use axum::http::{Request, Version};
+use axum::http::{HeaderValue, Request, Version, header};
 use axum::response::Response;
 use hyper::body::Incoming;
 
 use super::activity::Activity;
 use super::deadline::{Handoff, Stamp};
-use super::per_address::{self, Counted};
-use super::unsent::{Shares, Shed};
+use crate::web::admission::Refusal;
+use crate::web::admission::connections::InFlight;
+use crate::web::admission::unsent::Shares;
 use crate::web::clock;
 use crate::web::hot::{Routes, RoutesFuture};
+use crate::web::refusal::Refuser;
+use crate::web::routes;
 
 /// The service of one connection.
 pub struct ConnService {
@@ -56,7 +62,7 @@ impl ConnService {
 
 impl hyper::service::Service<Request<Incoming>> for ConnService {
     type Response = Response;
-    type Error = Shed;
+    type Error = Refusal;
     type Future = Tracked;
 
     fn call(&self, request: Request<Incoming>) -> Tracked {
@@ -65,16 +71,13 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
         let http2 = (request.version() == Version::HTTP_2)
             .then(|| (self.handoff.give(), self.shares.clone()));
         self.activity.start();
-        let (inner, counted) =
-            match per_address::count(self.shares.address.as_ref(), request.uri().path()) {
-                Ok(counted) => {
-                    let answer = self.routes.borrow_mut().call_from(request, self.peer);
-                    (Inner::Answer(answer), counted)
-                }
-                Err(per_address::OverCap) => {
-                    (Inner::Refused(Some(per_address::overloaded())), None)
-                }
-            };
+        let (inner, counted) = match self.shares.count_request(request.uri().path()) {
+            Ok(counted) => {
+                let answer = self.routes.borrow_mut().call_from(request, self.peer);
+                (Inner::Answer(answer), counted)
+            }
+            Err(refusal) => (Inner::Refused(Some(refused(&request, refusal))), None),
+        };
         Tracked {
             inner,
             activity: Some(self.activity.clone()),
@@ -91,7 +94,20 @@ pub struct Tracked {
     /// Until the request has ended.
     activity: Option<Arc<Activity>>,
     http2: Option<(Stamp, Shares)>,
-    _counted: Option<Counted>,
+    _counted: Option<InFlight>,
+}
+
+/// The answer of a request admission refused, in its route's error format.
+/// Outside the common layer, so with the one header of that layer's that
+/// an error needs (`X-Content-Type-Options`).
+fn refused<B>(request: &Request<B>, refusal: Refusal) -> Response {
+    let route = routes::for_path(request.uri().path());
+    let mut response = Refuser::of(request, route).refused(refusal);
+    response
+        .headers_mut()
+        .entry(header::X_CONTENT_TYPE_OPTIONS)
+        .or_insert(HeaderValue::from_static("nosniff"));
+    response
 }
 
 /// The answer of the routes, or the 503 of an address at its cap.
@@ -104,7 +120,7 @@ enum Inner {
 }
 
 impl Future for Tracked {
-    type Output = Result<Response, Shed>;
+    type Output = Result<Response, Refusal>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();

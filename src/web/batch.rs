@@ -53,12 +53,13 @@ mod output;
 
 pub use output::Output;
 
+use super::admission::Refusal;
+use super::admission::batch::{MCP_COPIES, Meter, Slot};
 use super::body::{error_json, read_capped};
 use super::client::caller;
 use super::policy::typed;
 use super::refusal;
 use super::routes;
-use super::slots::{MCP_COPIES, Meter, Slot, SlotBody, Spent};
 use super::state::AppState;
 use crate::fields::csv;
 use crate::lookup::LookupError;
@@ -229,13 +230,19 @@ pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Re
         Ok(slot) => slot,
         Err(busy) => {
             metrics::counter!("iplookup_overloaded_total").increment(1);
-            return refusal::Refusal::of_parts(&parts, &routes::API_IP_BATCH).batch_busy(busy);
+            return refusal::Refuser::of_parts(&parts, &routes::API_IP_BATCH).refused(busy);
         }
     };
     match answer(&state, output, &inputs, slot).await {
         Ok(response) => response,
-        Err((spent, answered)) => refusal::Refusal::of_parts(&parts, &routes::API_IP_BATCH)
-            .answer_spent(spent, answered, inputs.len()),
+        Err((spent, answered)) => {
+            metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
+            refusal::Refuser::of_parts(&parts, &routes::API_IP_BATCH).refused_after(
+                spent,
+                answered,
+                inputs.len(),
+            )
+        }
     }
 }
 
@@ -293,7 +300,7 @@ pub async fn lookup_all(
     state: &AppState,
     inputs: &[String],
     meter: Option<&Meter>,
-) -> Result<Vec<Entry>, (Spent, usize)> {
+) -> Result<Vec<Entry>, (Refusal, usize)> {
     let mut answers = Vec::with_capacity(inputs.len());
     let mut bytes = inputs.len().saturating_mul(std::mem::size_of::<Entry>());
     for input in inputs {
@@ -436,14 +443,14 @@ impl Writer {
 
 /// The 200 answer in `output`: each of `inputs` looked up and written in
 /// turn, the bytes its body holds charged to the slot's meter as it grows;
-/// its body keeps `slot` until it is sent ([`SlotBody`]). When the meter
+/// its body keeps `slot` until it is sent ([`Slot::follow`]). When the meter
 /// refuses, the answer is dropped: why, and how many were answered.
 async fn answer(
     state: &AppState,
     output: Output,
     inputs: &[String],
     slot: Slot,
-) -> Result<Response, (Spent, usize)> {
+) -> Result<Response, (Refusal, usize)> {
     let meter = slot.meter();
     let mut writer = Writer::new(output, inputs.len());
     meter.charge_to(writer.held()).map_err(|s| (s, 0))?;
@@ -452,8 +459,10 @@ async fn answer(
         writer.entry(input, &Entry::of(result.map(|a| a.info)));
         meter.charge_to(writer.held()).map_err(|s| (s, done))?;
     }
-    let body = Body::new(SlotBody::new(writer.finish(), slot));
-    let mut response = typed(output.content_type(), body);
+    let mut response = typed(
+        output.content_type(),
+        slot.follow(Body::from(writer.finish())),
+    );
     response
         .headers_mut()
         .insert(header::VARY, HeaderValue::from_static("Accept"));
@@ -510,7 +519,10 @@ mod tests {
 
     #[test]
     fn the_slots_budget_for_the_default_batch() {
-        assert_eq!(super::super::slots::DEFAULT_ENTRIES, DEFAULT_BATCH_LIMIT);
+        assert_eq!(
+            super::super::admission::batch::DEFAULT_ENTRIES,
+            DEFAULT_BATCH_LIMIT
+        );
     }
 
     #[test]

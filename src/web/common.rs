@@ -70,7 +70,7 @@ use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
 use tower::{Layer, Service};
 
 use super::metrics::{RouteMetrics, route_metrics};
-use super::refusal::{self, Refusal};
+use super::refusal::{self, Refuser};
 use super::routes::{self, Route, RouteOf};
 use super::state::{AppState, Limits};
 
@@ -184,9 +184,9 @@ where
             super::mcp::preflight_refusal(&shared.state, &request)
                 .or_else(|| Some(preflight_answer()))
         } else if let Some(why) = host_problem(&request) {
-            Some(Refusal::of(&request, route).bad_host(why))
+            Some(Refuser::of(&request, route).bad_host(why))
         } else if uri_bytes(&request) > shared.max_uri_bytes {
-            Some(Refusal::of(&request, route).uri_too_long(shared.max_uri_bytes))
+            Some(Refuser::of(&request, route).uri_too_long(shared.max_uri_bytes))
         } else {
             refusal::rate_limit(&shared.state, &request, route)
         };
@@ -233,7 +233,7 @@ where
                 body,
             )),
             Err(_) => {
-                let refusal = Refusal::of(&request, route);
+                let refusal = Refuser::of(&request, route);
                 Stage::Waiting(Box::new(Waiting {
                     future: Some(self.inner.call(request)),
                     acquire: Box::pin(shared.in_flight.clone().acquire_owned()),
@@ -264,7 +264,7 @@ struct Waiting<F> {
     acquire: Acquire,
     /// The end of the wait (`queue_timeout`).
     deadline: Pin<Box<tokio::time::Sleep>>,
-    refusal: Refusal,
+    refusal: Refuser,
     body: Option<Box<BodyWatch>>,
 }
 
@@ -428,7 +428,7 @@ struct BodyWatch {
     done: Arc<AtomicBool>,
     deadline: Instant,
     timer: Option<Pin<Box<tokio::time::Sleep>>>,
-    refusal: Refusal,
+    refusal: Refuser,
 }
 
 impl BodyWatch {
@@ -463,7 +463,7 @@ fn watch_body(
     if request.body().is_end_stream() {
         return (request, None);
     }
-    let refusal = Refusal::of(&request, route);
+    let refusal = Refuser::of(&request, route);
     let done = Arc::new(AtomicBool::new(false));
     let request = request.map(|inner| {
         Body::new(WatchedBody {

@@ -3,7 +3,7 @@
 //! the JSON API, as structured content with an output schema; `lookup_ips`
 //! the entries of `POST /api/v1/ip` ([`super::batch`]) under `results`
 //! (at most `--batch-limit`, and as many rate-limit tokens; its entries
-//! charged to the call's batch slot, [`super::slots::Meter`]); `lookup_asn`
+//! charged to the call's batch slot, [`super::admission::batch::Meter`]); `lookup_asn`
 //! the `AsnInfo` of `/api/v1/asn/{asn}`.
 //!
 //! It runs stateless, so it answers both protocol revisions in use: clients of
@@ -59,14 +59,13 @@ mod message;
 pub use message::{IMPLEMENTED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
 use message::{jsonrpc_error, read_message};
 
+use super::admission::batch::Meter;
 use super::batch::Entry;
 use super::body::{error_json, read_capped};
 use super::client::{caller, client_addr};
 use super::origin::WebOrigin;
-use super::refusal::Refusal;
-use super::refusal::spent_text;
+use super::refusal::Refuser;
 use super::routes;
-use super::slots::{Holding, Meter, Spent};
 use super::state::AppState;
 use crate::model::{AsnInfo, ErrorCode, IpInfo};
 
@@ -178,13 +177,10 @@ impl IpLookupMcp {
             Ok(results) => Ok(Json(LookupManyResults { results })),
             Err((spent, answered)) => {
                 metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
-                let code = match spent {
-                    Spent::Answer(_) => ErrorCode::BodyTooLarge,
-                    Spent::Client(_) | Spent::All => ErrorCode::Overloaded,
-                };
                 Err(format!(
-                    "{code}: {}",
-                    spent_text(spent, answered, params.ips.len())
+                    "{}: {}",
+                    spent.code(),
+                    spent.text_after(answered, params.ips.len())
                 ))
             }
         }
@@ -334,7 +330,7 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
             Ok(slot) => Some(slot),
             Err(busy) => {
                 metrics::counter!("iplookup_overloaded_total").increment(1);
-                return Refusal::of_parts(&parts, &routes::MCP).batch_busy(busy);
+                return Refuser::of_parts(&parts, &routes::MCP).refused(busy);
             }
         }
     } else {
@@ -350,7 +346,7 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
         Err(never) => match never {},
     };
     match slot {
-        Some(slot) => response.map(|body| Body::new(Holding::new(body, slot))),
+        Some(slot) => response.map(|body| slot.follow(body)),
         None => response,
     }
 }

@@ -4,9 +4,11 @@
 //! - [`negotiate`], [`origin`], [`client`]: formats and `Accept`, origins
 //!   and public URLs, the caller's address through trusted proxies;
 //!   [`clock`]: one clock read where a request starts and one where it
-//!   ends; [`host`]: the `Host` check;
+//!   ends; [`host`]: the `Host` check; [`etag`]: the one `If-None-Match` matcher;
 //!   [`search`]: the lookup form's box, read the way people paste into it;
 //! - [`routes`]: the route table, every route's policy as data;
+//! - [`admission`]: what one client, and all together, may hold: connections,
+//!   requests in flight, batch slots and their bytes, unsent answers;
 //! - [`ratelimit`]: the per-caller token buckets; [`state`]: [`AppState`]
 //!   and [`Limits`];
 //! - [`render`]: every page as one value rendered four ways (with the docs
@@ -21,6 +23,7 @@
 //! - [`common`]: the one layer every request passes through; [`hot`]: the
 //!   hot route's way around the router; [`router`]: all of it as one service.
 
+pub mod admission;
 pub(crate) mod asn;
 pub(crate) mod assets;
 pub(crate) mod base;
@@ -30,6 +33,7 @@ pub mod client;
 pub(crate) mod clock;
 pub(crate) mod common;
 pub(crate) mod discovery;
+pub(crate) mod etag;
 pub(crate) mod field;
 pub(crate) mod host;
 pub mod hot;
@@ -48,7 +52,6 @@ pub mod router;
 pub(crate) mod routes;
 pub(crate) mod schema;
 pub(crate) mod search;
-pub mod slots;
 pub mod state;
 pub(crate) mod wants;
 

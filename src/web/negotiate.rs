@@ -72,7 +72,7 @@ impl fmt::Display for Format {
 
 /// Why no format could be chosen.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub enum NoFormat {
     /// `?format=` names no format (400).
     BadFormat(String),
     /// Nothing in `Accept` is offered (406).
@@ -88,10 +88,10 @@ pub fn choose(
     query: Option<&str>,
     accept: Option<&str>,
     default: Format,
-) -> Result<Format, Refusal> {
+) -> Result<Format, NoFormat> {
     if let Some(q) = query {
         return Format::from_query(q)
-            .ok_or_else(|| Refusal::BadFormat(q.chars().take(40).collect()));
+            .ok_or_else(|| NoFormat::BadFormat(q.chars().take(40).collect()));
     }
     let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
         return Ok(default);
@@ -107,7 +107,7 @@ pub fn choose(
 }
 
 /// The format the media ranges of `accept` give (the general case).
-fn by_ranges(accept: &str, default: Format) -> Result<Format, Refusal> {
+fn by_ranges(accept: &str, default: Format) -> Result<Format, NoFormat> {
     let ranges = parse_accept(accept);
     let html_by_accept = default != Format::Json;
     let mut best: Option<(u16, bool, Format)> = None;
@@ -127,7 +127,7 @@ fn by_ranges(accept: &str, default: Format) -> Result<Format, Refusal> {
     match best {
         Some((_, _, format)) => Ok(format),
         None if !html_by_accept && quality(&ranges, Format::Html.media_type()) > 0 => Ok(default),
-        None => Err(Refusal::NotAcceptable),
+        None => Err(NoFormat::NotAcceptable),
     }
 }
 
@@ -284,7 +284,7 @@ mod tests {
         assert_eq!(choose(Some("TEXT"), None, Format::Json), Ok(Format::Text));
         assert_eq!(
             choose(Some("xml"), None, Format::Json),
-            Err(Refusal::BadFormat("xml".into()))
+            Err(NoFormat::BadFormat("xml".into()))
         );
     }
 
@@ -342,8 +342,8 @@ mod tests {
         assert_eq!(json("text/*"), Ok(Format::Text));
         assert_eq!(json("text/html, text/markdown;q=0.1"), Ok(Format::Markdown));
         assert_eq!(json("text/html, text/plain;q=0.5"), Ok(Format::Text));
-        assert_eq!(json("image/png"), Err(Refusal::NotAcceptable));
-        assert_eq!(json("text/html;q=0"), Err(Refusal::NotAcceptable));
+        assert_eq!(json("image/png"), Err(NoFormat::NotAcceptable));
+        assert_eq!(json("text/html;q=0"), Err(NoFormat::NotAcceptable));
         assert_eq!(
             choose(Some("html"), Some("text/html"), Format::Json),
             Ok(Format::Html)
@@ -359,15 +359,15 @@ mod tests {
     fn unsatisfiable_accept_is_refused() {
         assert_eq!(
             choose(None, Some("image/png"), Format::Html),
-            Err(Refusal::NotAcceptable)
+            Err(NoFormat::NotAcceptable)
         );
         assert_eq!(
             choose(None, Some("*/*;q=0"), Format::Html),
-            Err(Refusal::NotAcceptable)
+            Err(NoFormat::NotAcceptable)
         );
         assert_eq!(
             choose(None, Some("garbage"), Format::Html),
-            Err(Refusal::NotAcceptable)
+            Err(NoFormat::NotAcceptable)
         );
     }
 

@@ -16,11 +16,13 @@
 //! route table's ([`super::routes::Route::limited`]), and the 429 answer is
 //! built with the other refusals ([`super::refusal`]).
 
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use moka::sync::Cache;
+
+use super::admission::client_key;
 
 /// Requests per second and burst size.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,7 +41,8 @@ struct Bucket {
 pub const PREFIX_FACTOR: u32 = 16;
 
 /// Buckets by key (an address or a prefix).
-type Buckets = Cache<IpAddr, Arc<Mutex<Bucket>>>;
+/// Buckets by caller: [`client_key`] (IPv4 addresses, IPv6 /64s), or an IPv6 /48.
+type Buckets = Cache<u128, Arc<Mutex<Bucket>>>;
 
 /// The buckets of every recent caller.
 #[derive(Clone)]
@@ -111,7 +114,7 @@ impl RateLimiter {
         }
         let n = f64::from(n);
         let now = Instant::now();
-        let own = bucket(&self.callers, bucket_key(caller), &self.limit);
+        let own = bucket(&self.callers, client_key(caller), &self.limit);
         let mut own = own
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -159,7 +162,7 @@ fn buckets(limit: &RateLimit, capacity: u64) -> Buckets {
 }
 
 /// The bucket of `key`, full if new.
-fn bucket(buckets: &Buckets, key: IpAddr, limit: &RateLimit) -> Arc<Mutex<Bucket>> {
+fn bucket(buckets: &Buckets, key: u128, limit: &RateLimit) -> Arc<Mutex<Bucket>> {
     buckets.get_with(key, || {
         Arc::new(Mutex::new(Bucket {
             tokens: limit.capacity(),
@@ -193,26 +196,18 @@ impl Bucket {
     }
 }
 
-/// IPv4 callers by address, IPv6 callers by their /64.
-pub fn bucket_key(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
-        v4 => v4,
-    }
-}
-
 /// The /48 of an IPv6 caller; `None` for IPv4.
-fn prefix_key(ip: IpAddr) -> Option<IpAddr> {
-    match ip {
-        IpAddr::V6(v6) => Some(IpAddr::V6(Ipv6Addr::from(
-            u128::from(v6) & !((1u128 << 80) - 1),
-        ))),
+fn prefix_key(ip: IpAddr) -> Option<u128> {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => Some(u128::from(v6) & !((1u128 << 80) - 1)),
         IpAddr::V4(_) => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::net::Ipv6Addr;
+
     use super::*;
 
     #[test]
@@ -305,7 +300,7 @@ mod tests {
         // A fresh /64 is refused by the /48 and keeps its own token...
         let fresh: IpAddr = "2001:db8:9:ff::1".parse().unwrap();
         assert!(l.check(fresh).is_err());
-        let own = bucket(&l.callers, bucket_key(fresh), &l.limit);
+        let own = bucket(&l.callers, client_key(fresh), &l.limit);
         let tokens = own.lock().unwrap().tokens;
         assert!(tokens >= 1.0, "{tokens}");
     }

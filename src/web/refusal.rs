@@ -1,7 +1,9 @@
 //! The answers of the limits in front of every route, built in one place:
 //! 414 (path and query too long), 429 (caller over the rate limit), 408
-//! (request body late) and 503 (no request slot in time). The common layer
-//! ([`super::common`]) decides when; this module says what.
+//! (request body late), 503 (no request slot in time) and admission's no's
+//! ([`super::admission::Refusal`]: 503, or 413 for an answer too large). The
+//! common layer ([`super::common`]), admission's callers and the server
+//! decide when; this module says what.
 //!
 //! Each is an Error body in the route's error format
 //! ([`super::routes::Route::errors`], the same as a 404 or 400 of that route
@@ -14,15 +16,16 @@ use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Request};
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, Uri};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
+use super::admission::Refusal;
 use super::client::client_addr;
 use super::negotiate::{self, Format};
 use super::render::ErrorPage;
 use super::respond::{Wants, error};
 use super::routes::Route;
-use super::slots::{Busy, Spent};
 use super::state::AppState;
 use crate::model::{self, ErrorCode};
 
@@ -30,26 +33,27 @@ use crate::model::{self, ErrorCode};
 const RETRY_SOON: HeaderValue = HeaderValue::from_static("1");
 const CLOSE: HeaderValue = HeaderValue::from_static("close");
 
-/// What a refusal of one request needs: what the request asks for and its route.
+/// What the refusal of one request needs: what the request asks for and its route.
 #[derive(Debug)]
-pub struct Refusal {
+pub struct Refuser {
     wants: Wants,
     route: &'static Route,
 }
 
-impl Refusal {
-    /// The refusal of `request`, answered by `route`.
-    pub fn of(request: &Request, route: &'static Route) -> Self {
-        Refusal {
-            wants: Wants::read(request.uri(), request.headers()),
-            route,
-        }
+impl Refuser {
+    /// The refusal of `request` (of any body), answered by `route`.
+    pub fn of<B>(request: &axum::http::Request<B>, route: &'static Route) -> Self {
+        Self::of_head(request.uri(), request.headers(), route)
     }
 
     /// The refusal of a request whose head is `parts` (its body taken).
     pub fn of_parts(parts: &Parts, route: &'static Route) -> Self {
-        Refusal {
-            wants: Wants::read(&parts.uri, &parts.headers),
+        Self::of_head(&parts.uri, &parts.headers, route)
+    }
+
+    fn of_head(uri: &Uri, headers: &HeaderMap, route: &'static Route) -> Self {
+        Refuser {
+            wants: Wants::read(uri, headers),
             route,
         }
     }
@@ -93,33 +97,22 @@ impl Refusal {
         response
     }
 
-    /// 503 for a batch that got no batch slot ([`Busy`]), with `Retry-After`.
-    pub fn batch_busy(&self, busy: Busy) -> Response {
-        let mut response = self.answer(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::Overloaded,
-            busy_text(busy),
-        );
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, RETRY_SOON);
-        response
+    /// Admission's no ([`Refusal`]): 503 with `Retry-After`, or 413 for
+    /// an answer that alone is over one client's share.
+    pub fn refused(&self, refusal: Refusal) -> Response {
+        self.refused_after(refusal, 0, 0)
     }
 
-    /// The answer to a batch whose answer outgrew its bytes ([`Spent`]):
-    /// 413 when it alone is over one client's share, else 503 with
-    /// `Retry-After` (other answers hold the bytes for now).
-    pub fn answer_spent(&self, spent: Spent, answered: usize, asked: usize) -> Response {
-        metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
-        let text = spent_text(spent, answered, asked);
-        if let Spent::Answer(_) = spent {
-            return self.answer(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::BodyTooLarge, text);
+    /// Admission's no to an answer refused after `answered` of `asked`
+    /// addresses (said when the answer alone is too large).
+    pub fn refused_after(&self, refusal: Refusal, answered: usize, asked: usize) -> Response {
+        let text = refusal.text_after(answered, asked);
+        let mut response = self.answer(refusal.status(), refusal.code(), text);
+        if refusal.retry_soon() {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, RETRY_SOON);
         }
-        let mut response =
-            self.answer(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Overloaded, text);
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, RETRY_SOON);
         response
     }
 
@@ -162,40 +155,6 @@ impl Refusal {
     }
 }
 
-/// Why a batch got no slot, in words.
-pub fn busy_text(busy: Busy) -> String {
-    match busy {
-        Busy::Client(most) => format!(
-            "this client has {most} batches in flight already, the most one client may; retry in 1 s"
-        ),
-        Busy::ClientBytes(most) => format!(
-            "this client's answers in flight hold {} already, the most one client may; retry in 1 s",
-            mib(most)
-        ),
-        Busy::All => "every batch slot is busy; retry in 1 s".into(),
-    }
-}
-
-/// Why an answer could not be built, as an Error's message.
-pub fn spent_text(spent: Spent, answered: usize, asked: usize) -> String {
-    match spent {
-        Spent::Answer(most) => format!(
-            "the answer passed {}, the most one answer may hold, after {answered} of {asked} addresses (the data holds long values); send fewer addresses",
-            mib(most)
-        ),
-        Spent::Client(most) => format!(
-            "this client's answers in flight would hold more than {}, the most one client may; retry in 1 s",
-            mib(most)
-        ),
-        Spent::All => "the answers in flight hold the whole answer budget; retry in 1 s".into(),
-    }
-}
-
-/// Bytes in MiB, for people.
-fn mib(bytes: usize) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
-}
-
 /// The 429 answer when the caller of `request` (on `route`) is over its
 /// limit; `None` to let the request through (no limit, a route the limit
 /// spares, or a token left).
@@ -208,7 +167,7 @@ pub fn rate_limit(state: &AppState, request: &Request, route: &'static Route) ->
     let caller = client_addr(peer, request.headers(), &state.proxies);
     let wait = limiter.check(caller).err()?;
     metrics::counter!("iplookup_rate_limited_total").increment(1);
-    Some(Refusal::of(request, route).rate_limited(caller, wait))
+    Some(Refuser::of(request, route).rate_limited(caller, wait))
 }
 
 /// The 429 answer when the caller of the request `parts` (on `route`) has
@@ -229,5 +188,5 @@ pub fn rate_limit_n(
     let caller = client_addr(peer, &parts.headers, &state.proxies);
     let wait = limiter.check_n(caller, n).err()?;
     metrics::counter!("iplookup_rate_limited_total").increment(1);
-    Some(Refusal::of_parts(parts, route).rate_limited(caller, wait))
+    Some(Refuser::of_parts(parts, route).rate_limited(caller, wait))
 }

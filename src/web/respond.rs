@@ -10,8 +10,8 @@ use axum::http::StatusCode;
 use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
-use super::negotiate::{self, Format, Refusal};
-use super::policy::matches;
+use super::etag;
+use super::negotiate::{self, Format, NoFormat};
 use super::render::{ErrorPage, Lang, Page, View};
 use super::routes::{Caching, Route};
 pub use super::wants::Wants;
@@ -164,11 +164,8 @@ fn etag_matches(if_none_match: &str, tag: &Arc<str>, format: Format, lang: Lang)
         .as_ref()
         .and_then(|e| e.to_str().ok())
     {
-        Some(e) => matches(if_none_match.as_bytes(), Some(e.as_bytes())),
-        None => matches(
-            if_none_match.as_bytes(),
-            Some(weak_etag(tag, format, lang).as_bytes()),
-        ),
+        Some(e) => etag::matches(if_none_match, Some(e)),
+        None => etag::matches(if_none_match, Some(&weak_etag(tag, format, lang))),
     }
 }
 
@@ -357,7 +354,7 @@ pub fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response
     }
     match negotiate::choose(wants.format.as_deref(), wants.accept.as_deref(), default) {
         Ok(format) => Ok(format),
-        Err(Refusal::BadFormat(v)) => {
+        Err(NoFormat::BadFormat(v)) => {
             let msg = format!("unknown format {v:?}: use json, text, md or html");
             Err(Box::new(refusal(
                 bad_request(ErrorCode::BadFormat, msg),
@@ -365,7 +362,7 @@ pub fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response
                 default,
             )))
         }
-        Err(Refusal::NotAcceptable) => Err(Box::new(not_acceptable())),
+        Err(NoFormat::NotAcceptable) => Err(Box::new(not_acceptable())),
     }
 }
 

@@ -18,6 +18,8 @@
 
 use super::negotiate::{ClientKind, Format};
 
+mod paths;
+
 /// A format for each kind of client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Defaults {
@@ -348,6 +350,28 @@ pub fn by_template(template: &str) -> Option<&'static Route> {
     ALL.iter().copied().find(|r| r.template == template)
 }
 
+/// The route that answers `path`, for the one answer given before the
+/// router runs (the 503 of a client at its in-flight cap, in the route's
+/// error format): of the routes whose template matches it, the one with
+/// the most literal text (as the router picks `/docs` over `/{ip}`; no two
+/// could take one address, [`shadowed`]), else the fallback. Held equal to
+/// the router's choice by a test.
+pub fn for_path(path: &str) -> &'static Route {
+    ALL.iter()
+        .copied()
+        .filter(|r| !r.template.contains("{*"))
+        .filter(|r| paths::template_matches(r.template, path))
+        .max_by_key(|r| paths::literal_bytes(r.template))
+        .unwrap_or_else(|| fallback(path))
+}
+
+/// The first pair of routes of `table` that would name one path (the
+/// router would answer it by one and hide it from the other), if any:
+/// [`paths::shadowed`] on their templates.
+pub fn shadowed<'a>(table: &[&'a Route]) -> Option<(&'a str, &'a str)> {
+    paths::shadowed(table.iter().map(|r| r.template))
+}
+
 /// The 404 route of a path no route names.
 pub fn fallback(path: &str) -> &'static Route {
     if path == "/api" || path.starts_with("/api/") {
@@ -362,95 +386,6 @@ pub fn fallback(path: &str) -> &'static Route {
 /// whose handler knows it).
 #[derive(Debug, Clone, Copy)]
 pub struct RouteOf(pub &'static Route);
-
-/// The first pair of routes of `table` that name a common path (the
-/// router would answer it by one and hide it from the other), if any: a
-/// literal segment where the other route has a parameter that could take
-/// it (`/api/v1/ip/{ip}/country` beside `/api/v1/ip/{ip}/{field}`: `country`
-/// is a field), or two parameters that could take one value. What a
-/// parameter can take is given by its name ([`could_be`]); catch-alls
-/// (`{*rest}`, the fallbacks) are left out.
-pub fn shadowed<'a>(table: &[&'a Route]) -> Option<(&'a str, &'a str)> {
-    let routes: Vec<&str> = table
-        .iter()
-        .map(|r| r.template)
-        .filter(|t| !t.contains("{*"))
-        .collect();
-    for (i, a) in routes.iter().enumerate() {
-        for b in &routes[i + 1..] {
-            if overlap(a, b) {
-                return Some((a, b));
-            }
-        }
-    }
-    None
-}
-
-/// Whether some path matches both templates.
-fn overlap(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
-    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| segments_meet(x, y))
-}
-
-/// A template segment as its literal prefix and, if it has one, the name of
-/// its parameter (`AS{asn}` is `("AS", Some("asn"))`).
-fn parts(segment: &str) -> (&str, Option<&str>) {
-    match segment.split_once('{') {
-        Some((prefix, rest)) => (prefix, Some(rest.trim_end_matches('}'))),
-        None => (segment, None),
-    }
-}
-
-/// Whether one path segment matches both template segments.
-fn segments_meet(x: &str, y: &str) -> bool {
-    match (parts(x), parts(y)) {
-        ((a, None), (b, None)) => a == b,
-        ((lit, None), (prefix, Some(name))) | ((prefix, Some(name)), (lit, None)) => lit
-            .strip_prefix(prefix)
-            .is_some_and(|rest| could_be(name, rest)),
-        ((p, Some(m)), (q, Some(n))) => {
-            // The longer prefix's parameter, at its simplest, read by the other.
-            let ((long, l), (short, s)) = if p.len() >= q.len() {
-                ((p, m), (q, n))
-            } else {
-                ((q, n), (p, m))
-            };
-            let value = format!("{long}{}", example(l));
-            long.starts_with(short)
-                && could_be(s, &value[short.len()..])
-                && (p != q || could_be(l, example(s)))
-        }
-    }
-}
-
-/// Whether the parameter `name` could take `value` (non-empty): `ip` an
-/// address's characters, `asn` an AS number with or without `AS`, `field`
-/// a field's name; any other name anything.
-fn could_be(name: &str, value: &str) -> bool {
-    let digits = |v: &str| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
-    !value.is_empty()
-        && match name {
-            "ip" => value
-                .bytes()
-                .all(|b| b.is_ascii_hexdigit() || b":.%[]".contains(&b)),
-            "asn" => digits(
-                value
-                    .strip_prefix("AS")
-                    .or_else(|| value.strip_prefix("as"))
-                    .unwrap_or(value),
-            ),
-            "field" => value.parse::<crate::fields::Field>().is_ok(),
-            _ => true,
-        }
-}
-
-/// The simplest value of the parameter `name`.
-fn example(name: &str) -> &'static str {
-    match name {
-        "field" => "asn",
-        _ => "1",
-    }
-}
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -517,6 +452,7 @@ pub(crate) mod tests {
         ];
         for (path, template) in cases {
             assert_eq!(router_choice(path).await, template, "{path}");
+            assert_eq!(for_path(path).template, template, "{path}");
         }
     }
 

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::admission::batch::BatchSlots;
 use super::client::TrustedProxies;
 use super::origin::{FamilyOrigins, PublicUrl, WebOrigin};
 use super::ratelimit::RateLimiter;
-use super::slots::BatchSlots;
 use crate::lookup::Lookup;
 
 /// What every handler can reach.
@@ -61,7 +61,7 @@ pub struct Limits {
     pub batch_max_in_flight: usize,
     /// Bytes batch and MCP answers may hold at once, a quarter of them per
     /// client (see [`super::slots`]); `None`: `batch_max_in_flight` answers
-    /// of `--batch-limit` entries of [`super::slots::ENTRY_BYTES`].
+    /// of `--batch-limit` entries of [`super::admission::batch::ENTRY_BYTES`].
     pub batch_answer_bytes: Option<usize>,
     /// Connections open at once; more are closed on arrival.
     pub max_connections: usize,
@@ -82,7 +82,7 @@ impl Default for Limits {
             max_in_flight: 1024,
             max_in_flight_per_ip: 128,
             queue_timeout: Duration::from_secs(1),
-            batch_max_in_flight: super::slots::DEFAULT_BATCH_MAX_IN_FLIGHT,
+            batch_max_in_flight: super::admission::batch::DEFAULT_BATCH_MAX_IN_FLIGHT,
             batch_answer_bytes: None,
             max_connections: 10_000,
             max_connections_per_ip: 256,

@@ -85,6 +85,7 @@ async fn batch_answers_of_long_values_hold_at_most_the_answer_budget() {
         "--data-dir",
         dir.str(),
         "--no-reverse-dns",
+        "--h2c",
         ANY_ROWS[0],
         ANY_ROWS[1],
         "--request-timeout",

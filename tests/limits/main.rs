@@ -1991,3 +1991,90 @@ async fn bodies_that_never_come_hold_at_most_their_address_share_of_slots() {
     assert_eq!(&head, b"HTTP/1.1 503");
     drop((answered, held, conns));
 }
+
+/// The 503 of a client at its cap of requests in flight is in the error
+/// format of the route it asked for (issue 21): a browser gets an HTML
+/// page on a page route and JSON on the API, a command-line client plain
+/// text on a page route; each with `Retry-After: 1` and no caching. The
+/// probes the table spares are still answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_503_of_a_client_at_its_in_flight_cap_is_in_its_route_error_format() {
+    let _serial = serial();
+    let mut cfg = support::config();
+    cfg.limits.max_in_flight_per_ip = 1;
+    cfg.limits.header_timeout = Duration::from_secs(8);
+    let server = support::start(cfg).await;
+
+    // The client's one request in flight: a batch whose body never comes.
+    let mut holder = connect_from("127.0.0.1", server.addr).await.unwrap();
+    holder
+        .write_all(
+            b"POST /api/v1/ip HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n\
+              Content-Length: 100\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    const CHROME: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
+    const HTML_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    let cases = [
+        ("/8.8.8.8", CHROME, HTML_ACCEPT, "text/html"),
+        ("/", CHROME, HTML_ACCEPT, "text/html"),
+        (
+            "/api/v1/ip/8.8.8.8",
+            CHROME,
+            HTML_ACCEPT,
+            "application/json",
+        ),
+        ("/api/v1/me", "curl/8.5.0", "*/*", "application/json"),
+        ("/8.8.8.8", "curl/8.5.0", "*/*", "text/plain"),
+        (
+            "/8.8.8.8?format=json",
+            CHROME,
+            HTML_ACCEPT,
+            "application/json",
+        ),
+    ];
+    for (path, agent, accept, want) in cases {
+        let mut s = connect_from("127.0.0.1", server.addr).await.unwrap();
+        let request = format!(
+            "GET {path} HTTP/1.1\r\nHost: x\r\nUser-Agent: {agent}\r\nAccept: {accept}\r\n\r\n"
+        );
+        s.write_all(request.as_bytes()).await.unwrap();
+        let mut buf = Vec::new();
+        read_one_response(&mut s, &mut buf).await;
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        let end = text.find("\r\n\r\n").unwrap();
+        let (head, body) = (text[..end].to_ascii_lowercase(), &text[end + 4..]);
+        let case = format!("{path} as {agent}: {head}");
+        assert!(head.starts_with("http/1.1 503"), "{case}");
+        let content_type = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-type: "))
+            .unwrap_or_default();
+        assert!(content_type.starts_with(want), "{case}");
+        assert!(head.contains("\r\nretry-after: 1"), "{case}");
+        assert!(head.contains("\r\ncache-control: no-store"), "{case}");
+        assert!(
+            head.contains("\r\nx-content-type-options: nosniff"),
+            "{case}"
+        );
+        match want {
+            "application/json" => {
+                let error: serde_json::Value = serde_json::from_str(body).expect("JSON");
+                assert_eq!(error["error"], "overloaded", "{case}");
+            }
+            "text/html" => {
+                assert!(body.starts_with("<!doctype html>"), "{case}: {body}");
+                assert!(body.contains("in flight"), "{case}: {body}");
+            }
+            _ => assert!(body.contains("in flight"), "{case}: {body}"),
+        }
+    }
+
+    // The probes are not counted: answered while the client is at its cap.
+    let mut probe = connect_from("127.0.0.1", server.addr).await.unwrap();
+    get_ok(&mut probe, "/healthz").await;
+    drop(holder);
+}

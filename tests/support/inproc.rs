@@ -41,7 +41,7 @@ fn app() -> web::hot::Routes {
             mcp_origins: Arc::from([]),
             families: Arc::default(),
             batch_limit: iplookup::web::DEFAULT_BATCH_LIMIT,
-            batch_slots: iplookup::web::slots::BatchSlots::new(
+            batch_slots: iplookup::web::admission::batch::BatchSlots::new(
                 Limits::default().batch_max_in_flight,
                 Limits::default().queue_timeout,
             ),

@@ -14,13 +14,13 @@
 //! read and checked (a slow body holds no batch slot), waits for one at most
 //! `--queue-timeout` (then 503 `overloaded` with `Retry-After`), and gives it
 //! back when its answer body is dropped: sent whole, reset by the HTTP/2 send
-//! deadline, or its connection closed. The body hands the answer to hyper in
-//! [`CHUNK`]-byte pieces, so on HTTP/1.1 the slot is held until the last
+//! deadline, or its connection closed. The body ([`Guarded`]) hands the answer
+//! to hyper in [`CHUNK`]-byte pieces, so on HTTP/1.1 the slot is held until the last
 //! piece is taken, which happens once the earlier ones are written out.
 //! Memory held by batch answers is therefore at most the slots times the
 //! largest answer (`--batch-limit` entries).
 //!
-//! One client (as resolved through trusted proxies; IPv6 by its /64) holds
+//! One client (as resolved through trusted proxies, [`super::client_key`]) holds
 //! at most a quarter of the slots (at least one): more is refused with 503
 //! at once. Otherwise 16 one-address batches on HTTP/2 streams it never
 //! reads would hold every slot until the send deadline, and renewed every
@@ -35,22 +35,21 @@
 //! of all answers (`--batch-answer-mib`; by default `--batch-max-in-flight`
 //! times `--batch-limit` times [`ENTRY_BYTES`], 64 MiB), and given back
 //! with the slot. An answer that would pass its share is abandoned at
-//! once ([`Spent`]), so memory held by answers is at most the budget plus
+//! once ([`Refusal::AnswerTooLarge`], [`Refusal::AnswerBytesPerClient`],
+//! [`Refusal::AnswerBytes`]), so memory held by answers is at most the budget plus
 //! one entry per slot, whatever the data holds.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::body::Bytes;
-use http_body::{Frame, SizeHint};
+use axum::body::Body;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::ratelimit::bucket_key;
+use super::body::{Guard, Guarded};
+use super::count::{Holder, PerClient, Share};
+use super::{Refusal, client_key};
 
 /// Default of `--batch-max-in-flight`.
 pub const DEFAULT_BATCH_MAX_IN_FLIGHT: usize = 16;
@@ -88,28 +87,12 @@ pub fn default_answer_bytes(slots: usize, entries: usize) -> usize {
 pub struct BatchSlots {
     slots: Arc<Semaphore>,
     wait: Duration,
-    /// Slots and bytes held per client (IPv6 clients by their /64), and
-    /// bytes held in all.
-    books: Arc<Mutex<Books>>,
-    /// The most slots one client may hold.
-    per_client: usize,
-    /// The byte budgets: all answers', one client's.
-    bytes: usize,
+    /// Slots held per client, and the bytes their answers hold.
+    clients: Arc<PerClient<Share>>,
+    /// The bytes all answers hold.
+    bytes: Arc<Share>,
+    /// One client's share of the bytes.
     bytes_per_client: usize,
-}
-
-/// What is held, per client and in all.
-#[derive(Debug, Default)]
-struct Books {
-    clients: HashMap<IpAddr, Account>,
-    bytes: usize,
-}
-
-/// One client's slots and bytes.
-#[derive(Debug, Default, Clone, Copy)]
-struct Account {
-    slots: usize,
-    bytes: usize,
 }
 
 /// A batch slot, held until dropped, and the meter of its answer.
@@ -125,30 +108,15 @@ impl Slot {
     pub fn meter(&self) -> Meter {
         self.meter.clone()
     }
+
+    /// `body` holding this slot until it has ended or is dropped, handed
+    /// over [`CHUNK`] bytes at a time.
+    pub fn follow(self, body: Body) -> Body {
+        Guarded::new(body, CHUNK, self).into_body()
+    }
 }
 
-/// Why no slot was given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Busy {
-    /// The client holds [`BatchSlots::per_client`] slots already.
-    Client(usize),
-    /// The client's answers hold its share of bytes already.
-    ClientBytes(usize),
-    /// No slot freed up within the wait.
-    All,
-}
-
-/// Why an answer may grow no further.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Spent {
-    /// The answer alone would pass one client's share (the bytes): it can
-    /// never be built; fewer addresses might.
-    Answer(usize),
-    /// With the client's other answers, it would pass the client's share.
-    Client(usize),
-    /// With every client's answers, it would pass the budget.
-    All,
-}
+impl Guard for Slot {}
 
 impl BatchSlots {
     /// `count` slots, at most a quarter of them (at least one) per client;
@@ -157,12 +125,15 @@ impl BatchSlots {
     /// ([`BatchSlots::with_answer_bytes`] to set it).
     pub fn new(count: usize, wait: Duration) -> Self {
         let count = count.max(1);
+        let per_client = (count / 4).max(1);
         BatchSlots {
             slots: Arc::new(Semaphore::new(count)),
             wait,
-            books: Arc::default(),
-            per_client: (count / 4).max(1),
-            bytes: 0,
+            clients: Arc::new(PerClient::new(
+                per_client,
+                Refusal::BatchSlotsPerClient(per_client),
+            )),
+            bytes: Arc::new(Share::new(0)),
             bytes_per_client: 0,
         }
         .with_answer_bytes(default_answer_bytes(count, DEFAULT_ENTRIES))
@@ -171,14 +142,15 @@ impl BatchSlots {
     /// The same slots, their answers holding at most `bytes` in all and a
     /// quarter of that (at least one [`CHUNK`]) per client.
     pub fn with_answer_bytes(mut self, bytes: usize) -> Self {
-        self.bytes = bytes.max(CHUNK);
-        self.bytes_per_client = (self.bytes / 4).max(CHUNK);
+        let bytes = bytes.max(CHUNK);
+        self.bytes = Arc::new(Share::new(bytes));
+        self.bytes_per_client = (bytes / 4).max(CHUNK);
         self
     }
 
     /// A slot for a batch of `client`: refused at once when the client
     /// holds its share, else waited for up to the wait.
-    pub async fn take(&self, client: IpAddr) -> Result<Slot, Busy> {
+    pub async fn take(&self, client: IpAddr) -> Result<Slot, Refusal> {
         let meter = self.hold(client)?;
         let acquire = self.slots.clone().acquire_owned();
         match tokio::time::timeout(self.wait, acquire).await {
@@ -187,26 +159,27 @@ impl BatchSlots {
                 meter,
             }),
             // The semaphore is never closed; a timeout is the only refusal.
-            Ok(Err(_)) | Err(_) => Err(Busy::All),
+            Ok(Err(_)) | Err(_) => Err(Refusal::BatchSlots),
         }
     }
 
     /// Counts one more slot for `client`, unless it holds its share of
     /// slots or of bytes.
-    fn hold(&self, client: IpAddr) -> Result<Meter, Busy> {
-        let key = bucket_key(client);
-        let mut books = self.books.lock().unwrap_or_else(PoisonError::into_inner);
-        let account = books.clients.entry(key).or_default();
-        if account.slots >= self.per_client {
-            return Err(Busy::Client(self.per_client));
-        }
-        if account.bytes >= self.bytes_per_client {
-            return Err(Busy::ClientBytes(self.bytes_per_client));
-        }
-        account.slots += 1;
+    fn hold(&self, client: IpAddr) -> Result<Meter, Refusal> {
+        let per_client = self.bytes_per_client;
+        let holder = self.clients.enter(
+            client_key(client),
+            || Share::new(per_client),
+            |bytes| {
+                if bytes.used() >= bytes.cap() {
+                    return Err(Refusal::BatchBytesPerClient(bytes.cap()));
+                }
+                Ok(())
+            },
+        )?;
         Ok(Meter(Arc::new(Held {
-            slots: self.clone(),
-            key,
+            holder,
+            all: self.bytes.clone(),
             charged: AtomicUsize::new(0),
         })))
     }
@@ -218,20 +191,17 @@ impl BatchSlots {
 
     /// The most slots one client may hold.
     pub fn per_client(&self) -> usize {
-        self.per_client
+        self.clients.max()
     }
 
     /// Bytes answers hold now, in all.
     pub fn bytes_held(&self) -> usize {
-        self.books
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .bytes
+        self.bytes.used()
     }
 
     /// The byte budgets: all answers', one client's.
     pub fn answer_bytes(&self) -> (usize, usize) {
-        (self.bytes, self.bytes_per_client)
+        (self.bytes.cap(), self.bytes_per_client)
     }
 }
 
@@ -243,30 +213,41 @@ pub struct Meter(Arc<Held>);
 
 impl Meter {
     /// Charges the answer up to `total` bytes in all (more than before; a
-    /// smaller total changes nothing), or says why it may not grow: then
-    /// nothing more is charged, and the caller abandons the answer.
-    pub fn charge_to(&self, total: usize) -> Result<(), Spent> {
+    /// smaller total changes nothing), or says why it may not grow
+    /// ([`Refusal::AnswerTooLarge`], [`Refusal::AnswerBytes`],
+    /// [`Refusal::AnswerBytesPerClient`]): then nothing more is charged, and
+    /// the caller abandons the answer.
+    pub fn charge_to(&self, total: usize) -> Result<(), Refusal> {
         let held = &*self.0;
-        let slots = &held.slots;
-        let mut books = slots.books.lock().unwrap_or_else(PoisonError::into_inner);
-        let charged = held.charged.load(Ordering::Relaxed);
-        let Some(more) = total.checked_sub(charged).filter(|m| *m > 0) else {
-            return Ok(());
-        };
-        if total > slots.bytes_per_client {
-            return Err(Spent::Answer(slots.bytes_per_client));
+        let mine = held.holder.shared();
+        let mut charged = held.charged.load(Ordering::Acquire);
+        loop {
+            let Some(more) = total.checked_sub(charged).filter(|m| *m > 0) else {
+                return Ok(());
+            };
+            if total > mine.cap() {
+                return Err(Refusal::AnswerTooLarge(mine.cap()));
+            }
+            if !held.all.take(more) {
+                return Err(Refusal::AnswerBytes);
+            }
+            if !mine.take(more) {
+                held.all.give_back(more);
+                return Err(Refusal::AnswerBytesPerClient(mine.cap()));
+            }
+            match held
+                .charged
+                .compare_exchange(charged, total, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return Ok(()),
+                // Another copy charged meanwhile: give this back, count again.
+                Err(now) => {
+                    held.all.give_back(more);
+                    mine.give_back(more);
+                    charged = now;
+                }
+            }
         }
-        if books.bytes.saturating_add(more) > slots.bytes {
-            return Err(Spent::All);
-        }
-        let account = books.clients.entry(held.key).or_default();
-        if account.bytes.saturating_add(more) > slots.bytes_per_client {
-            return Err(Spent::Client(slots.bytes_per_client));
-        }
-        account.bytes += more;
-        books.bytes += more;
-        held.charged.store(total, Ordering::Relaxed);
-        Ok(())
     }
 
     /// Bytes charged so far.
@@ -276,109 +257,19 @@ impl Meter {
 }
 
 /// One slot counted for a client and the bytes its answer holds, uncounted
-/// on drop (the client's entry goes when it holds none: the map holds only
-/// clients with slots).
+/// on drop (the client is forgotten when it holds no slot).
 #[derive(Debug)]
 struct Held {
-    slots: BatchSlots,
-    key: IpAddr,
-    /// Changed only under the books' lock.
+    holder: Holder<Share>,
+    all: Arc<Share>,
     charged: AtomicUsize,
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
         let charged = *self.charged.get_mut();
-        let mut books = self
-            .slots
-            .books
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        books.bytes = books.bytes.saturating_sub(charged);
-        if let Some(account) = books.clients.get_mut(&self.key) {
-            account.slots = account.slots.saturating_sub(1);
-            account.bytes = account.bytes.saturating_sub(charged);
-            if account.slots == 0 {
-                books.clients.remove(&self.key);
-            }
-        }
-    }
-}
-
-/// A response body that holds a batch slot until it is dropped: sent whole,
-/// reset, or its connection gone (an MCP answer of many addresses, built
-/// and serialised by the MCP library, see `web::mcp`).
-pub struct Holding {
-    body: axum::body::Body,
-    _slot: Slot,
-}
-
-impl Holding {
-    pub fn new(body: axum::body::Body, slot: Slot) -> Self {
-        Holding { body, _slot: slot }
-    }
-}
-
-impl http_body::Body for Holding {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
-    }
-}
-
-/// An answer body that holds its batch slot until the client has taken it
-/// (or the body is dropped), given out [`CHUNK`] bytes at a time.
-#[derive(Debug)]
-pub struct SlotBody {
-    rest: Bytes,
-    slot: Option<Slot>,
-}
-
-impl SlotBody {
-    pub fn new(answer: Vec<u8>, slot: Slot) -> Self {
-        SlotBody {
-            rest: Bytes::from(answer),
-            slot: Some(slot),
-        }
-    }
-}
-
-impl http_body::Body for SlotBody {
-    type Data = Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        let this = self.get_mut();
-        if this.rest.is_empty() {
-            this.slot = None;
-            return Poll::Ready(None);
-        }
-        let piece = this.rest.split_to(this.rest.len().min(CHUNK));
-        Poll::Ready(Some(Ok(Frame::data(piece))))
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.rest.is_empty()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.rest.len() as u64)
+        self.all.give_back(charged);
+        self.holder.shared().give_back(charged);
     }
 }
 
@@ -393,22 +284,20 @@ mod tests {
         let slot = slots.take(a).await.expect("a free slot");
         assert_eq!(
             slots.take(b).await.err(),
-            Some(Busy::All),
+            Some(Refusal::BatchSlots),
             "the only slot is held"
         );
-        let body = SlotBody::new(vec![7; CHUNK * 2 + 5], slot);
+        let body = slot.follow(Body::from(vec![7; CHUNK * 2 + 5]));
         assert_eq!(
             http_body::Body::size_hint(&body).exact(),
             Some((CHUNK * 2 + 5) as u64)
         );
-        let bytes = axum::body::to_bytes(axum::body::Body::new(body), usize::MAX)
-            .await
-            .expect("infallible");
+        let bytes = axum::body::to_bytes(body, usize::MAX).await.expect("read");
         assert_eq!(bytes.len(), CHUNK * 2 + 5);
         assert_eq!(slots.available(), 1, "read whole: the slot is back");
 
         let slot = slots.take(a).await.expect("the slot again");
-        drop(SlotBody::new(vec![1; 10], slot));
+        drop(slot.follow(Body::from(vec![1; 10])));
         assert_eq!(slots.available(), 1, "dropped unread: the slot is back");
     }
 
@@ -422,20 +311,23 @@ mod tests {
         let ip = |s: &str| -> IpAddr { s.parse().unwrap() };
         let a = slots.take(ip("192.0.2.1")).await.expect("a slot");
         let meter = a.meter();
-        assert_eq!(meter.charge_to(CHUNK + 1), Err(Spent::Answer(CHUNK)));
+        assert_eq!(
+            meter.charge_to(CHUNK + 1),
+            Err(Refusal::AnswerTooLarge(CHUNK))
+        );
         meter.charge_to(CHUNK / 2).expect("within the share");
         meter.charge_to(CHUNK / 4).expect("smaller: nothing more");
         assert_eq!(meter.charged(), CHUNK / 2);
         let second = slots.take(ip("192.0.2.1")).await.expect("a second slot");
         assert_eq!(
             second.meter().charge_to(CHUNK / 2 + 1),
-            Err(Spent::Client(CHUNK)),
+            Err(Refusal::AnswerBytesPerClient(CHUNK)),
             "the client's first answer holds half its share"
         );
         second.meter().charge_to(CHUNK / 2).expect("the rest of it");
         assert_eq!(
             slots.take(ip("192.0.2.1")).await.err(),
-            Some(Busy::ClientBytes(CHUNK)),
+            Some(Refusal::BatchBytesPerClient(CHUNK)),
             "a client whose answers hold its share gets no slot"
         );
         let mut others = Vec::new();
@@ -448,7 +340,7 @@ mod tests {
         let last = slots.take(ip("192.0.2.9")).await.expect("a slot");
         assert_eq!(
             last.meter().charge_to(1),
-            Err(Spent::All),
+            Err(Refusal::AnswerBytes),
             "the budget is spent"
         );
         drop((a, meter, second, others));
@@ -459,7 +351,7 @@ mod tests {
         assert_eq!(slots.bytes_held(), CHUNK, "a copy of the meter holds it");
         drop(copy);
         assert_eq!(slots.bytes_held(), 0);
-        assert!(slots.books.lock().unwrap().clients.is_empty());
+        assert_eq!(slots.clients.clients(), 0);
     }
 
     /// One client holds at most a quarter of the slots (IPv6: its /64),
@@ -475,7 +367,11 @@ mod tests {
         let refused =
             tokio::time::timeout(Duration::from_millis(100), slots.take(ip("2001:db8::3")));
         let refused = refused.await.expect("refused at once, not after the wait");
-        assert_eq!(refused.err(), Some(Busy::Client(2)), "the same /64");
+        assert_eq!(
+            refused.err(),
+            Some(Refusal::BatchSlotsPerClient(2)),
+            "the same /64"
+        );
         let _other = slots
             .take(ip("2001:db8:0:1::1"))
             .await
@@ -484,7 +380,7 @@ mod tests {
         drop(first);
         let _again = slots.take(ip("2001:db8::4")).await.expect("given back");
         drop((_second, _again, _other, _v4));
-        assert!(slots.books.lock().unwrap().clients.is_empty());
+        assert_eq!(slots.clients.clients(), 0);
         assert_eq!(slots.available(), 8);
         assert_eq!(BatchSlots::new(3, Duration::ZERO).per_client(), 1);
     }
