@@ -7,7 +7,7 @@ use axum::Extension;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, OriginalUri, Path, State};
 use axum::http::{HeaderMap, Method, StatusCode};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 
 use super::client::client_addr;
 use super::negotiate::Format;
@@ -49,7 +49,7 @@ pub async fn root(
             return refusal;
         }
         return match search::read(input) {
-            Ok(target) => Redirect::to(&wants.view().href(&target.path())).into_response(),
+            Ok(target) => super::policy::see_other(&wants.view().href(&target.path())),
             Err(e) => {
                 let mut page = bad_request(e.code(), e.to_string());
                 page.input = Some(input.chars().take(300).collect());

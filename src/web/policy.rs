@@ -58,6 +58,16 @@ pub fn typed(content_type: &'static str, body: impl Into<Body>) -> Response {
     response
 }
 
+/// `303 See Other` to `location` (a form's answer: the page it names).
+pub fn see_other(location: &str) -> Response {
+    axum::response::IntoResponse::into_response(axum::response::Redirect::to(location))
+}
+
+/// `308 Permanent Redirect` to `location` (an alias of a route).
+pub fn moved_to(location: &str) -> Response {
+    axum::response::IntoResponse::into_response(axum::response::Redirect::permanent(location))
+}
+
 /// `response` with `mark` among its extensions.
 pub fn mark<T: Clone + Send + Sync + 'static>(mut response: Response, mark: T) -> Response {
     response.extensions_mut().insert(mark);

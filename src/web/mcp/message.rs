@@ -1,8 +1,7 @@
 //! The JSON-RPC side of `/mcp` before rmcp: reading a message (and the
 //! 400 answers to one that is not), and JSON-RPC error answers.
 
-use axum::body::Body;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::Response;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
 use serde_json::{Value, json};
@@ -127,12 +126,7 @@ pub(super) fn jsonrpc_error(status: StatusCode, code: i32, id: Value, message: &
     let message = Value::String(message.to_owned());
     let body =
         format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{message}}}}}"#);
-    let mut response = Response::new(Body::from(body));
+    let mut response = super::super::policy::typed("application/json", body);
     *response.status_mut() = status;
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
     response
 }

@@ -15,7 +15,7 @@ pub(crate) mod try_it;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use axum::extract::State;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use utoipa::OpenApi;
 use utoipa::openapi::{RefOr, Server};
@@ -259,7 +259,7 @@ pub async fn openapi_json(State(state): State<AppState>, base: BaseUrl) -> Respo
 
 /// `GET /openapi.json`: 308 to `/api/v1/openapi.json`.
 pub async fn openapi_alias() -> Response {
-    Redirect::permanent(routes::OPENAPI.template).into_response()
+    super::policy::moved_to(routes::OPENAPI.template)
 }
 
 /// The docs page for `base`: the document, flattened, its examples naming `base`.

@@ -5,7 +5,7 @@
 
 use axum::extract::Query;
 use axum::extract::rejection::QueryRejection;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde::Deserialize;
 
@@ -112,7 +112,7 @@ pub fn target(q: &TryQuery) -> Option<String> {
 pub async fn try_it(query: Result<Query<TryQuery>, QueryRejection>, wants: Wants) -> Response {
     let route = &routes::DOCS_TRY;
     match query.ok().and_then(|Query(q)| target(&q)) {
-        Some(to) => Redirect::to(&to).into_response(),
+        Some(to) => super::super::policy::see_other(&to),
         None => error_on(
             bad_request(
                 ErrorCode::BadQuery,
