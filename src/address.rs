@@ -219,10 +219,28 @@ pub fn text(ip: IpAddr) -> String {
 /// The text of a CIDR block, as `ipnet`'s `Display` writes it: `{addr}/{len}`.
 pub fn net_text(net: &ipnet::IpNet) -> String {
     let mut out = String::with_capacity(52);
-    push_text(&mut out, net.addr());
-    out.push('/');
-    push_decimal(&mut out, u32::from(net.prefix_len()));
+    push_net_text(&mut out, net);
     out
+}
+
+/// [`text`] written into `out` (which it empties first), reusing its memory.
+pub fn write_text(out: &mut String, ip: IpAddr) {
+    out.clear();
+    out.reserve(48);
+    push_text(out, ip);
+}
+
+/// [`net_text`] written into `out` (which it empties first), reusing its memory.
+pub fn write_net_text(out: &mut String, net: &ipnet::IpNet) {
+    out.clear();
+    out.reserve(52);
+    push_net_text(out, net);
+}
+
+fn push_net_text(out: &mut String, net: &ipnet::IpNet) {
+    push_text(out, net.addr());
+    out.push('/');
+    push_decimal(out, u32::from(net.prefix_len()));
 }
 
 fn push_text(out: &mut String, ip: IpAddr) {

@@ -185,6 +185,12 @@ impl Lookup {
         self.db.load_full()
     }
 
+    /// The database answering now, borrowed without taking a reference
+    /// (for an answer built at once, without waiting, as the hot route's).
+    pub fn current(&self) -> arc_swap::Guard<Arc<GeoDb>> {
+        self.db.load()
+    }
+
     /// Replaces the database; lookups in flight finish on the old one.
     pub fn replace(&self, db: GeoDb) {
         let db = Arc::new(db);
@@ -228,29 +234,61 @@ pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
 /// [`describe`] for an address whose special-purpose block, [`special`]
 /// of it, is known already: the one computation of it per lookup.
 fn describe_in(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>, block: Option<SpecialBlock>) -> IpInfo {
-    let ip = address::canonical(ip);
-    let mut info = IpInfo {
-        ip: address::text(ip),
-        version: Some(Cow::Borrowed(address::version(ip))),
-        is_public: Some(true),
-        location: Location::default(),
-        network: Network::default(),
-        special_purpose: block.as_ref().map(special_purpose),
-    };
-    if let Some(block) = block.filter(|b| !b.global) {
-        info.is_public = Some(false);
-        info.network.range = Some(address::net_text(&block.net));
-        return info;
-    }
-    let answer = db.lookup(ip);
-    info.location = location(&answer, now);
-    info.network = network(&answer);
+    let mut info = blank();
+    describe_into(&mut info, db, ip, now, block);
     info
 }
 
-fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
+/// An answer with every field null or empty, for [`describe_into`] to fill.
+pub fn blank() -> IpInfo {
+    IpInfo {
+        ip: String::new(),
+        version: None,
+        is_public: None,
+        location: Location::default(),
+        network: Network::default(),
+        special_purpose: None,
+    }
+}
+
+/// [`describe`] written over `info`, reusing the memory of its strings
+/// (the hot route keeps one `IpInfo` per thread and allocates none per
+/// answer); `block` is [`special`] of `ip`. Every field is set: `info`
+/// ends as [`describe`] would have built it (`reverse_dns` null).
+pub fn describe_into(
+    info: &mut IpInfo,
+    db: &GeoDb,
+    ip: IpAddr,
+    now: DateTime<Utc>,
+    block: Option<SpecialBlock>,
+) {
+    let ip = address::canonical(ip);
+    address::write_text(&mut info.ip, ip);
+    info.version = Some(Cow::Borrowed(address::version(ip)));
+    info.is_public = Some(true);
+    info.special_purpose = block.as_ref().map(special_purpose);
+    let network = &mut info.network;
+    network.asn = None;
+    network.reverse_dns = None;
+    if let Some(block) = block.filter(|b| !b.global) {
+        info.is_public = Some(false);
+        info.location = Location::default();
+        network.organization = None;
+        let range = network.range.get_or_insert_with(String::new);
+        address::write_net_text(range, &block.net);
+        return;
+    }
+    let answer = db.lookup(ip);
+    location_into(&mut info.location, &answer, now);
+    network_into(network, &answer);
+}
+
+/// The location part of [`describe_into`], `local_time` written over the
+/// old one's memory.
+fn location_into(location: &mut Location, answer: &Answer<'_>, now: DateTime<Utc>) {
     let Some(c) = answer.country else {
-        return Location::default();
+        *location = Location::default();
+        return;
     };
     // A city database refines the place; the country table still names the country.
     let city = answer
@@ -259,7 +297,12 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
     let text = |s: &'static Option<String>| s.as_deref().map(Cow::Borrowed);
     // The zone containing the city, else the country's primary zone.
     let zone = city.and_then(zone::of_city).or(c.time_zone);
-    Location {
+    let local_time = zone.map(|tz| {
+        let mut text = location.local_time.take().unwrap_or_default();
+        local_time_into(&mut text, tz, now);
+        text
+    });
+    *location = Location {
         country_code: Some(Cow::Borrowed(&c.code)),
         country: Some(Cow::Borrowed(&c.name)),
         country_bn: text(&c.name_bn),
@@ -274,23 +317,32 @@ fn location(answer: &Answer<'_>, now: DateTime<Utc>) -> Location {
             crate::model::Accuracy::Country
         }),
         time_zone: zone.map(|tz| Cow::Borrowed(tz.name())),
-        local_time: zone.map(|tz| local_time(tz, now)),
+        local_time,
         currency: text(&c.currency),
         calling_code: text(&c.calling_code),
-    }
+    };
 }
 
 /// `now` in `tz`, RFC 3339 to the second with the zone's offset: chrono's
 /// `to_rfc3339_opts(Secs, false)`, formatted once per zone and second on
 /// each thread (the text depends on nothing else) and copied from then on.
 pub(crate) fn local_time(tz: Tz, now: DateTime<Utc>) -> String {
+    let mut text = String::new();
+    local_time_into(&mut text, tz, now);
+    text
+}
+
+/// [`local_time`] written over `out`, reusing its memory.
+fn local_time_into(out: &mut String, tz: Tz, now: DateTime<Utc>) {
+    out.clear();
     let format = || {
         now.with_timezone(&tz)
             .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
     };
     // A leap second (never from the system clock) is written as `:60`.
     if now.timestamp_subsec_nanos() >= 1_000_000_000 {
-        return format();
+        out.push_str(&format());
+        return;
     }
     let second = now.timestamp();
     LOCAL_TIMES.with_borrow_mut(|slots| {
@@ -305,7 +357,7 @@ pub(crate) fn local_time(tz: Tz, now: DateTime<Utc>) -> String {
                 text: format(),
             };
         }
-        slot.text.clone()
+        out.push_str(&slot.text);
     })
 }
 
@@ -329,16 +381,22 @@ thread_local! {
 }
 
 /// The network part: ASN and organisation, and the block geo cut from the
-/// ASN row (or from the country row when the ASN table has no data for the address).
-fn network(answer: &Answer<'_>) -> Network {
-    Network {
-        asn: answer.network.map(|(asn, _)| asn),
-        organization: answer
-            .network
-            .map(|(_, org)| org.to_owned())
-            .filter(|o| !o.is_empty()),
-        range: answer.range.map(|net| address::net_text(&net)),
-        reverse_dns: None,
+/// ASN row (or from the country row when the ASN table has no data for the
+/// address), written over `network`'s strings (`reverse_dns` is left as is).
+fn network_into(network: &mut Network, answer: &Answer<'_>) {
+    network.asn = answer.network.map(|(asn, _)| asn);
+    let organization = answer.network.map(|(_, org)| org).filter(|o| !o.is_empty());
+    match organization {
+        Some(org) => {
+            let text = network.organization.get_or_insert_with(String::new);
+            text.clear();
+            text.push_str(org);
+        }
+        None => network.organization = None,
+    }
+    match answer.range {
+        Some(net) => address::write_net_text(network.range.get_or_insert_with(String::new), &net),
+        None => network.range = None,
     }
 }
 

@@ -21,7 +21,7 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant, SystemTime};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 
 #[derive(Debug, Clone, Copy)]
 enum Slot {
@@ -36,7 +36,7 @@ enum Slot {
 thread_local! {
     static SLOT: Cell<Slot> = const { Cell::new(Slot::Out) };
     /// An instant and the system clock at about that instant.
-    static ANCHOR: Cell<Option<(Instant, SystemTime)>> = const { Cell::new(None) };
+    static ANCHOR: Cell<Option<(Instant, DateTime<Utc>)>> = const { Cell::new(None) };
 }
 
 /// An open scope (see the module documentation); closed on drop.
@@ -83,31 +83,36 @@ pub fn recent() -> Instant {
 /// How long the per-thread anchor of [`utc`] is used.
 const ANCHOR_LIFE: Duration = Duration::from_secs(1);
 
-/// The wall-clock time at `at` (an instant read lately).
+/// The wall-clock time at `at` (an instant read lately): the anchor's
+/// time plus (or minus) the monotonic time between them, added to a
+/// `DateTime` already made (no conversion from `SystemTime` per call).
 pub fn utc(at: Instant) -> DateTime<Utc> {
-    let system = ANCHOR.with(|anchor| {
-        let fresh = |anchor: &Cell<Option<(Instant, SystemTime)>>| {
-            let pair = (Instant::now(), SystemTime::now());
-            anchor.set(Some(pair));
-            pair
-        };
-        let (base, system) = match anchor.get() {
-            Some((base, system))
+    ANCHOR.with(|anchor| {
+        let (base, wall) = match anchor.get() {
+            Some((base, wall))
                 if at
                     .checked_duration_since(base)
                     .is_some_and(|since| since < ANCHOR_LIFE) =>
             {
-                (base, system)
+                (base, wall)
             }
-            _ => fresh(anchor),
+            _ => {
+                let pair = (Instant::now(), DateTime::<Utc>::from(SystemTime::now()));
+                anchor.set(Some(pair));
+                pair
+            }
         };
-        match at.checked_duration_since(base) {
-            Some(since) => system + since,
+        let moved = match at.checked_duration_since(base) {
+            Some(since) => TimeDelta::from_std(since)
+                .ok()
+                .and_then(|d| wall.checked_add_signed(d)),
             // A new anchor, read after `at`.
-            None => system.checked_sub(base - at).unwrap_or(system),
-        }
-    });
-    DateTime::<Utc>::from(system)
+            None => TimeDelta::from_std(base - at)
+                .ok()
+                .and_then(|d| wall.checked_sub_signed(d)),
+        };
+        moved.unwrap_or(wall)
+    })
 }
 
 #[cfg(test)]
@@ -144,6 +149,20 @@ mod tests {
         drop(outer);
         std::thread::sleep(Duration::from_millis(2));
         assert!(recent() > inner_read, "outside a scope the clock is read");
+    }
+
+    #[test]
+    fn utc_adds_the_monotonic_time_as_the_system_clock_does() {
+        // The same instant through the anchor's `DateTime` and through
+        // `SystemTime` arithmetic: equal to the nanosecond.
+        let base = Instant::now();
+        let system = SystemTime::now();
+        let wall = DateTime::<Utc>::from(system);
+        ANCHOR.with(|a| a.set(Some((base, wall))));
+        for nanos in [0, 1, 999_999_999, 123_456_789, 500_000_000, 999_999, 1_000] {
+            let since = Duration::from_nanos(nanos);
+            assert_eq!(utc(base + since), DateTime::<Utc>::from(system + since));
+        }
     }
 
     #[test]

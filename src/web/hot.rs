@@ -11,6 +11,7 @@
 //! built in the call, with no future to box. Anything else (another method, a percent-encoded or missing
 //! address, a deeper path) goes to the router, which answers as it always has.
 
+use std::cell::RefCell;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -29,10 +30,14 @@ use tower::Service;
 
 use super::clock;
 use super::common::{Common, CommonFuture};
+use super::negotiate::Format;
 use super::pages;
+use super::render;
 use super::respond::{self, Wants};
 use super::routes;
 use super::state::AppState;
+use crate::lookup;
+use crate::model::IpInfo;
 
 /// The prefix of the hot route's template ([`routes::API_IP`]); the rest of
 /// the path is the address.
@@ -98,15 +103,44 @@ fn address(request: &Request) -> Option<&str> {
     address_of(request.method(), request.uri())
 }
 
+/// The address of a request [`Routes`] handed to [`ApiIp`], having
+/// checked it with [`address`] (the only way a request reaches it): what
+/// follows the prefix, without checking the rest again.
+fn picked_address(request: &Request) -> &str {
+    request
+        .uri()
+        .path()
+        .strip_prefix(prefix())
+        .unwrap_or_default()
+}
+
 fn address_of<'a>(method: &Method, uri: &'a Uri) -> Option<&'a str> {
     if method != Method::GET {
         return None;
     }
     let rest = uri.path().strip_prefix(prefix())?;
-    // Two `memchr` scans (a word at a time) cost less than one loop over bytes.
     let bytes = rest.as_bytes();
-    let plain = !bytes.is_empty() && !bytes.contains(&b'/') && !bytes.contains(&b'%');
-    plain.then_some(rest)
+    (!bytes.is_empty() && one_plain_segment(bytes)).then_some(rest)
+}
+
+/// Whether `bytes` holds neither `/` nor `%`, read eight bytes at a time
+/// (cheaper than two `memchr` scans of an address's length): a word has a
+/// byte equal to `c` exactly when `w ^ (c * LOW)` has a zero byte, that is
+/// when `(x - LOW) & !x & HIGH` is not zero.
+fn one_plain_segment(bytes: &[u8]) -> bool {
+    const LOW: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let zero_byte = |x: u64| x.wrapping_sub(LOW) & !x & HIGH;
+    let odd =
+        |w: u64| zero_byte(w ^ (LOW * u64::from(b'/'))) | zero_byte(w ^ (LOW * u64::from(b'%')));
+    let chunks = bytes.chunks_exact(8);
+    let tail = chunks.remainder();
+    let found = chunks.fold(0, |found, chunk| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        found | odd(u64::from_ne_bytes(w))
+    });
+    found == 0 && !tail.iter().any(|&b| b == b'/' || b == b'%')
 }
 
 impl<B> Service<axum::http::Request<B>> for Routes
@@ -172,8 +206,10 @@ impl Future for AnswerFuture {
                 let response = match request.take() {
                     Some((state, request, started)) => {
                         let wants = Wants::read(request.uri(), request.headers());
-                        let text = address(&request).unwrap_or_default();
-                        pages::api_ip_answer_now(&state, text, &wants, started)
+                        let text = picked_address(&request);
+                        json_now(&state, text, &wants, started).unwrap_or_else(|| {
+                            pages::api_ip_answer_now(&state, text, &wants, started)
+                        })
                     }
                     // Polled again after `Ready`: an empty 500.
                     None => {
@@ -189,7 +225,53 @@ impl Future for AnswerFuture {
     }
 }
 
-/// `GET /api/v1/ip/{ip}` for the requests [`address`] picks.
+/// The answer of [`pages::api_ip_answer_now`] when it is a 200 in JSON
+/// and the request names no `If-None-Match` (almost every request), built
+/// without a [`Page`](super::render::Page): the answer is written over this
+/// thread's [`IpInfo`] ([`lookup::describe_into`], no string allocated),
+/// rendered into this thread's buffer and copied once into the body, under
+/// the prebuilt headers ([`respond::prebuilt_json`]). `None` for every
+/// other case (a refused format, another format, a bad address, a tag to
+/// compare), which the general function answers.
+fn json_now(state: &AppState, text: &str, wants: &Wants, started: Instant) -> Option<Response> {
+    if wants.if_none_match.is_some() {
+        return None;
+    }
+    let default = routes::API_IP.answer_default(wants.kind());
+    if respond::negotiated(wants, default).ok()? != Format::Json {
+        return None;
+    }
+    let ip = lookup::parse(text).ok()?;
+    let db = state.lookup.current();
+    let tag = db.tag();
+    let reply = respond::Reply {
+        default,
+        caching: routes::API_IP.caching,
+        etag: Some(tag.clone()),
+    };
+    let headers = respond::prebuilt_json(wants.lang, &reply, &tag, state.tls)?;
+    let now = clock::utc(started);
+    let body = ANSWER.with(|answer| {
+        let mut answer = answer.try_borrow_mut().ok()?;
+        let (info, out) = &mut *answer;
+        lookup::describe_into(info, &db, ip, now, lookup::special(ip));
+        out.clear();
+        render::lookup_json(out, info);
+        Some(Bytes::copy_from_slice(out))
+    })?;
+    let mut response = Response::new(Body::from(body));
+    *response.headers_mut() = headers;
+    Some(response)
+}
+
+thread_local! {
+    /// This thread's last hot answer and its JSON: their memory is reused
+    /// by the next (bounded by the longest answer the data holds).
+    static ANSWER: RefCell<(IpInfo, Vec<u8>)> = RefCell::new((lookup::blank(), Vec::with_capacity(1024)));
+}
+
+/// `GET /api/v1/ip/{ip}` for the requests [`address`] picks: [`Routes`]
+/// hands it those only.
 #[derive(Clone)]
 pub struct ApiIp {
     state: Arc<AppState>,
@@ -220,7 +302,7 @@ impl Service<Request> for ApiIp {
         }
         AnswerFuture::Waiting(Box::pin(async move {
             let wants = Wants::read(request.uri(), request.headers());
-            let text = address(&request).unwrap_or_default();
+            let text = picked_address(&request);
             let mut response = pages::api_ip_answer(&state, text, &wants).await;
             // The common layer leaves its headers to this route.
             respond::layer_headers(response.headers_mut(), false, state.tls);
@@ -261,5 +343,54 @@ mod tests {
             assert_eq!(hot, routed && plain, "{path}");
             assert!(address_of(&Method::POST, &uri).is_none(), "{path}");
         }
+    }
+
+    #[test]
+    fn the_word_scan_finds_every_slash_and_percent() {
+        let by_byte = |b: &[u8]| !b.iter().any(|&c| c == b'/' || c == b'%');
+        for len in 0..=40 {
+            for background in [
+                b'1',
+                b'.',
+                b':',
+                0xff,
+                0x00,
+                b'.' - 1,
+                b'/' + 1,
+                b'%' - 1,
+                0x80,
+            ] {
+                let mut s = vec![background; len];
+                assert_eq!(one_plain_segment(&s), by_byte(&s), "{s:?}");
+                for at in 0..len {
+                    for b in 0..=255u8 {
+                        s[at] = b;
+                        assert_eq!(one_plain_segment(&s), by_byte(&s), "{s:?}");
+                    }
+                    s[at] = background;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_hot_route_takes_plain_gets_of_one_segment() {
+        let picks = |method: Method, uri: &str| {
+            address_of(&method, &uri.parse().unwrap()).map(str::to_owned)
+        };
+        assert_eq!(
+            picks(Method::GET, "/api/v1/ip/8.8.8.8"),
+            Some("8.8.8.8".into())
+        );
+        assert_eq!(
+            picks(Method::GET, "/api/v1/ip/2001:db8::1?format=text"),
+            Some("2001:db8::1".into())
+        );
+        assert_eq!(picks(Method::GET, "/api/v1/ip/"), None);
+        assert_eq!(picks(Method::GET, "/api/v1/ip/8.8.8.8/country"), None);
+        assert_eq!(picks(Method::GET, "/api/v1/ip/8.8.8.8%2F"), None);
+        assert_eq!(picks(Method::GET, "/api/v1/ip/fe80::1%25eth0"), None);
+        assert_eq!(picks(Method::HEAD, "/api/v1/ip/8.8.8.8"), None);
+        assert_eq!(picks(Method::GET, "/api/v1/me"), None);
     }
 }

@@ -123,6 +123,22 @@ fn respond_in(page: Page, wants: &Wants, reply: &Reply, layer: Option<bool>) -> 
     ))
 }
 
+/// The whole set of headers of a 200 answer in JSON tagged `tag`
+/// ([`prebuilt`]), for a caller that has no [`Page`] (the hot route,
+/// [`super::hot`]): a JSON answer's headers name nothing of its page.
+pub fn prebuilt_json(lang: Lang, reply: &Reply, tag: &Arc<str>, tls: bool) -> Option<HeaderMap> {
+    // Read by `head` only for an HTML page's CSP; built without allocating.
+    let unread = Page::Error(ErrorPage {
+        status: StatusCode::OK,
+        body: model::Error {
+            error: ErrorCode::NotFound,
+            message: None,
+        },
+        input: None,
+    });
+    prebuilt(&unread, Format::Json, lang, reply, tag, tls)
+}
+
 /// The headers of `page` in `format` and `lang` with `status`: type,
 /// `Vary`, `Content-Language` (not of JSON), caching, the CSP of HTML, and
 /// for a 200 with a tag its `ETag`.

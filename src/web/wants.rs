@@ -29,9 +29,10 @@ pub struct Wants {
     pub lang_in_query: bool,
     /// The `page` query parameter (an AS's prefixes), if given.
     pub page: Option<String>,
-    /// The host the caller used (`Host`, or the target's authority), when
-    /// it is a plain host name or address with an optional port.
-    pub host: Option<String>,
+    /// The host the caller used (`Host`, or the target's authority), as
+    /// sent: [`Wants::host`] reads it (checked only by the pages that show
+    /// it, and copied from the request's bytes without an allocation).
+    pub host: Option<HeaderValue>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -73,7 +74,7 @@ impl Wants {
         };
         let (mut accept, mut if_none_match, mut accept_language) = (None, None, None);
         let mut user_agent: Option<Option<String>> = None;
-        let mut host: Option<Option<&str>> = None;
+        let mut host: Option<Option<&HeaderValue>> = None;
         for (name, value) in headers {
             if name == header::ACCEPT {
                 join(&mut accept, value);
@@ -84,7 +85,7 @@ impl Wants {
             } else if name == header::ACCEPT_LANGUAGE {
                 join(&mut accept_language, value);
             } else if name == header::HOST && host.is_none() {
-                host = Some(value.to_str().ok());
+                host = Some(value.to_str().is_ok().then_some(value));
             }
         }
         let (q, bad_query) = match query {
@@ -93,11 +94,12 @@ impl Wants {
         };
         let lang_in_query = q.lang.as_deref().and_then(Lang::from_tag).is_some();
         let lang = Lang::negotiate(q.lang.as_deref(), accept_language.as_deref());
-        let host = host
-            .flatten()
-            .or_else(|| uri.authority().map(|a| a.as_str()))
-            .filter(|h| is_plain_host(h))
-            .map(str::to_owned);
+        let host = match host.flatten() {
+            Some(value) => Some(value.clone()),
+            None => uri
+                .authority()
+                .and_then(|a| HeaderValue::from_str(a.as_str()).ok()),
+        };
         Wants {
             format: q.format,
             ip: q.ip,
@@ -123,8 +125,17 @@ impl Wants {
         View {
             lang: self.lang,
             lang_in_query: self.lang_in_query,
-            host: self.host.clone(),
+            host: self.host().map(str::to_owned),
         }
+    }
+
+    /// The host the caller used (`Host`, or the target's authority), when
+    /// it is a plain host name or address with an optional port.
+    pub fn host(&self) -> Option<&str> {
+        self.host
+            .as_ref()
+            .and_then(|h| h.to_str().ok())
+            .filter(|h| is_plain_host(h))
     }
 }
 
@@ -229,12 +240,13 @@ mod tests {
                 headers.append(name, value);
             }
             let wants = Wants::read(&uri, &headers);
+            let host = wants.host().map(str::to_owned);
             let read = (
                 wants.accept,
                 wants.user_agent,
                 wants.if_none_match,
                 wants.lang,
-                wants.host,
+                host,
             );
             assert_eq!(read, by_lookup(&headers), "{headers:?}");
         }

@@ -35,7 +35,15 @@ pub fn ip_info(out: &mut Vec<u8>, info: &IpInfo) {
     put(out, ",\n    \"longitude\": ");
     float(out, l.longitude);
     put(out, ",\n    \"accuracy\": ");
-    string(out, l.accuracy.map(accuracy));
+    // The names of the enum need no escape.
+    match l.accuracy {
+        Some(a) => {
+            put(out, "\"");
+            put(out, accuracy(a));
+            put(out, "\"");
+        }
+        None => put(out, "null"),
+    }
     put(out, ",\n    \"time_zone\": ");
     string(out, l.time_zone.as_deref());
     put(out, ",\n    \"local_time\": ");

@@ -54,8 +54,8 @@ impl Page {
         let mut body = Vec::with_capacity(1024);
         let written = match self {
             Page::Lookup(p) => {
-                json::ip_info(&mut body, &p.info);
-                Ok(())
+                lookup_json(&mut body, &p.info);
+                return body;
             }
             Page::Asn(p) => serde_json::to_writer(&mut body, &p.info),
             Page::Health(h) => serde_json::to_writer_pretty(&mut body, h),
@@ -71,6 +71,13 @@ impl Page {
         body.push(b'\n');
         body
     }
+}
+
+/// Appends the JSON body of a lookup's answer (`info`, then a newline) to
+/// `out`: what [`Page::render`] gives for a [`Page::Lookup`] in JSON.
+pub fn lookup_json(out: &mut Vec<u8>, info: &crate::model::IpInfo) {
+    json::ip_info(out, info);
+    out.push(b'\n');
 }
 
 /// The `Content-Security-Policy` of `page` in HTML: [`csp`], and for a root
