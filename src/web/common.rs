@@ -71,7 +71,7 @@ use tower::{Layer, Service};
 
 use super::metrics::{RouteMetrics, route_metrics};
 use super::refusal::{self, Refuser};
-use super::routes::{self, Route, RouteOf};
+use super::routes::{self, Route};
 use super::state::{AppState, Limits};
 
 const ANY: HeaderValue = super::respond::ANY;
@@ -166,16 +166,9 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, mut request: Request) -> Self::Future {
+    fn call(&mut self, request: Request) -> Self::Future {
         let started = super::clock::recent();
-        let (route, metrics) = match self.route {
-            Some(known) => known,
-            None => {
-                let found = route_of(&request);
-                request.extensions_mut().insert(RouteOf(found.0));
-                found
-            }
-        };
+        let (route, metrics) = self.route.unwrap_or_else(|| route_of(&request));
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
         let if_none_match = super::policy::if_none_match(&request);

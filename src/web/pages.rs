@@ -3,7 +3,6 @@
 
 use std::net::SocketAddr;
 
-use axum::Extension;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, OriginalUri, Path, State};
 use axum::http::{HeaderMap, Method, StatusCode};
@@ -16,7 +15,7 @@ use super::render::{
     Releases,
 };
 use super::respond::{Reply, Wants, bad_request, error, error_on, respond};
-use super::routes::{self, Caching, Route, RouteOf};
+use super::routes::{self, Caching, Route};
 use super::schema::{FormatName, HealthJson, IpFormParam, IpParam};
 use super::search;
 use super::state::AppState;
@@ -325,13 +324,8 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
 
 /// Any unknown path: 404 in the wanted format, by default the error format
 /// of the route table's fallback (JSON under `/api/`, a page elsewhere).
-pub async fn not_found(
-    OriginalUri(uri): OriginalUri,
-    route: Option<Extension<RouteOf>>,
-    wants: Wants,
-) -> Response {
-    let route = route.map_or_else(|| routes::fallback(uri.path()), |r| r.0.0);
-    not_found_page(&wants, route)
+pub async fn not_found(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
+    not_found_page(&wants, routes::fallback(uri.path()))
 }
 
 fn not_found_page(wants: &Wants, route: &Route) -> Response {
@@ -347,10 +341,9 @@ fn not_found_page(wants: &Wants, route: &Route) -> Response {
 pub async fn method_not_allowed(
     method: Method,
     OriginalUri(uri): OriginalUri,
-    route: Option<Extension<RouteOf>>,
     wants: Wants,
 ) -> Response {
-    let route = route.map_or_else(|| routes::fallback(uri.path()), |r| r.0.0);
+    let route = routes::for_path(uri.path());
     // (The router adds the `Allow` header: the methods the path answers.)
     let message = format!(
         "this path does not answer {}; the Allow header lists the methods it answers",

@@ -350,9 +350,10 @@ pub fn by_template(template: &str) -> Option<&'static Route> {
     ALL.iter().copied().find(|r| r.template == template)
 }
 
-/// The route that answers `path`, for the one answer given before the
-/// router runs (the 503 of a client at its in-flight cap, in the route's
-/// error format): of the routes whose template matches it, the one with
+/// The route that answers `path`, for the answers given where the router's
+/// match is not at hand (the 503 of a client at its in-flight cap before
+/// the router runs, the 405 of a path's other methods), in the route's
+/// error format: of the routes whose template matches it, the one with
 /// the most literal text (as the router picks `/docs` over `/{ip}`; no two
 /// could take one address, [`shadowed`]), else the fallback. Held equal to
 /// the router's choice by a test.
@@ -380,12 +381,6 @@ pub fn fallback(path: &str) -> &'static Route {
         &PAGE_UNKNOWN
     }
 }
-
-/// The route of the request a handler answers, put among the request's
-/// extensions by the common layer ([`super::common`]; not on the hot route,
-/// whose handler knows it).
-#[derive(Debug, Clone, Copy)]
-pub struct RouteOf(pub &'static Route);
 
 #[cfg(test)]
 pub(crate) mod tests {
