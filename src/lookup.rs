@@ -1,10 +1,11 @@
 //! From a caller's text to an [`IpInfo`]: strict parsing, the current
 //! database, the special-purpose registry, the city's time zone, reverse DNS
-//! and the clock (for `local_time`) put together. [`Lookup::lookup`] is the
-//! one call HTTP and MCP make, [`Lookup::lookup_cached`] the same with reverse
-//! DNS from the cache only (each entry of a batch), [`Lookup::lookup_data`]
-//! the same without reverse DNS for the CLI; all fail only with a
-//! [`LookupError`].
+//! and the clock (for `local_time`) put together. [`parse`] reads a
+//! caller's text strictly (failing only with a [`LookupError`]);
+//! [`Lookup::lookup`] is the one lookup of an address, its reverse DNS
+//! waited for, from the cache or skipped ([`Rdns`]); [`Lookup::lookup_at`]
+//! the same without reverse DNS, for callers that cannot wait. The hot
+//! route writes the same answer over a per-thread one ([`describe_into`]).
 //!
 //! The database sits behind an [`ArcSwap`]: a reload swaps in a whole new
 //! release while readers keep the one they started with, never locking.
@@ -36,6 +37,23 @@ pub struct Answered {
     /// The IANA special-purpose block of the address ([`special`]), the one
     /// `info.special_purpose` describes: what the pages explain and link.
     pub special: Option<SpecialBlock>,
+    /// The address answered, canonical (an IPv4-mapped address as IPv4).
+    pub ip: IpAddr,
+}
+
+/// Where a lookup's `reverse_dns` comes from (public addresses only; it is
+/// null for every other, and whenever reverse DNS is off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rdns {
+    /// A PTR query, waited for within `--rdns-timeout` (or its cached name).
+    Wait,
+    /// The cache only: no query is sent and nothing is waited for (each
+    /// entry of a batch, so a batch of a thousand neither takes the PTR
+    /// slots of single lookups nor waits a deadline per entry).
+    Cached,
+    /// None: for answers that never show it (a single field other than
+    /// `reverse_dns`, the caller's bare address, a text page).
+    Skip,
 }
 
 /// Why a caller's text got no answer.
@@ -89,88 +107,36 @@ impl Lookup {
         }
     }
 
-    /// The one call from a caller's text to an answer: the address parsed
-    /// strictly, then [`Lookup::answer`].
-    pub async fn lookup(&self, text: &str) -> Result<Answered, LookupError> {
-        let ip = parse(text)?;
-        Ok(self.answer(ip).await)
+    /// The one lookup: everything the data says about `ip` now, and its
+    /// `reverse_dns` as `rdns` says (only for a public address). The
+    /// address is made canonical and its special-purpose block found once,
+    /// here; a caller's text is parsed first, strictly, by [`parse`].
+    pub async fn lookup(&self, ip: IpAddr, rdns: Rdns) -> Answered {
+        let mut answered = self.lookup_at(ip, Utc::now());
+        let (Some(resolver), Some(true)) = (&self.rdns, answered.info.is_public) else {
+            return answered;
+        };
+        answered.info.network.reverse_dns = match rdns {
+            Rdns::Wait => resolver.lookup(answered.ip).await,
+            Rdns::Cached => resolver.cached_name(answered.ip).await,
+            Rdns::Skip => None,
+        };
+        answered
     }
 
-    /// [`Lookup::lookup`] with reverse DNS from the cache only: no PTR
-    /// query is sent and nothing is waited for. The answer of each entry of
-    /// a batch (`POST /api/v1/ip`, the MCP tool `lookup_ips`), so a batch of
-    /// a thousand neither takes the reverse-DNS slots of single lookups nor
-    /// waits a deadline per entry; `reverse_dns` is the name a single lookup
-    /// of the address put in the cache, else null.
-    pub async fn lookup_cached(&self, text: &str) -> Result<Answered, LookupError> {
-        let ip = parse(text)?;
-        let db = self.db();
-        let block = special(ip);
-        let mut info = describe_in(&db, ip, Utc::now(), block);
-        if let (Some(rdns), Some(true)) = (&self.rdns, info.is_public) {
-            info.network.reverse_dns = rdns.cached_name(address::canonical(ip)).await;
-        }
-        Ok(Answered {
-            info,
-            release: db.tag(),
-            special: block,
-        })
-    }
-
-    /// [`Lookup::lookup`] without reverse DNS and without waiting: what the
-    /// data alone says now (the CLI's answer).
-    pub fn lookup_data(&self, text: &str) -> Result<IpInfo, LookupError> {
-        let ip = parse(text)?;
-        Ok(describe(&self.db.load(), ip, Utc::now()))
-    }
-
-    /// [`Lookup::lookup`] without reverse DNS (`reverse_dns` null, no PTR
-    /// query, no wait): for answers that never show it, such as a single
-    /// field other than `reverse_dns`, or the caller's bare address.
-    pub fn lookup_without_rdns(&self, text: &str) -> Result<Answered, LookupError> {
-        Ok(self.answer_without_rdns(parse(text)?))
-    }
-
-    /// [`Lookup::lookup_without_rdns`] with `local_time` as of `now`.
-    pub fn lookup_without_rdns_at(
-        &self,
-        text: &str,
-        now: DateTime<Utc>,
-    ) -> Result<Answered, LookupError> {
-        let ip = parse(text)?;
-        let db = self.db();
-        let block = special(ip);
-        Ok(Answered {
-            info: describe_in(&db, ip, now, block),
-            release: db.tag(),
-            special: block,
-        })
-    }
-
-    /// [`Lookup::answer`] without reverse DNS (see [`Lookup::lookup_without_rdns`]).
-    pub fn answer_without_rdns(&self, ip: IpAddr) -> Answered {
-        let db = self.db();
-        let block = special(ip);
-        Answered {
-            info: describe_in(&db, ip, Utc::now(), block),
-            release: db.tag(),
-            special: block,
-        }
-    }
-
-    /// The full answer for an address already known to be one (the caller's
-    /// own), reverse DNS included for public addresses.
-    pub async fn answer(&self, ip: IpAddr) -> Answered {
-        let db = self.db();
-        let block = special(ip);
-        let mut info = describe_in(&db, ip, Utc::now(), block);
-        if let (Some(rdns), Some(true)) = (&self.rdns, info.is_public) {
-            info.network.reverse_dns = rdns.lookup(address::canonical(ip)).await;
-        }
+    /// [`Lookup::lookup`] with [`Rdns::Skip`] and `local_time` as of `now`,
+    /// without awaiting: for a caller that cannot wait (the CLI, the
+    /// documentation's examples) or that keeps its own clock (the hot
+    /// route's text answer). [`Lookup::lookup`] is this and the PTR step.
+    pub fn lookup_at(&self, ip: IpAddr, now: DateTime<Utc>) -> Answered {
+        let db = self.current();
+        let mut info = blank();
+        let (ip, special) = describe_into(&mut info, &db, ip, now);
         Answered {
             info,
             release: db.tag(),
-            special: block,
+            special,
+            ip,
         }
     }
 
@@ -197,19 +163,6 @@ impl Lookup {
         zone::prepare(&db);
         self.db.store(db);
     }
-
-    /// Everything the data says about `ip`, at the time `now`.
-    pub fn info(&self, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
-        describe(&self.db.load(), ip, now)
-    }
-}
-
-/// The IANA special-purpose block holding `ip` (the most specific registry
-/// entry, for an IPv4-mapped address the IPv4 one), whether the registry
-/// marks it globally reachable or not; `None` for an ordinary address.
-/// A block that is not globally reachable makes the address not public.
-pub fn special(ip: IpAddr) -> Option<SpecialBlock> {
-    geo::special::block(address::canonical(ip))
 }
 
 /// The wire form of a registry block (`IpInfo::special_purpose`).
@@ -226,16 +179,12 @@ pub fn special_purpose(block: &SpecialBlock) -> model::SpecialPurpose {
     }
 }
 
-/// Builds the answer for `ip` from one database.
+/// Everything one database says about `ip` at the time `now`, without
+/// reverse DNS: [`Lookup::lookup_at`] over a database that is not serving
+/// (the CLI's bulk paths, tests of a table).
 pub fn describe(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>) -> IpInfo {
-    describe_in(db, ip, now, special(ip))
-}
-
-/// [`describe`] for an address whose special-purpose block, [`special`]
-/// of it, is known already: the one computation of it per lookup.
-fn describe_in(db: &GeoDb, ip: IpAddr, now: DateTime<Utc>, block: Option<SpecialBlock>) -> IpInfo {
     let mut info = blank();
-    describe_into(&mut info, db, ip, now, block);
+    describe_into(&mut info, db, ip, now);
     info
 }
 
@@ -253,16 +202,19 @@ pub fn blank() -> IpInfo {
 
 /// [`describe`] written over `info`, reusing the memory of its strings
 /// (the hot route keeps one `IpInfo` per thread and allocates none per
-/// answer); `block` is [`special`] of `ip`. Every field is set: `info`
-/// ends as [`describe`] would have built it (`reverse_dns` null).
+/// answer). Every field is set: `info` ends as [`describe`] would have
+/// built it (`reverse_dns` null). The address is made canonical (an
+/// IPv4-mapped one answers as IPv4) and its IANA special-purpose block
+/// found once, here; both are returned. A block that is not globally
+/// reachable makes the address not public and gives it no location.
 pub fn describe_into(
     info: &mut IpInfo,
     db: &GeoDb,
     ip: IpAddr,
     now: DateTime<Utc>,
-    block: Option<SpecialBlock>,
-) {
+) -> (IpAddr, Option<SpecialBlock>) {
     let ip = address::canonical(ip);
+    let block = geo::special::block(ip);
     address::write_text(&mut info.ip, ip);
     info.version = Some(Cow::Borrowed(address::version(ip)));
     info.is_public = Some(true);
@@ -276,11 +228,12 @@ pub fn describe_into(
         network.organization = None;
         let range = network.range.get_or_insert_with(String::new);
         address::write_net_text(range, &block.net);
-        return;
+        return (ip, Some(block));
     }
     let answer = db.lookup(ip);
     location_into(&mut info.location, &answer, now);
     network_into(network, &answer);
+    (ip, block)
 }
 
 /// The location part of [`describe_into`], `local_time` written over the
@@ -419,7 +372,8 @@ mod tests {
 
     #[test]
     fn special_is_the_registry_block_of_the_canonical_address() {
-        let block = |s: &str| special(s.parse().unwrap());
+        let db = GeoDb::embedded().unwrap();
+        let block = |s: &str| describe_into(&mut blank(), &db, s.parse().unwrap(), Utc::now()).1;
         assert_eq!(block("10.1.2.3").map(|b| b.name), Some("Private-Use"));
         assert_eq!(
             block("::ffff:10.1.2.3").map(|b| b.name),
@@ -465,15 +419,15 @@ mod tests {
             nat64.special_purpose.map(|s| (s.name, s.range)),
             Some(("IPv4-IPv6 Translation".into(), "64:ff9b::/96".into()))
         );
-        let mut without = info("192.0.0.9");
-        assert!(without.special_purpose.take().is_some());
+        // A globally reachable block: public, and answered from the data.
+        let pcp = info("192.0.0.9");
         let db = GeoDb::embedded().unwrap();
-        let now = Utc::now();
-        let mut plain = describe_in(&db, "192.0.0.9".parse().unwrap(), now, None);
-        // Public either way; only local_time may move with the clock.
-        plain.location.local_time = None;
-        without.location.local_time = None;
-        assert_eq!(plain, without);
+        let country = db.lookup("192.0.0.9".parse().unwrap()).country;
+        assert_eq!(pcp.is_public, Some(true));
+        assert_eq!(
+            pcp.location.country_code.as_deref(),
+            country.map(|c| c.code.as_str())
+        );
     }
 
     #[test]

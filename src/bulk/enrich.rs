@@ -23,7 +23,7 @@ use crate::fields::{Field, csv, spreadsheet_safe};
 use crate::geo::countries::Country;
 use crate::geo::special::SpecialBlock;
 use crate::geo::{Answer, GeoDb};
-use crate::lookup::{describe, local_time, special};
+use crate::lookup::{describe, local_time};
 use crate::model::ErrorCode;
 
 /// Writes the CSV rows of one database at one time.
@@ -162,7 +162,7 @@ impl Input {
                 None => return Input::Invalid,
             }
         };
-        match special(ip) {
+        match crate::geo::special::block(address::canonical(ip)) {
             Some(block) if !block.global => Input::Special(ip, block),
             block => Input::Public(ip, canonical, block),
         }

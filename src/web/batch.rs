@@ -27,7 +27,7 @@
 //!   client's share and the budget of all answers as they grow, whatever
 //!   the data makes of an entry (an answer alone over the client's share:
 //!   413 `body_too_large`; over what others leave: 503 `overloaded`);
-//! - reverse DNS: each entry is answered by [`Lookup::lookup_cached`], with
+//! - reverse DNS: each entry is answered with [`Rdns::Cached`], with
 //!   `reverse_dns` from the cache only: a batch sends no PTR query and waits
 //!   for none, so it cannot take the `--rdns-max-in-flight` slots of single
 //!   lookups nor run into the request timeout.
@@ -38,7 +38,7 @@
 //! `not_acceptable` when `?format=` or `Accept` names none of the three
 //! (400 `bad_format` for a `?format=` that is no format).
 //!
-//! [`Lookup::lookup_cached`]: crate::lookup::Lookup::lookup_cached
+//! [`Rdns::Cached`]: crate::lookup::Rdns::Cached
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -62,7 +62,7 @@ use super::refusal;
 use super::routes;
 use super::state::AppState;
 use crate::fields::csv;
-use crate::lookup::LookupError;
+use crate::lookup::{self, LookupError, Rdns};
 use crate::model::{self, ErrorCode, IpInfo};
 
 /// Default of `--batch-limit`.
@@ -304,8 +304,11 @@ pub async fn lookup_all(
     let mut answers = Vec::with_capacity(inputs.len());
     let mut bytes = inputs.len().saturating_mul(std::mem::size_of::<Entry>());
     for input in inputs {
-        let result = state.lookup.lookup_cached(input).await;
-        let entry = Entry::of(result.map(|a| a.info));
+        let result = match lookup::parse(input) {
+            Ok(ip) => Ok(state.lookup.lookup(ip, Rdns::Cached).await.info),
+            Err(e) => Err(e),
+        };
+        let entry = Entry::of(result);
         if let Some(meter) = meter {
             let size = json_size(&entry).saturating_mul(MCP_COPIES);
             bytes = bytes.saturating_add(size);
@@ -340,7 +343,8 @@ fn json_size(entry: &Entry) -> usize {
 pub fn example_answer(lookup: &crate::lookup::Lookup, inputs: &[&str]) -> Vec<u8> {
     let mut writer = Writer::new(Output::Json, inputs.len());
     for input in inputs {
-        let entry = Entry::of(lookup.lookup_without_rdns(input).map(|a| a.info));
+        let now = chrono::Utc::now();
+        let entry = Entry::of(crate::lookup::parse(input).map(|ip| lookup.lookup_at(ip, now).info));
         writer.entry(input, &entry);
     }
     writer.finish()
@@ -455,8 +459,11 @@ async fn answer(
     let mut writer = Writer::new(output, inputs.len());
     meter.charge_to(writer.held()).map_err(|s| (s, 0))?;
     for (done, input) in inputs.iter().enumerate() {
-        let result = state.lookup.lookup_cached(input).await;
-        writer.entry(input, &Entry::of(result.map(|a| a.info)));
+        let result = match lookup::parse(input) {
+            Ok(ip) => Ok(state.lookup.lookup(ip, Rdns::Cached).await.info),
+            Err(e) => Err(e),
+        };
+        writer.entry(input, &Entry::of(result));
         meter.charge_to(writer.held()).map_err(|s| (s, done))?;
     }
     let mut response = typed(

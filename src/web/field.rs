@@ -23,6 +23,7 @@ use super::routes::{self, Route};
 use super::schema::{FieldParam, IpParam};
 use super::state::AppState;
 use crate::fields::Field;
+use crate::lookup::{self, Rdns};
 use crate::model::{self, ErrorCode, IpInfo};
 
 /// `GET /api/v1/ip/{ip}/{field}`.
@@ -50,10 +51,9 @@ pub async fn api_ip_field(
         Ok(field) => field,
         Err(e) => return unknown_field(e.to_string(), &wants, route),
     };
-    // Only `reverse_dns` waits for (and sends) a PTR query.
-    let answered = match field {
-        Field::ReverseDns => state.lookup.lookup(&ip).await,
-        _ => state.lookup.lookup_without_rdns(&ip),
+    let answered = match lookup::parse(&ip) {
+        Ok(ip) => Ok(state.lookup.lookup(ip, rdns_for(field)).await),
+        Err(e) => Err(e),
     };
     match answered {
         Ok(answered) => value(
@@ -94,11 +94,16 @@ pub async fn api_me_field(
         Err(e) => return unknown_field(e.to_string(), &wants, route),
     };
     let ip = client_addr(peer, &headers, &state.proxies);
-    let answered = match field {
-        Field::ReverseDns => state.lookup.answer(ip).await,
-        _ => state.lookup.answer_without_rdns(ip),
-    };
+    let answered = state.lookup.lookup(ip, rdns_for(field)).await;
     value(field, &answered.info, None)
+}
+
+/// Only `reverse_dns` waits for (and sends) a PTR query.
+fn rdns_for(field: Field) -> Rdns {
+    match field {
+        Field::ReverseDns => Rdns::Wait,
+        _ => Rdns::Skip,
+    }
 }
 
 /// The body of a field's answer: its value, sanitised, and a newline.

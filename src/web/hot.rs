@@ -254,7 +254,7 @@ fn json_now(state: &AppState, text: &str, wants: &Wants, started: Instant) -> Op
     let body = ANSWER.with(|answer| {
         let mut answer = answer.try_borrow_mut().ok()?;
         let (info, out) = &mut *answer;
-        lookup::describe_into(info, &db, ip, now, lookup::special(ip));
+        lookup::describe_into(info, &db, ip, now);
         out.clear();
         render::lookup_json(out, info);
         Some(Bytes::copy_from_slice(out))

@@ -67,6 +67,7 @@ use super::origin::WebOrigin;
 use super::refusal::Refuser;
 use super::routes;
 use super::state::AppState;
+use crate::lookup::{self, Rdns};
 use crate::model::{AsnInfo, ErrorCode, IpInfo};
 
 /// The largest request body `/mcp` reads (64 KiB); a tool call is a few hundred bytes.
@@ -145,8 +146,8 @@ impl IpLookupMcp {
         &self,
         Parameters(params): Parameters<LookupParams>,
     ) -> Result<Json<IpInfo>, String> {
-        match self.state.lookup.lookup(&params.ip).await {
-            Ok(answered) => Ok(Json(answered.info)),
+        match lookup::parse(&params.ip) {
+            Ok(ip) => Ok(Json(self.state.lookup.lookup(ip, Rdns::Wait).await.info)),
             Err(e) => Err(format!("{}: {e}", e.code())),
         }
     }
@@ -213,7 +214,7 @@ impl IpLookupMcp {
             .map(|c| c.0)
             .ok_or_else(|| "the caller's address is unknown".to_owned())?;
         let ip = client_addr(peer, &parts.headers, &self.state.proxies);
-        Ok(Json(self.state.lookup.answer(ip).await.info))
+        Ok(Json(self.state.lookup.lookup(ip, Rdns::Wait).await.info))
     }
 }
 

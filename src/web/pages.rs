@@ -21,7 +21,7 @@ use super::search;
 use super::state::AppState;
 use crate::geo::SourceInfo;
 use crate::geo::policy::Defect;
-use crate::lookup::{self, LookupError};
+use crate::lookup::{self, LookupError, Rdns};
 use crate::model::{self, ErrorCode};
 
 /// `GET /`: the caller (bare address for command-line clients), or a redirect
@@ -60,8 +60,8 @@ pub async fn root(
     let default = routes::ROOT.answer_default(wants.kind());
     // The text form is the bare address: no PTR query for it.
     let answered = match super::respond::negotiated(&wants, default) {
-        Ok(Format::Text) => state.lookup.answer_without_rdns(ip),
-        _ => state.lookup.answer(ip).await,
+        Ok(Format::Text) => state.lookup.lookup(ip, Rdns::Skip).await,
+        _ => state.lookup.lookup(ip, Rdns::Wait).await,
     };
     let page = LookupPage::new(answered, LookupKind::Root)
         .with_families(&state.families)
@@ -126,7 +126,7 @@ pub async fn api_me(
     wants: Wants,
 ) -> Response {
     let ip = client_addr(peer, &headers, &state.proxies);
-    let answered = state.lookup.answer(ip).await;
+    let answered = state.lookup.lookup(ip, Rdns::Wait).await;
     let page = Page::Lookup(Box::new(LookupPage::new(answered, LookupKind::ApiMe)));
     respond(
         page,
@@ -197,7 +197,7 @@ pub fn api_ip_answer_now(
 ) -> Response {
     let default = routes::API_IP.answer_default(wants.kind());
     let now = super::clock::utc(started);
-    let looked_up = state.lookup.lookup_without_rdns_at(text, now);
+    let looked_up = lookup::parse(text).map(|ip| state.lookup.lookup_at(ip, now));
     let layer = Some(state.tls);
     lookup_response(state, looked_up, LookupKind::ApiIp, wants, default, layer)
 }
@@ -209,7 +209,10 @@ async fn lookup_reply(
     wants: &Wants,
     default: Format,
 ) -> Response {
-    let looked_up = state.lookup.lookup(text).await;
+    let looked_up = match lookup::parse(text) {
+        Ok(ip) => Ok(state.lookup.lookup(ip, Rdns::Wait).await),
+        Err(e) => Err(e),
+    };
     lookup_response(state, looked_up, kind, wants, default, None)
 }
 

@@ -473,12 +473,15 @@ mod tests {
         let tag: Arc<str> = Arc::from("release-tag");
         let now = chrono::Utc::now();
         for ip in ["8.8.8.8", "2001:4860:4860::8888", "10.1.2.3"] {
-            let info = crate::lookup::describe(&db, ip.parse().unwrap(), now);
+            let mut info = crate::lookup::blank();
+            let (ip, special) =
+                crate::lookup::describe_into(&mut info, &db, ip.parse().unwrap(), now);
             let page = || {
                 let answered = crate::lookup::Answered {
                     info: info.clone(),
                     release: tag.clone(),
-                    special: crate::lookup::special(ip.parse().unwrap()),
+                    special,
+                    ip,
                 };
                 Page::Lookup(Box::new(LookupPage::new(answered, LookupKind::ApiIp)))
             };

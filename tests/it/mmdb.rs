@@ -865,7 +865,8 @@ async fn a_bad_mmdb_reload_is_refused_and_the_old_data_keeps_serving() {
     let lookup = Lookup::new(load_database(Some(dir.path()), &small).unwrap());
     let city_of_8888 = |lookup: &Lookup| {
         lookup
-            .info(ip("8.8.8.8"), chrono::Utc::now())
+            .lookup_at(ip("8.8.8.8"), chrono::Utc::now())
+            .info
             .location
             .city
             .clone()

@@ -43,7 +43,9 @@ pub fn run(args: LookupArgs) -> anyhow::Result<ExitCode> {
             |out, inputs| {
                 for input in inputs {
                     let text = String::from_utf8_lossy(input);
-                    let line = match lookup.lookup_data(&text) {
+                    let looked_up = iplookup::lookup::parse(&text)
+                        .map(|ip| lookup.lookup_at(ip, Utc::now()).info);
+                    let line = match looked_up {
                         Ok(info) if args.fields.is_empty() => {
                             serde_json::to_writer(&mut *out, &info)
                         }

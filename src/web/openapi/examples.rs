@@ -33,7 +33,7 @@ pub const BATCH: [&str; 3] = [V4, V6, "not-an-ip"];
 /// The examples of each operation, by operationId, from `lookup`'s data.
 pub fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
     let page = |ip: &str, kind: LookupKind, format: Format| {
-        let answered = lookup.lookup_without_rdns(ip).ok()?;
+        let answered = lookup.lookup_at(crate::lookup::parse(ip).ok()?, chrono::Utc::now());
         let body = Page::Lookup(Box::new(LookupPage::new(answered, kind)))
             .render(format, &View::default());
         String::from_utf8(body).ok()
@@ -47,7 +47,9 @@ pub fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
         String::from_utf8(page.render(format, &View::default())).ok()
     };
     let field = |ip: &str, field: Field| {
-        let info = lookup.lookup_without_rdns(ip).ok()?.info;
+        let info = lookup
+            .lookup_at(crate::lookup::parse(ip).ok()?, chrono::Utc::now())
+            .info;
         Some(field_text(field, &info))
     };
     let json = "application/json";
