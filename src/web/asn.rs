@@ -25,9 +25,11 @@ use super::render::{AsnPage, ErrorPage, Page, Releases, asn_links, page_link};
 use super::respond::{Reply, Wants, bad_request, error_on, respond};
 use super::routes::{self, Route};
 use super::schema::{AsnParam, AsnPathParam, FormatName};
+use super::served::{Served, describe};
 use super::state::AppState;
 use crate::lookup::asn::AsnError;
 use crate::model::{self, AsnInfo, ErrorCode};
+use axum::routing::get;
 
 /// How many prefixes one page of an AS's answer lists.
 pub const PER_PAGE: u32 = 500;
@@ -306,6 +308,30 @@ fn asn_error(e: &AsnError) -> ErrorPage {
         body: e.body(),
     }
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[
+    Served {
+        route: &routes::API_ASN,
+        handler: |_| get(api_asn),
+        described: &[describe::<__path_api_asn>],
+    },
+    Served {
+        route: &routes::API_ASN_CSV,
+        handler: |_| get(api_asn_csv),
+        described: &[describe::<__path_api_asn_csv>],
+    },
+    Served {
+        route: &routes::API_ASN_MISSING,
+        handler: |_| get(api_asn_missing),
+        described: &[],
+    },
+    Served {
+        route: &routes::ASN_PAGE,
+        handler: |_| get(asn_page),
+        described: &[describe::<__path_asn_page>],
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -23,7 +23,9 @@ use super::render::assets::find;
 use super::render::{ErrorPage, csp};
 use super::respond::{Wants, error_on};
 use super::routes;
+use super::served::{Served, describe};
 use crate::model::{self, ErrorCode};
+use axum::routing::get;
 
 /// `GET /assets/{file}`: an asset by its hashed name; 404 for any other name.
 #[utoipa::path(get, path = "/assets/{file}", tag = "pages",
@@ -64,3 +66,10 @@ fn not_found(wants: &Wants) -> Response {
     };
     error_on(page, wants, &routes::ASSETS)
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[Served {
+    route: &routes::ASSETS,
+    handler: |_| get(asset),
+    described: &[describe::<__path_asset>],
+}];

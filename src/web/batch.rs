@@ -60,10 +60,12 @@ use super::client::caller;
 use super::policy::typed;
 use super::refusal;
 use super::routes;
+use super::served::{Served, describe};
 use super::state::AppState;
 use crate::fields::csv;
 use crate::lookup::{self, LookupError, Rdns};
 use crate::model::{self, ErrorCode, IpInfo};
+use axum::routing::post;
 
 /// Default of `--batch-limit`.
 pub const DEFAULT_BATCH_LIMIT: usize = 1000;
@@ -502,6 +504,13 @@ fn not_acceptable() -> Response {
         ),
     )
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[Served {
+    route: &routes::API_IP_BATCH,
+    handler: |_| post(api_ip_batch),
+    described: &[describe::<__path_api_ip_batch>],
+}];
 
 #[cfg(test)]
 mod tests {

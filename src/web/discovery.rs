@@ -14,7 +14,9 @@ use super::body::error_json;
 use super::policy::{PolicyOf, mark};
 use super::render::DocsPage;
 use super::routes;
+use super::served::{Served, describe};
 use crate::model::{self, ErrorCode};
+use axum::routing::get;
 
 /// The prose of llms.txt, with `{title}`, `{description}`, `{base}` and
 /// `{api}` (the list of API operations) to fill in.
@@ -216,6 +218,36 @@ pub async fn skills_index(base: BaseUrl) -> Response {
 pub async fn skill_md(base: BaseUrl) -> Response {
     document(skill(&base.url), &base)
 }
+
+/// The routes this module answers (`/mcp`'s `GET` is [`mcp_get`], with
+/// rmcp's `POST`: [`super::openapi`] attaches both).
+pub(crate) const SERVED: &[Served] = &[
+    Served {
+        route: &routes::API_CATALOG,
+        handler: |_| get(api_catalog),
+        described: &[describe::<__path_api_catalog>],
+    },
+    Served {
+        route: &routes::SERVER_CARD,
+        handler: |_| get(server_card),
+        described: &[describe::<__path_server_card>],
+    },
+    Served {
+        route: &routes::SERVER_CARD_ALIAS,
+        handler: |_| get(server_card),
+        described: &[],
+    },
+    Served {
+        route: &routes::SKILLS_INDEX,
+        handler: |_| get(skills_index),
+        described: &[describe::<__path_skills_index>],
+    },
+    Served {
+        route: &routes::SKILL_MD,
+        handler: |_| get(skill_md),
+        described: &[describe::<__path_skill_md>],
+    },
+];
 
 #[cfg(test)]
 mod tests {

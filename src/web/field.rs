@@ -21,10 +21,12 @@ use super::render::{ErrorPage, one_line};
 use super::respond::{Wants, bad_request, error_on};
 use super::routes::{self, Route};
 use super::schema::{FieldParam, IpParam};
+use super::served::{Served, describe};
 use super::state::AppState;
 use crate::fields::Field;
 use crate::lookup::{self, Rdns};
 use crate::model::{self, ErrorCode, IpInfo};
+use axum::routing::get;
 
 /// `GET /api/v1/ip/{ip}/{field}`.
 #[utoipa::path(get, path = "/api/v1/ip/{ip}/{field}", tag = "lookup",
@@ -152,3 +154,17 @@ fn not_utf8(path: &str, wants: &Wants, route: &Route) -> Response {
     let message = "the address is not valid UTF-8".into();
     error_on(bad_request(ErrorCode::InvalidIp, message), wants, route)
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[
+    Served {
+        route: &routes::API_ME_FIELD,
+        handler: |_| get(api_me_field),
+        described: &[describe::<__path_api_me_field>],
+    },
+    Served {
+        route: &routes::API_IP_FIELD,
+        handler: |_| get(api_ip_field),
+        described: &[describe::<__path_api_ip_field>],
+    },
+];

@@ -15,7 +15,10 @@ use chrono::{NaiveDate, Utc};
 use metrics::{Counter, Histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
+use super::routes;
+use super::served::{Served, describe};
 use super::state::AppState;
+use axum::routing::get;
 
 /// The process-wide recorder, installed on first use.
 pub fn handle() -> Option<&'static PrometheusHandle> {
@@ -153,6 +156,13 @@ fn release_age_seconds(date: &str) -> Option<f64> {
     let start = day.and_hms_opt(0, 0, 0)?.and_utc();
     Some((Utc::now() - start).num_seconds() as f64)
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[Served {
+    route: &routes::METRICS,
+    handler: |_| get(metrics),
+    described: &[describe::<__path_metrics>],
+}];
 
 #[cfg(test)]
 mod tests {

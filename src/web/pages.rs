@@ -18,11 +18,13 @@ use super::respond::{Reply, Wants, bad_request, error, error_on, respond};
 use super::routes::{self, Caching, Route};
 use super::schema::{FormatName, HealthJson, IpFormParam, IpParam};
 use super::search;
+use super::served::{Served, describe};
 use super::state::AppState;
 use crate::geo::SourceInfo;
 use crate::geo::policy::Defect;
 use crate::lookup::{self, LookupError, Rdns};
 use crate::model::{self, ErrorCode};
+use axum::routing::get;
 
 /// `GET /`: the caller (bare address for command-line clients), or a redirect
 /// from the lookup form (`/?ip=...`) to the address page.
@@ -359,6 +361,45 @@ pub async fn method_not_allowed(
     };
     error_on(page, &wants, route)
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[
+    Served {
+        route: &routes::ROOT,
+        handler: |_| get(root),
+        described: &[describe::<__path_root>],
+    },
+    Served {
+        route: &routes::ADDRESS,
+        handler: |_| get(address_page),
+        described: &[describe::<__path_address_page>],
+    },
+    Served {
+        route: &routes::API_ME,
+        handler: |_| get(api_me),
+        described: &[describe::<__path_api_me>],
+    },
+    Served {
+        route: &routes::API_IP,
+        handler: |_| get(api_ip),
+        described: &[describe::<__path_api_ip>],
+    },
+    Served {
+        route: &routes::API_IP_MISSING,
+        handler: |_| get(api_ip_missing),
+        described: &[],
+    },
+    Served {
+        route: &routes::API_IP_FIELD_MISSING,
+        handler: |_| get(api_ip_missing),
+        described: &[],
+    },
+    Served {
+        route: &routes::HEALTHZ,
+        handler: |_| get(healthz),
+        described: &[describe::<__path_healthz>],
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,19 @@
 
 use serde_json::json;
 
+use super::super::served::{Served, describe};
+use super::super::{discovery, mcp, routes};
+
+/// `/mcp`: rmcp's `POST` (described here) and the server card on `GET`.
+pub(crate) const SERVED: &[Served] = &[Served {
+    route: &routes::MCP,
+    handler: |state| mcp::route(state).get(discovery::mcp_get),
+    described: &[
+        describe::<discovery::__path_mcp_get>,
+        describe::<__path_mcp_post>,
+    ],
+}];
+
 /// `POST /mcp` in the OpenAPI document: written out here rather than derived,
 /// because rmcp (not a handler of ours) reads the body. It states the
 /// transport rules [`super::super::mcp::post`] applies and every answer it can give.
