@@ -43,5 +43,6 @@ where
     if !tags.is_empty() {
         operation.tags = Some(tags.into_iter().map(str::to_owned).collect());
     }
-    doc.paths.add_path_operation(P::path(), P::methods(), operation);
+    doc.paths
+        .add_path_operation(P::path(), P::methods(), operation);
 }

@@ -5,8 +5,10 @@
 
 use serde_json::json;
 
-use super::super::served::{Served, describe};
-use super::super::{discovery, mcp, routes};
+use crate::web::discovery;
+use crate::web::mcp;
+use crate::web::routes;
+use crate::web::served::{Served, describe};
 
 /// `/mcp`: rmcp's `POST` (described here) and the server card on `GET`.
 pub(crate) const SERVED: &[Served] = &[Served {
