@@ -35,17 +35,17 @@ use iplookup_data::tables::{AsnTables, CountryTables};
 /// last row of consecutive rows naming it (adjacent spans: one range), and
 /// `ends[j]` is how many CIDR prefixes the runs of its AS up to run `j` expand to.
 #[derive(Debug, Default)]
-struct Family {
+struct AsRuns {
     asns: Box<[u32]>,
     offsets: Box<[u32]>,
     runs: Box<[(u32, u32)]>,
     ends: Box<[u32]>,
 }
 
-/// One AS's runs and their running prefix counts in a [`Family`].
+/// One AS's runs and their running prefix counts in an [`AsRuns`].
 type Runs<'a> = (&'a [(u32, u32)], &'a [u32]);
 
-impl Family {
+impl AsRuns {
     /// Groups the rows of `table` (network ids) by the AS number they name,
     /// merging consecutive rows of one AS into runs. Refuses an AS whose
     /// runs expand to more than `limit` prefixes.
@@ -53,7 +53,7 @@ impl Family {
         table: &RangeTable<K, u32>,
         networks: &Networks,
         limit: u64,
-    ) -> Result<Family, (u32, u64)> {
+    ) -> Result<AsRuns, (u32, u64)> {
         // (AS number, row) pairs sorted: rows of one AS in address order.
         let mut pairs: Vec<(u32, u32)> = table
             .values()
@@ -97,7 +97,7 @@ impl Family {
             }
         }
         offsets.push(runs.len() as u32);
-        Ok(Family {
+        Ok(AsRuns {
             asns: asns.into(),
             offsets: offsets.into(),
             runs: runs.into(),
@@ -155,8 +155,8 @@ pub fn cover_count(mut s: u128, e: u128, bits: u32) -> u64 {
 /// AS number -> its runs of rows per family, and the name most of its rows give.
 #[derive(Debug, Default)]
 pub struct AsnIndex {
-    v4: Family,
-    v6: Family,
+    v4: AsRuns,
+    v6: AsRuns,
     /// Every AS number of either family, ascending, and its network id (the name).
     names: Box<[(u32, u32)]>,
 }
@@ -174,8 +174,8 @@ impl AsnIndex {
                 limit,
             })
         };
-        let v4 = Family::build(&asn.v4, &asn.networks, limit).map_err(refuse)?;
-        let v6 = Family::build(&asn.v6, &asn.networks, limit).map_err(refuse)?;
+        let v4 = AsRuns::build(&asn.v4, &asn.networks, limit).map_err(refuse)?;
+        let v6 = AsRuns::build(&asn.v6, &asn.networks, limit).map_err(refuse)?;
         for &n in v6.asns.iter() {
             policy.check_as_prefixes(n, v4.prefixes(n) + v6.prefixes(n))?;
         }
@@ -236,7 +236,7 @@ pub struct AsSystem<'a> {
     /// The countries its IPv4 addresses lie in and how many of them, most first
     /// (addresses in no country row are counted nowhere).
     pub countries: Vec<(&'static Country, u64)>,
-    /// The running prefix counts of `v4` and `v6` (see [`Family`]).
+    /// The running prefix counts of `v4` and `v6` (see [`AsRuns`]).
     ends_v4: &'a [u32],
     ends_v6: &'a [u32],
 }

@@ -17,7 +17,7 @@ use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::http::{Method, Request, StatusCode};
 use axum::response::Response;
 
-use super::routes::{Answer, Caching, Route};
+use super::routes::{Caching, Produces, Route};
 
 /// The entity tag of an answer (the whole tag, `W/"..."`): the layer sends
 /// it as `ETag` on a 200 and answers 304 when `If-None-Match` matches it.
@@ -138,7 +138,7 @@ fn fill_in(route: &'static Route, response: &mut Response) {
     let tag = extensions.remove::<Tag>();
     let status = response.status();
     let headers = response.headers_mut();
-    if let (true, Answer::Fixed(media_type)) = (status.is_success(), route.answer) {
+    if let (true, Produces::Fixed(media_type)) = (status.is_success(), route.answer) {
         if !headers.contains_key(header::CONTENT_TYPE) {
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
         }

@@ -61,7 +61,7 @@ pub const JSON: Defaults = Defaults::all(Format::Json);
 
 /// What a route answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
+pub enum Produces {
     /// A page in the four formats (`?format=`, `Accept`), these by default.
     Negotiated(Defaults),
     /// A document of one media type.
@@ -99,7 +99,7 @@ impl Caching {
 pub struct Route {
     /// The path template (`{name}` is one non-empty segment).
     pub template: &'static str,
-    pub answer: Answer,
+    pub answer: Produces,
     /// The default format of every error on this route, per client.
     pub errors: Defaults,
     pub caching: Caching,
@@ -113,7 +113,7 @@ pub struct Route {
 const fn page(template: &'static str, caching: Caching) -> Route {
     Route {
         template,
-        answer: Answer::Negotiated(PAGE),
+        answer: Produces::Negotiated(PAGE),
         errors: PAGE,
         caching,
         limited: true,
@@ -124,7 +124,7 @@ const fn page(template: &'static str, caching: Caching) -> Route {
 const fn api(template: &'static str, caching: Caching) -> Route {
     Route {
         template,
-        answer: Answer::Negotiated(JSON),
+        answer: Produces::Negotiated(JSON),
         errors: JSON,
         caching,
         limited: true,
@@ -135,7 +135,7 @@ const fn api(template: &'static str, caching: Caching) -> Route {
 const fn document(template: &'static str, media_type: &'static str, errors: Defaults) -> Route {
     Route {
         template,
-        answer: Answer::Fixed(media_type),
+        answer: Produces::Fixed(media_type),
         errors,
         caching: Caching::Document,
         limited: true,
@@ -165,7 +165,7 @@ pub const API_IP: Route = api("/api/v1/ip/{ip}", Caching::Shared);
 pub const API_ASN: Route = api("/api/v1/asn/{asn}", Caching::Shared);
 /// `/api/v1/asn/{asn}/prefixes.csv`: every prefix of an AS, as CSV.
 pub const API_ASN_CSV: Route = Route {
-    answer: Answer::Fixed(CSV_TEXT),
+    answer: Produces::Fixed(CSV_TEXT),
     ..api("/api/v1/asn/{asn}/prefixes.csv", Caching::Shared)
 };
 /// The media type of [`API_ASN_CSV`].
@@ -177,18 +177,18 @@ pub const API_ASN_MISSING: Route = Route {
 };
 /// `/api/v1/ip/{ip}/{field}`: one field of an address's answer, as plain text.
 pub const API_IP_FIELD: Route = Route {
-    answer: Answer::Fixed(FIELD_TEXT),
+    answer: Produces::Fixed(FIELD_TEXT),
     ..api("/api/v1/ip/{ip}/{field}", Caching::Shared)
 };
 /// `/api/v1/me/{field}`: one field of the caller's answer, as plain text.
 pub const API_ME_FIELD: Route = Route {
-    answer: Answer::Fixed(FIELD_TEXT),
+    answer: Produces::Fixed(FIELD_TEXT),
     ..api("/api/v1/me/{field}", Caching::PerCaller)
 };
 /// `POST /api/v1/ip`: many addresses at once (JSON, NDJSON or CSV by
 /// `Accept`, see [`super::batch`]); errors in JSON.
 pub const API_IP_BATCH: Route = Route {
-    answer: Answer::Fixed("application/json"),
+    answer: Produces::Fixed("application/json"),
     ..api("/api/v1/ip", Caching::PerCaller)
 };
 /// The media type of a single field.
@@ -213,7 +213,7 @@ pub const HEALTHZ: Route = Route {
 /// `/metrics`: Prometheus; neither rate-limited nor queued.
 pub const METRICS: Route = Route {
     template: "/metrics",
-    answer: Answer::Fixed("text/plain; version=0.0.4; charset=utf-8"),
+    answer: Produces::Fixed("text/plain; version=0.0.4; charset=utf-8"),
     errors: Defaults::all(Format::Text),
     caching: Caching::PerCaller,
     limited: false,
@@ -262,7 +262,7 @@ pub const SKILL_MD: Route = document(
 /// media type and caching.
 pub const MCP: Route = Route {
     template: "/mcp",
-    answer: Answer::Fixed("application/json"),
+    answer: Produces::Fixed("application/json"),
     errors: JSON,
     caching: Caching::PerCaller,
     limited: true,
@@ -271,7 +271,7 @@ pub const MCP: Route = Route {
 /// `/assets/{file}`: the pages' static files, by content-hashed name.
 pub const ASSETS: Route = Route {
     template: "/assets/{file}",
-    answer: Answer::Fixed("image/svg+xml"),
+    answer: Produces::Fixed("image/svg+xml"),
     errors: JSON,
     caching: Caching::Immutable,
     limited: true,
@@ -334,8 +334,8 @@ impl Route {
     /// errors aside, its only format).
     pub fn answer_default(&self, kind: ClientKind) -> Format {
         match self.answer {
-            Answer::Negotiated(defaults) => defaults.pick(kind),
-            Answer::Fixed(_) => self.errors.pick(kind),
+            Produces::Negotiated(defaults) => defaults.pick(kind),
+            Produces::Fixed(_) => self.errors.pick(kind),
         }
     }
 
@@ -517,7 +517,7 @@ pub(crate) mod tests {
             if api || route.template == "/mcp" {
                 assert_eq!(route.errors, JSON, "{}", route.template);
             }
-            if let Answer::Negotiated(defaults) = route.answer {
+            if let Produces::Negotiated(defaults) = route.answer {
                 assert_eq!(route.errors, defaults, "{}", route.template);
             }
         }
