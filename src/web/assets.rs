@@ -39,7 +39,7 @@ use axum::routing::get;
         (status = 404, description = "No asset of that name (Error, JSON unless `Accept` or `format` asks for another format)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept` (for the 404 answer)", body = model::Error),
     ))]
-pub async fn asset(file: Result<Path<String>, PathRejection>, wants: Wants) -> Response {
+pub(crate) async fn asset(file: Result<Path<String>, PathRejection>, wants: Wants) -> Response {
     let name = file.as_ref().map(|Path(name)| name.as_str()).ok();
     let Some(asset) = name.and_then(find) else {
         return not_found(&wants);

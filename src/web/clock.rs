@@ -41,12 +41,12 @@ thread_local! {
 
 /// An open scope (see the module documentation); closed on drop.
 #[must_use]
-pub struct Scope {
+pub(crate) struct Scope {
     outer: ScopeState,
 }
 
 /// Opens a scope on this thread.
-pub fn scope() -> Scope {
+pub(crate) fn scope() -> Scope {
     Scope {
         outer: SLOT.replace(ScopeState::Unread),
     }
@@ -64,7 +64,7 @@ impl Drop for Scope {
 }
 
 /// Reads the clock (and the scope remembers it).
-pub fn now() -> Instant {
+pub(crate) fn now() -> Instant {
     let t = Instant::now();
     if !matches!(SLOT.get(), ScopeState::Out) {
         SLOT.set(ScopeState::Read(t));
@@ -73,7 +73,7 @@ pub fn now() -> Instant {
 }
 
 /// The last instant read in this scope, or [`now`] if none.
-pub fn recent() -> Instant {
+pub(crate) fn recent() -> Instant {
     match SLOT.get() {
         ScopeState::Read(t) => t,
         ScopeState::Unread | ScopeState::Out => now(),
@@ -86,7 +86,7 @@ const ANCHOR_LIFE: Duration = Duration::from_secs(1);
 /// The wall-clock time at `at` (an instant read lately): the anchor's
 /// time plus (or minus) the monotonic time between them, added to a
 /// `DateTime` already made (no conversion from `SystemTime` per call).
-pub fn utc(at: Instant) -> DateTime<Utc> {
+pub(crate) fn utc(at: Instant) -> DateTime<Utc> {
     ANCHOR.with(|anchor| {
         let (base, wall) = match anchor.get() {
             Some((base, wall))

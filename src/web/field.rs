@@ -39,7 +39,7 @@ use axum::routing::get;
         (status = 400, description = "`ip` is not a valid IPv4 or IPv6 address (error `invalid_ip`)", body = model::Error),
         (status = 404, description = "No such field (error `unknown_field`)", body = model::Error),
     ))]
-pub async fn api_ip_field(
+pub(crate) async fn api_ip_field(
     State(state): State<AppState>,
     OriginalUri(uri): OriginalUri,
     raw: Result<Path<(String, String)>, PathRejection>,
@@ -79,7 +79,7 @@ pub async fn api_ip_field(
         (status = 200, description = "The value and a newline", content_type = "text/plain; charset=utf-8", body = String),
         (status = 404, description = "No such field (error `unknown_field`)", body = model::Error),
     ))]
-pub async fn api_me_field(
+pub(crate) async fn api_me_field(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
@@ -109,7 +109,7 @@ fn rdns_for(field: Field) -> Rdns {
 }
 
 /// The body of a field's answer: its value, sanitised, and a newline.
-pub fn field_text(field: Field, info: &IpInfo) -> String {
+pub(crate) fn field_text(field: Field, info: &IpInfo) -> String {
     let text = field.value(info).unwrap_or_default();
     let mut body = one_line(&text).into_owned();
     body.push('\n');

@@ -38,7 +38,7 @@ use axum::routing::get;
         (status = 400, description = "An `ip` value that is no address or AS number (error `invalid_ip`, or `invalid_asn` for a number over 4294967295), or a bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn root(
+pub(crate) async fn root(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
@@ -88,7 +88,7 @@ pub async fn root(
         (status = 404, description = "Not an address and not a page", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn address_page(
+pub(crate) async fn address_page(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
@@ -121,7 +121,7 @@ pub async fn address_page(
         (status = 400, description = "Bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn api_me(
+pub(crate) async fn api_me(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
@@ -152,7 +152,7 @@ pub async fn api_me(
         (status = 400, description = "`ip` is not a valid IPv4 or IPv6 address (error `invalid_ip`), or bad `format`", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn api_ip(
+pub(crate) async fn api_ip(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
@@ -172,13 +172,13 @@ pub async fn api_ip(
 
 /// The answer of `GET /api/v1/ip/{ip}` for its percent-decoded segment
 /// `text` (through the router, or straight from [`super::hot`]).
-pub async fn api_ip_answer(state: &AppState, text: &str, wants: &Wants) -> Response {
+pub(crate) async fn api_ip_answer(state: &AppState, text: &str, wants: &Wants) -> Response {
     let default = routes::API_IP.answer_default(wants.kind());
     lookup_reply(state, text, LookupKind::ApiIp, wants, default).await
 }
 
 /// `GET /api/v1/ip/`: the address is missing.
-pub async fn api_ip_missing(wants: Wants) -> Response {
+pub(crate) async fn api_ip_missing(wants: Wants) -> Response {
     let message = "missing address: use /api/v1/ip/{ip}".into();
     error_on(
         bad_request(ErrorCode::InvalidIp, message),
@@ -191,7 +191,7 @@ pub async fn api_ip_missing(wants: Wants) -> Response {
 /// [`Lookup::answers_at_once`](crate::lookup::Lookup::answers_at_once)),
 /// `local_time` as of `started`: the same response with the common layer's
 /// headers too ([`super::respond::layer_headers`]).
-pub fn api_ip_answer_now(
+pub(crate) fn api_ip_answer_now(
     state: &AppState,
     text: &str,
     wants: &Wants,
@@ -258,7 +258,7 @@ fn lookup_response(
     }
 }
 
-pub fn invalid_ip(e: &LookupError) -> ErrorPage {
+pub(crate) fn invalid_ip(e: &LookupError) -> ErrorPage {
     bad_request(e.code(), e.to_string())
 }
 
@@ -283,7 +283,7 @@ fn looks_like_address(segment: &str) -> bool {
         (status = 400, description = "Bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
+pub(crate) async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
     let db = state.lookup.db();
     let source = |s: &SourceInfo| HealthSource {
         source: s.source.clone(),
@@ -329,7 +329,7 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
 
 /// Any unknown path: 404 in the wanted format, by default the error format
 /// of the route table's fallback (JSON under `/api/`, a page elsewhere).
-pub async fn not_found(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
+pub(crate) async fn not_found(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
     not_found_page(&wants, routes::fallback(uri.path()))
 }
 
@@ -343,7 +343,7 @@ fn not_found_page(wants: &Wants, route: &Route) -> Response {
 }
 
 /// A known path asked with a method it does not take: 405 (axum adds `Allow`).
-pub async fn method_not_allowed(
+pub(crate) async fn method_not_allowed(
     method: Method,
     OriginalUri(uri): OriginalUri,
     wants: Wants,

@@ -23,7 +23,7 @@ pub(crate) const SERVED: &[Served] = &[Served {
 /// `POST /mcp` in the OpenAPI document: written out here rather than derived,
 /// because rmcp (not a handler of ours) reads the body. It states the
 /// transport rules [`super::super::mcp::post`] applies and every answer it can give.
-pub fn describe_mcp_post(doc: &mut serde_json::Value) {
+pub(crate) fn describe_mcp_post(doc: &mut serde_json::Value) {
     let schemas = &mut doc["components"]["schemas"];
     for (name, schema) in mcp_message_schemas() {
         schemas[name] = schema;
@@ -124,7 +124,7 @@ fn mcp_post_operation() -> serde_json::Value {
 #[utoipa::path(post, path = "/mcp", tag = "discovery", operation_id = "mcp_post",
     responses((status = 200, description = "JSON-RPC response", content_type = "application/json")))]
 #[allow(dead_code)]
-pub fn mcp_post() {}
+pub(crate) fn mcp_post() {}
 
 /// A reference to the component schema `name`.
 fn schema_ref(name: &str) -> serde_json::Value {

@@ -110,7 +110,7 @@ pub(crate) fn all_served() -> impl Iterator<Item = &'static Served> {
         (name = "operations", description = "For the operator: health and Prometheus metrics. Neither is rate-limited nor waits for a request slot."),
     )
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 /// The document and the docs page, as built once.
 struct Built {
@@ -283,18 +283,18 @@ fn name_the_assets(doc: &mut utoipa::openapi::OpenApi) {
     summary = "This OpenAPI 3.1 document",
     description = "Also at `/openapi.json`, which redirects here (308).",
     responses((status = 200, description = "OpenAPI 3.1 document", content_type = "application/json")))]
-pub async fn openapi_json(State(state): State<AppState>, base: BaseUrl) -> Response {
+pub(crate) async fn openapi_json(State(state): State<AppState>, base: BaseUrl) -> Response {
     let body = openapi_text(&state.lookup, &base.url);
     document(body, &base)
 }
 
 /// `GET /openapi.json`: 308 to `/api/v1/openapi.json`.
-pub async fn openapi_alias() -> Response {
+pub(crate) async fn openapi_alias() -> Response {
     super::policy::moved_to(routes::OPENAPI.template)
 }
 
 /// The docs page for `base`: the document, flattened, its examples naming `base`.
-pub fn docs(lookup: &Lookup, base: &str) -> DocsPage {
+pub(crate) fn docs(lookup: &Lookup, base: &str) -> DocsPage {
     let mut page = built(lookup).docs.clone();
     page.base_url = base.to_owned();
     for op in page.groups.iter_mut().flat_map(|g| g.operations.iter_mut()) {
@@ -316,7 +316,11 @@ pub fn docs(lookup: &Lookup, base: &str) -> DocsPage {
             (model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn docs_page(State(state): State<AppState>, base: BaseUrl, wants: Wants) -> Response {
+pub(crate) async fn docs_page(
+    State(state): State<AppState>,
+    base: BaseUrl,
+    wants: Wants,
+) -> Response {
     let page = Page::Docs(Box::new(docs(&state.lookup, &base.url)));
     let reply = Reply {
         default: routes::DOCS.answer_default(wants.kind()),
@@ -330,7 +334,7 @@ pub async fn docs_page(State(state): State<AppState>, base: BaseUrl, wants: Want
 #[utoipa::path(get, path = "/llms.txt", tag = "discovery",
     summary = "llms.txt: what this service is and where its documents are, for language models",
     responses((status = 200, description = "llms.txt (Markdown)", content_type = "text/markdown")))]
-pub async fn llms_txt(State(state): State<AppState>, base: BaseUrl) -> Response {
+pub(crate) async fn llms_txt(State(state): State<AppState>, base: BaseUrl) -> Response {
     let body = discovery::llms(&docs(&state.lookup, &base.url));
     document(body, &base)
 }
