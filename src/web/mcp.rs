@@ -67,6 +67,7 @@ use super::origin::WebOrigin;
 use super::refusal::Refuser;
 use super::routes;
 use super::state::AppState;
+use crate::lookup::asn::Prefixes;
 use crate::lookup::{self, Rdns};
 use crate::model::{AsnInfo, ErrorCode, IpInfo};
 
@@ -196,7 +197,12 @@ impl IpLookupMcp {
         &self,
         Parameters(params): Parameters<AsnParams>,
     ) -> Result<Json<AsnInfo>, String> {
-        match self.state.lookup.asn(&params.asn.text()).await {
+        match self
+            .state
+            .lookup
+            .asn(&params.asn.text(), Prefixes::All)
+            .await
+        {
             Ok(answered) => Ok(Json(answered.info)),
             Err(e) => Err(format!("{}: {e}", e.code())),
         }
