@@ -42,7 +42,7 @@ fn wide_country() -> String {
 
 /// The IPv6 rows of AS64500 in 3000::/16: `rows` ranges, each one address
 /// inside a /64 at both ends (126 CIDR prefixes apiece, none joined).
-fn scattered_rows(rows: usize) -> String {
+pub(crate) fn scattered_rows(rows: usize) -> String {
     (0..rows)
         .map(|i| {
             format!("3000:0:0:{i:x}::1,3000:0:0:{i:x}:ffff:ffff:ffff:fffe,64500,\"Scatter\"\n")
