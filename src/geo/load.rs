@@ -95,12 +95,21 @@ impl Covers for CityTables {
     }
 }
 
-/// The address space a new file of `table` is judged against (see
-/// [`Policy::check_coverage`]): the table serving now (at start: the
-/// embedded data, which the first release from a data directory is judged
-/// against); a city file with no city serving: the country table serving
-/// (the floor of a first city release).
-fn references(table: Table, serving: &GeoDb) -> Vec<(Coverage, String)> {
+/// The address spaces a new file of `table` is judged against (see
+/// [`Policy::check_coverage`]). First the table serving now (at start: the
+/// embedded data); a city file with no city serving: the country table
+/// serving (the floor of a first city release). Then the embedded release
+/// (for a city file its country table), so that releases each within the
+/// bound of the one before cannot ratchet coverage down; but not when the
+/// table serving is itself short of the embedded one (an operator's small
+/// private release, installed with `--release-row-ratio any`): that release
+/// is then the only reference.
+fn references(
+    table: Table,
+    policy: &Policy,
+    serving: &GeoDb,
+    embedded: &GeoDb,
+) -> Vec<(Coverage, String)> {
     let (covers, against) = match (table, serving.city_tables()) {
         (Table::Country, _) => (
             serving.country_tables().coverage(),
@@ -116,7 +125,22 @@ fn references(table: Table, serving: &GeoDb) -> Vec<(Coverage, String)> {
             "the country table serving (the floor of a first city release)",
         ),
     };
-    vec![(covers, against.to_owned())]
+    let (base, named) = match table {
+        Table::Country => (
+            embedded.country_tables().coverage(),
+            "the embedded country release",
+        ),
+        Table::Asn => (embedded.asn_tables().coverage(), "the embedded ASN release"),
+        Table::City => (
+            embedded.country_tables().coverage(),
+            "the embedded country release (the floor of a city release)",
+        ),
+    };
+    let mut out = vec![(covers, against.to_owned())];
+    if base != covers && policy.check_coverage(covers, base, named).is_ok() {
+        out.push((base, named.to_owned()));
+    }
+    out
 }
 
 /// Refuses `covers` (of the file `file`) short of any of `references`.
@@ -240,7 +264,7 @@ fn load_release(
 ) -> Result<GeoDb, GeoError> {
     let mut refused = Vec::new();
     let (sr, er) = (serving.release(), embedded.release());
-    let covered = |table| move || references(table, serving);
+    let covered = |table| move || references(table, policy, serving, embedded);
     let (country, country_info) = choose(
         dir,
         Table::Country,
@@ -300,7 +324,8 @@ fn load_release(
 
 /// Checks one file as a reload would (for `iplookup update`): loads it by
 /// the policy and compares its row count and its address space with the
-/// table `serving` serves.
+/// table `serving` serves, and its address space with the embedded
+/// release's ([`references`]).
 /// Returns its row count.
 pub fn check_file(
     table: Table,
@@ -328,7 +353,9 @@ pub fn check_file(
         check_rows(policy, &info, current)?;
     }
     if policy.min_coverage.is_some() {
-        check_coverage(policy, name, covers, &references(table, serving))?;
+        let embedded = GeoDb::embedded()?;
+        let against = references(table, policy, serving, &embedded);
+        check_coverage(policy, name, covers, &against)?;
     }
     Ok(info.rows)
 }

@@ -5,9 +5,13 @@
 //! An answer is built on a blocking thread, never on the runtime's workers:
 //! the first AS question of the embedded release builds its AS index there
 //! (a loaded release brings its own), and every answer expands its prefixes
-//! there (at most the policy's bound on one AS). At most [`BUILDERS`] answers
-//! are built at once, and a caller waits at most [`AS_DEADLINE`] for its own,
-//! then gets 503 `overloaded`.
+//! there. A page of an answer ([`Prefixes::Page`]) expands only the prefixes
+//! it lists, found from the index's running counts (`AsSystem::prefixes_v4_page`),
+//! so a request for page 1 of an AS at the policy's bound (100,000 prefixes)
+//! costs the AS's runs and 500 prefixes, not its whole list; only
+//! [`Prefixes::All`] (the CSV, the MCP tool) expands every prefix, at most
+//! the bound. At most [`BUILDERS`] answers are built at once, and a caller
+//! waits at most [`AS_DEADLINE`] for its own, then gets 503 `overloaded`.
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -34,6 +38,23 @@ pub(crate) enum AsnError {
     /// The answer was not ready within [`AS_DEADLINE`].
     #[error("the answer for this AS could not be built in time; try again shortly")]
     Busy,
+    /// A page past the last of the AS's prefixes.
+    #[error("AS{asn} has {pages} page{s} of prefixes", s = plural(.pages))]
+    NoPage { asn: u32, pages: u64 },
+}
+
+fn plural(n: &u64) -> &'static str {
+    if *n == 1 { "" } else { "s" }
+}
+
+/// Which of its prefixes an AS answer lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefixes {
+    /// Every one, on one page (the CSV of them, the MCP tool).
+    All,
+    /// Page `number` (from 1) of `per_page` (at least 1): the IPv4 prefixes,
+    /// then the IPv6 ones.
+    Page { number: u32, per_page: u32 },
 }
 
 /// How long an AS question waits for its answer.
@@ -51,6 +72,7 @@ impl AsnError {
             AsnError::Invalid => ErrorCode::InvalidAsn,
             AsnError::Unknown(_) => ErrorCode::UnknownAsn,
             AsnError::Busy => ErrorCode::Overloaded,
+            AsnError::NoPage { .. } => ErrorCode::NotFound,
         }
     }
 
@@ -80,37 +102,75 @@ pub(crate) fn parse_asn(text: &str) -> Result<u32, AsnError> {
     digits.parse().map_err(|_| AsnError::Invalid)
 }
 
-/// What `db` attributes to the AS `number`, `None` when no row names it.
-pub(crate) fn describe_asn(db: &GeoDb, number: u32) -> Option<AsnInfo> {
-    db.autonomous_system(number).map(|s| info(&s))
+/// What `db` attributes to the AS `number`, with the prefixes `which`
+/// names; `Unknown` when no row names it, `NoPage` past its last page.
+pub(crate) fn describe_asn(db: &GeoDb, number: u32, which: Prefixes) -> Result<AsnInfo, AsnError> {
+    let system = db
+        .autonomous_system(number)
+        .ok_or(AsnError::Unknown(number))?;
+    info(&system, which)
 }
 
-/// The wire form of an [`AsSystem`].
-fn info(system: &AsSystem<'_>) -> AsnInfo {
+/// The wire form of an [`AsSystem`], with the prefixes `which` names.
+fn info(system: &AsSystem<'_>, which: Prefixes) -> Result<AsnInfo, AsnError> {
     let v4 = system.addresses_v4();
     let share = |n: u64| match v4 {
         0 => 0.0,
         total => (n as f64 / total as f64 * 1e6).round() / 1e6,
     };
-    let prefixes = AsnPrefixes {
-        v4: system.prefixes_v4().map(|n| n.to_string()).collect(),
-        v6: system.prefixes_v6().map(|n| n.to_string()).collect(),
-    };
     let prefix_count = AsnPrefixCount {
-        v4: prefixes.v4.len() as u64,
-        v6: prefixes.v6.len() as u64,
+        v4: system.prefix_count_v4(),
+        v6: system.prefix_count_v6(),
     };
-    AsnInfo {
+    let total = prefix_count.v4 + prefix_count.v6;
+    let text = |n: &dyn std::fmt::Display| n.to_string();
+    let (prefixes, page) = match which {
+        Prefixes::All => (
+            AsnPrefixes {
+                v4: system.prefixes_v4().map(|n| text(&n)).collect(),
+                v6: system.prefixes_v6().map(|n| text(&n)).collect(),
+            },
+            PrefixPage {
+                number: 1,
+                pages: 1,
+                per_page: total.clamp(1, u32::MAX as u64) as u32,
+            },
+        ),
+        Prefixes::Page { number, per_page } => {
+            let per = u64::from(per_page.max(1));
+            let pages = total.div_ceil(per).max(1);
+            if u64::from(number) > pages || number == 0 {
+                return Err(AsnError::NoPage {
+                    asn: system.asn,
+                    pages,
+                });
+            }
+            let start = (u64::from(number) - 1) * per;
+            let end = (start + per).min(total);
+            let n4 = prefix_count.v4;
+            let (s6, e6) = (start.saturating_sub(n4), end.saturating_sub(n4));
+            let count = |from: u64, to: u64| to.saturating_sub(from) as usize;
+            let (v4_page, _) = system.prefixes_v4_page(start, count(start.min(n4), end.min(n4)));
+            let (v6_page, _) = system.prefixes_v6_page(s6, count(s6, e6));
+            (
+                AsnPrefixes {
+                    v4: v4_page.iter().map(|n| text(n)).collect(),
+                    v6: v6_page.iter().map(|n| text(n)).collect(),
+                },
+                PrefixPage {
+                    number,
+                    pages: pages.min(u64::from(u32::MAX)) as u32,
+                    per_page,
+                },
+            )
+        }
+    };
+    Ok(AsnInfo {
         asn: system.asn,
         organization: system.name.to_owned(),
         prefixes,
         prefix_count,
-        // Every prefix, on one page (the web pages cut it into pages).
-        page: PrefixPage {
-            number: 1,
-            pages: 1,
-            per_page: (prefix_count.v4 + prefix_count.v6).clamp(1, u32::MAX as u64) as u32,
-        },
+        page,
         addresses: AsnAddresses {
             v4,
             v6: system.addresses_v6().to_string(),
@@ -125,25 +185,25 @@ fn info(system: &AsSystem<'_>) -> AsnInfo {
                 share: share(*n),
             })
             .collect(),
-    }
+    })
 }
 
 impl Lookup {
     /// The AS named by `text` in the current release, built on the calling
     /// thread: for callers off the request path (the documentation's
     /// examples, built once), never for a request.
-    pub(crate) fn asn_now(&self, text: &str) -> Result<AsnAnswered, AsnError> {
+    pub(crate) fn asn_now(&self, text: &str, which: Prefixes) -> Result<AsnAnswered, AsnError> {
         let number = parse_asn(text)?;
         let db = self.db();
         Ok(AsnAnswered {
-            info: describe_asn(&db, number).ok_or(AsnError::Unknown(number))?,
+            info: describe_asn(&db, number, which)?,
             release: db.tag(),
         })
     }
 
     /// The AS named by the caller's `text` in the current release, built on
     /// a blocking thread (see the module's doc).
-    pub(crate) async fn asn(&self, text: &str) -> Result<AsnAnswered, AsnError> {
+    pub(crate) async fn asn(&self, text: &str, which: Prefixes) -> Result<AsnAnswered, AsnError> {
         let number = parse_asn(text)?;
         let db = self.db();
         let build = async {
@@ -152,7 +212,7 @@ impl Lookup {
             };
             tokio::task::spawn_blocking(move || {
                 let _held = permit;
-                (describe_asn(&db, number), db.tag())
+                (describe_asn(&db, number, which), db.tag())
             })
             .await
             .map_err(|_| AsnError::Busy)
@@ -161,7 +221,7 @@ impl Lookup {
             .await
             .map_err(|_| AsnError::Busy)??;
         Ok(AsnAnswered {
-            info: info.ok_or(AsnError::Unknown(number))?,
+            info: info?,
             release,
         })
     }
@@ -199,6 +259,56 @@ mod tests {
             "x1",
         ] {
             assert_eq!(parse_asn(text), Err(AsnError::Invalid), "{text:?}");
+        }
+    }
+
+    /// Each page, built from the page functions, is the slice of the whole
+    /// list the old answer cut out (IPv4 prefixes, then IPv6 ones), with
+    /// the same counts and the rest of the answer alike; past the last page
+    /// is `NoPage`.
+    #[test]
+    fn pages_are_slices_of_the_whole_answer() {
+        let db = GeoDb::embedded().unwrap();
+        for asn in [13335, 4134, 15169, 174] {
+            let all = describe_asn(&db, asn, Prefixes::All).unwrap();
+            let whole: Vec<String> = all
+                .prefixes
+                .v4
+                .iter()
+                .chain(&all.prefixes.v6)
+                .cloned()
+                .collect();
+            assert_eq!(
+                (all.prefix_count.v4 as usize, all.prefix_count.v6 as usize),
+                (all.prefixes.v4.len(), all.prefixes.v6.len())
+            );
+            for per_page in [7u32, 500, 100_000] {
+                let pages = whole.len().div_ceil(per_page as usize).max(1) as u32;
+                let mut seen = Vec::new();
+                for number in 1..=pages {
+                    let which = Prefixes::Page { number, per_page };
+                    let mut page = describe_asn(&db, asn, which).unwrap();
+                    assert_eq!((page.page.number, page.page.pages), (number, pages));
+                    let listed = page.prefixes.v4.len() + page.prefixes.v6.len();
+                    assert!(listed <= per_page as usize && listed > 0, "AS{asn}");
+                    seen.extend(page.prefixes.v4.drain(..).chain(page.prefixes.v6.drain(..)));
+                    page.prefixes = all.prefixes.clone();
+                    page.page = all.page;
+                    assert_eq!(page, all, "AS{asn} page {number} of {per_page}");
+                }
+                assert_eq!(seen, whole, "AS{asn} in pages of {per_page}");
+                let past = Prefixes::Page {
+                    number: pages + 1,
+                    per_page,
+                };
+                assert_eq!(
+                    describe_asn(&db, asn, past),
+                    Err(AsnError::NoPage {
+                        asn,
+                        pages: u64::from(pages)
+                    })
+                );
+            }
         }
     }
 }

@@ -27,7 +27,7 @@ use super::routes::{self, Route};
 use super::schema::{AsnParam, AsnPathParam, FormatName};
 use super::served::{Served, describe};
 use super::state::AppState;
-use crate::lookup::asn::AsnError;
+use crate::lookup::asn::{AsnError, Prefixes};
 use crate::model::{self, AsnInfo, ErrorCode};
 use axum::routing::get;
 
@@ -113,18 +113,20 @@ pub(crate) async fn page_answer(state: &AppState, segment: &str, wants: &Wants) 
 
 /// The answer for the AS `text` on `route`: the page, or its error.
 async fn asn_reply(state: &AppState, text: &str, wants: &Wants, route: &Route) -> Response {
-    let answered = match state.lookup.asn(text).await {
+    // A bad `?page=` is told after the AS's own errors (page 1 always exists).
+    let number = page_number(wants.page.as_deref());
+    let which = Prefixes::Page {
+        number: *number.as_ref().unwrap_or(&1),
+        per_page: PER_PAGE,
+    };
+    let answered = match state.lookup.asn(text, which).await {
         Ok(answered) => answered,
         Err(e) => return error_on(asn_error(&e), wants, route),
     };
-    let number = match page_number(wants.page.as_deref()) {
-        Ok(n) => n,
-        Err(page) => return error_on(page, wants, route),
-    };
-    let info = match paged(answered.info, number) {
-        Ok(info) => info,
-        Err(page) => return error_on(page, wants, route),
-    };
+    if let Err(page) = number {
+        return error_on(page, wants, route);
+    }
+    let info = answered.info;
     let (page_path, api_path) = asn_links(info.asn);
     let base = if route.template == routes::API_ASN.template {
         api_path
@@ -166,48 +168,6 @@ fn page_number(page: Option<&str>) -> Result<u32, ErrorPage> {
             "page must be a whole number from 1 (?page=2)".into(),
         )),
     }
-}
-
-/// `info` with only the prefixes of page `number` (of [`PER_PAGE`]: the
-/// IPv4 prefixes, then the IPv6 ones), and `page` saying which; 404 for a
-/// page past the last.
-pub(crate) fn paged(mut info: AsnInfo, number: u32) -> Result<AsnInfo, ErrorPage> {
-    let (v4, v6) = (info.prefixes.v4.len(), info.prefixes.v6.len());
-    let per = PER_PAGE as usize;
-    let pages = (v4 + v6).div_ceil(per).max(1);
-    if number as usize > pages {
-        return Err(ErrorPage {
-            status: StatusCode::NOT_FOUND,
-            body: model::Error::new(
-                ErrorCode::NotFound,
-                format!(
-                    "AS{} has {pages} page{} of prefixes",
-                    info.asn,
-                    if pages == 1 { "" } else { "s" }
-                ),
-            ),
-            input: None,
-        });
-    }
-    let start = (number as usize - 1) * per;
-    let end = (start + per).min(v4 + v6);
-    let cut = |list: &mut Vec<String>, from: usize, to: usize| {
-        let (from, to) = (from.min(list.len()), to.min(list.len()));
-        list.truncate(to);
-        list.drain(..from);
-    };
-    cut(
-        &mut info.prefixes.v6,
-        start.saturating_sub(v4),
-        end.saturating_sub(v4),
-    );
-    cut(&mut info.prefixes.v4, start, end);
-    info.page = model::PrefixPage {
-        number,
-        pages: pages as u32,
-        per_page: PER_PAGE,
-    };
-    Ok(info)
 }
 
 /// `Link: <base?page=N-1>; rel="prev", <base?page=N+1>; rel="next"` (with
@@ -277,7 +237,7 @@ pub(crate) async fn api_asn_csv(
 ) -> Response {
     let route = &routes::API_ASN_CSV;
     let text = raw.map(|Path(t)| t).unwrap_or_default();
-    let answered = match state.lookup.asn(&text).await {
+    let answered = match state.lookup.asn(&text, Prefixes::All).await {
         Ok(answered) => answered,
         Err(e) => return error_on(asn_error(&e), &wants, route),
     };
@@ -299,7 +259,7 @@ pub(crate) async fn api_asn_csv(
 fn asn_error(e: &AsnError) -> ErrorPage {
     let status = match e {
         AsnError::Invalid => StatusCode::BAD_REQUEST,
-        AsnError::Unknown(_) => StatusCode::NOT_FOUND,
+        AsnError::Unknown(_) | AsnError::NoPage { .. } => StatusCode::NOT_FOUND,
         AsnError::Busy => StatusCode::SERVICE_UNAVAILABLE,
     };
     ErrorPage {
@@ -336,56 +296,6 @@ pub(crate) const SERVED: &[Served] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn info(v4: usize, v6: usize) -> AsnInfo {
-        AsnInfo {
-            asn: 1,
-            organization: "x".into(),
-            prefixes: model::AsnPrefixes {
-                v4: (0..v4).map(|i| format!("a{i}")).collect(),
-                v6: (0..v6).map(|i| format!("b{i}")).collect(),
-            },
-            prefix_count: model::AsnPrefixCount {
-                v4: v4 as u64,
-                v6: v6 as u64,
-            },
-            page: model::PrefixPage::default(),
-            addresses: model::AsnAddresses::default(),
-            countries: vec![],
-        }
-    }
-
-    #[test]
-    fn pages_hold_every_prefix_once() {
-        for (v4, v6) in [(0, 1), (1, 0), (499, 2), (500, 500), (1234, 77), (3, 1001)] {
-            let whole = info(v4, v6);
-            let pages = (v4 + v6).div_ceil(PER_PAGE as usize).max(1) as u32;
-            let mut seen = Vec::new();
-            for n in 1..=pages {
-                let page = paged(whole.clone(), n).unwrap();
-                assert_eq!(page.page.pages, pages);
-                assert_eq!(page.page.number, n);
-                let listed = page.prefixes.v4.len() + page.prefixes.v6.len();
-                assert!(
-                    listed <= PER_PAGE as usize && listed > 0,
-                    "{v4}/{v6} page {n}"
-                );
-                seen.extend(page.prefixes.v4.iter().chain(&page.prefixes.v6).cloned());
-            }
-            let all: Vec<String> = whole
-                .prefixes
-                .v4
-                .iter()
-                .chain(&whole.prefixes.v6)
-                .cloned()
-                .collect();
-            assert_eq!(seen, all, "{v4}/{v6}");
-            assert_eq!(
-                paged(whole, pages + 1).unwrap_err().status,
-                StatusCode::NOT_FOUND
-            );
-        }
-    }
 
     #[test]
     fn page_numbers_are_whole_numbers_from_one() {

@@ -324,7 +324,7 @@ pub async fn lookup_all(
 }
 
 /// The length of `entry` as JSON, counted without writing it anywhere.
-fn json_size(entry: &BatchEntry) -> usize {
+pub(crate) fn json_size<T: serde::Serialize>(entry: &T) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {

@@ -59,7 +59,7 @@ mod message;
 pub use message::{IMPLEMENTED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
 use message::{jsonrpc_error, read_message};
 
-use super::admission::batch::Meter;
+use super::admission::batch::{MCP_COPIES, Meter};
 use super::batch::BatchEntry;
 use super::body::{error_json, read_capped};
 use super::client::{caller, client_addr};
@@ -67,6 +67,7 @@ use super::origin::WebOrigin;
 use super::refusal::Refuser;
 use super::routes;
 use super::state::AppState;
+use crate::lookup::asn::Prefixes;
 use crate::lookup::{self, Rdns};
 use crate::model::{AsnInfo, ErrorCode, IpInfo};
 
@@ -100,7 +101,15 @@ pub struct LookupManyResults {
 pub struct AsnParams {
     /// AS number: 15169 or AS15169 (a JSON number or a string).
     pub asn: AsnArg,
+    /// The page of the prefixes, from 1 (default 1), of [`ASN_PER_PAGE`].
+    #[serde(default)]
+    pub page: Option<u32>,
 }
+
+/// How many prefixes one `lookup_asn` answer lists: every AS of the
+/// embedded release fits one page (the largest has 9,912); an AS at the
+/// data files' bound (100,000) takes ten, each about 0.3 MB of JSON.
+pub const ASN_PER_PAGE: u32 = 10_000;
 
 /// An AS number as a client may send it: a JSON number, or text.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -190,16 +199,35 @@ impl IpLookupMcp {
     /// Look up one autonomous system.
     #[tool(
         name = "lookup_asn",
-        description = "Look up an autonomous system by number (15169 or AS15169): its organization, every prefix the data attributes to it (IPv4 and IPv6 CIDR blocks), address counts per family (IPv6 as a decimal string) and the countries its IPv4 space lies in with their share. Data: IP Geolocation by DB-IP (CC BY 4.0)."
+        description = "Look up an autonomous system by number (15169 or AS15169): its organization, the prefixes the data attributes to it (IPv4 and IPv6 CIDR blocks) in pages of 10,000 (page, from 1: prefix_count gives the totals, page the number of pages; one page for most), address counts per family (IPv6 as a decimal string) and the countries its IPv4 space lies in with their share. Data: IP Geolocation by DB-IP (CC BY 4.0)."
     )]
     pub async fn lookup_asn(
         &self,
         Parameters(params): Parameters<AsnParams>,
+        Extension(parts): Extension<Parts>,
     ) -> Result<Json<AsnInfo>, String> {
-        match self.state.lookup.asn(&params.asn.text()).await {
-            Ok(answered) => Ok(Json(answered.info)),
-            Err(e) => Err(format!("{}: {e}", e.code())),
+        let number = params.page.unwrap_or(1);
+        if number == 0 {
+            return Err(format!("{}: page is from 1", ErrorCode::BadQuery));
         }
+        let which = Prefixes::Page {
+            number,
+            per_page: ASN_PER_PAGE,
+        };
+        let info = match self.state.lookup.asn(&params.asn.text(), which).await {
+            Ok(answered) => answered.info,
+            Err(e) => return Err(format!("{}: {e}", e.code())),
+        };
+        // The call holds a batch slot (`post` took it): the answer is
+        // charged to its meter as `lookup_ips`'s entries are.
+        if let Some(meter) = parts.extensions.get::<Meter>() {
+            let size = super::batch::json_size(&info).saturating_mul(MCP_COPIES);
+            if let Err(refused) = meter.charge_to(size) {
+                metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
+                return Err(format!("{}: {refused}", refused.code()));
+            }
+        }
+        Ok(Json(info))
     }
 
     /// Look up the caller.

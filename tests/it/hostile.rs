@@ -10,7 +10,7 @@
 
 use crate::support;
 
-use std::net::SocketAddr;
+use std::net::{Ipv6Addr, SocketAddr};
 use std::path::Path;
 use std::process::Output;
 use std::sync::{Arc, Mutex};
@@ -42,7 +42,7 @@ fn wide_country() -> String {
 
 /// The IPv6 rows of AS64500 in 3000::/16: `rows` ranges, each one address
 /// inside a /64 at both ends (126 CIDR prefixes apiece, none joined).
-fn scattered_rows(rows: usize) -> String {
+pub(crate) fn scattered_rows(rows: usize) -> String {
     (0..rows)
         .map(|i| {
             format!("3000:0:0:{i:x}::1,3000:0:0:{i:x}:ffff:ffff:ffff:fffe,64500,\"Scatter\"\n")
@@ -101,10 +101,15 @@ async fn mirror() -> (Arc<Mirror>, String) {
 
 /// `iplookup update` into `dir` from `base` for 2030-01, with `extra` arguments.
 async fn update(dir: &Path, base: &str, extra: &[&str]) -> Output {
+    update_month(dir, base, "2030-01", extra).await
+}
+
+/// `iplookup update` into `dir` from `base` for `month`, with `extra` arguments.
+async fn update_month(dir: &Path, base: &str, month: &str, extra: &[&str]) -> Output {
     let mut args: Vec<String> = ["update", "--data-dir", dir.to_str().unwrap(), "--base-url"]
         .map(String::from)
         .to_vec();
-    args.extend([base.to_owned(), "--month".into(), "2030-01".into()]);
+    args.extend([base.to_owned(), "--month".into(), month.into()]);
     args.extend(extra.iter().map(|a| a.to_string()));
     tokio::task::spawn_blocking(move || support::proc::command().args(&args).output().unwrap())
         .await
@@ -476,5 +481,93 @@ async fn update_refuses_a_small_first_city_release() {
         &out,
         dir.path(),
         "dbip-city-lite-2030-01.mmdb.gz: covers 0 IPv4 addresses, less than 50% of the ",
+    );
+}
+
+/// An ASN file of the IPv4 /8s 1 to `eights` and the first `twenties`
+/// IPv6 /20s of 2000::/4, one AS each.
+fn asn_share(eights: u32, twenties: u32) -> String {
+    let mut out = String::new();
+    for a in 1..=eights {
+        out.push_str(&format!(
+            "{a}.0.0.0,{a}.255.255.255,{},\"Share {a}\"\n",
+            64600 + a
+        ));
+    }
+    for i in 0..u128::from(twenties) {
+        let s = (0x2000u128 << 112) + (i << 108);
+        let (a, b) = (Ipv6Addr::from(s), Ipv6Addr::from(s + (1u128 << 108) - 1));
+        out.push_str(&format!("{a},{b},64599,\"Share six\"\n"));
+    }
+    out
+}
+
+/// Finding 3, the ratchet: each release is judged against the embedded
+/// release too, not only the one it replaces. A first ASN update at 70% of
+/// the embedded release's address space (138 /8s, 48 IPv6 /20s) is
+/// installed; a second at 60% of it (83 /8s, 29 /20s: 42% of the embedded
+/// release's IPv4) passes the serving reference but is refused, naming the
+/// embedded ASN release. An operator's small release installed with
+/// `--release-row-ratio any` is its own only reference: the next update at
+/// 60% of it is installed.
+#[tokio::test]
+async fn successive_releases_cannot_ratchet_coverage_down() {
+    let (mirror, base) = mirror().await;
+    for (month, eights, twenties) in [
+        ("2030-01", 138, 48),
+        ("2030-02", 83, 29),
+        ("2030-03", 50, 18),
+    ] {
+        mirror.put(
+            &format!("dbip-country-lite-{month}.csv.gz"),
+            gzip(wide_country().as_bytes()),
+        );
+        mirror.put(
+            &format!("dbip-asn-lite-{month}.csv.gz"),
+            gzip(asn_share(eights, twenties).as_bytes()),
+        );
+    }
+    let dir = TempDir::new("ratchet");
+    let window = ["--release-row-ratio", "0..1000"];
+    let out = update_month(dir.path(), &base, "2030-01", &window).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the first update: {stderr}");
+    let first = installed(dir.path());
+    assert!(
+        first.contains(&"dbip-asn-lite-2030-01.csv.gz".to_owned()),
+        "{first:?}"
+    );
+    let out = update_month(dir.path(), &base, "2030-02", &window).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "the second update succeeded: {stderr}"
+    );
+    let words = format!(
+        "dbip-asn-lite-2030-02.csv.gz: covers {} IPv4 addresses, less than 50% of the ",
+        83u64 << 24
+    );
+    assert!(
+        stderr.contains(&words) && stderr.contains(" the embedded ASN release covers"),
+        "{stderr}"
+    );
+    assert_eq!(installed(dir.path()), first, "nothing installed: {stderr}");
+    // Taken on purpose, it becomes the only reference.
+    let out = update_month(dir.path(), &base, "2030-02", &ANY_ROWS).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = update_month(dir.path(), &base, "2030-03", &window).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the update after a small release: {stderr}"
+    );
+    assert!(
+        installed(dir.path()).contains(&"dbip-asn-lite-2030-03.csv.gz".to_owned()),
+        "{:?}",
+        installed(dir.path())
     );
 }

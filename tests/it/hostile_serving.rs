@@ -5,7 +5,8 @@
 //!   and format characters, full-width forms included; text answers drop
 //!   U+FEFF and U+200B;
 //! - batch and MCP answers are charged by bytes: an answer over one
-//!   client's share is refused (413), whatever its entries hold;
+//!   client's share is refused (413), whatever its entries hold; MCP
+//!   `lookup_asn` pages an AS at the data files' bound and charges the page;
 //! - the batch route honours `?format=`, skips a BOM before a text batch,
 //!   and answers an unsupported `Content-Type` 415 with an Error body, as
 //!   `/mcp` does;
@@ -377,4 +378,69 @@ async fn an_answer_over_the_clients_share_of_bytes_is_refused() {
     let answer: Value = mcp.json();
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert!(answer.to_string().contains("body_too_large"), "{answer}");
+}
+
+/// MCP `lookup_asn` for an AS at the data files' bound (99,540 prefixes):
+/// pages of 10,000 prefixes, each charged to the call's batch slot as
+/// `lookup_ips` answers are; with a budget too small for one page
+/// (`--batch-answer-mib 1`: 256 KiB a client) the tool's error
+/// `body_too_large`. Before, the one answer held every prefix, uncharged.
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_lookup_asn_pages_an_as_at_the_bound_and_charges_the_page() {
+    let dir = TempDir::new("mcp-as-bound");
+    dir.write("dbip-country-lite-2030-01.csv", &country_csv(20, "DE"));
+    let asn = format!(
+        "8.8.8.0,8.8.8.255,15169,\"Google LLC\"\n{}",
+        crate::hostile::scattered_rows(790)
+    );
+    dir.write("dbip-asn-lite-2030-01.csv", &asn);
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+    ];
+    let call = |page: Option<u32>| {
+        let mut arguments = serde_json::json!({"asn": "AS64500"});
+        if let Some(n) = page {
+            arguments["page"] = n.into();
+        }
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "lookup_asn", "arguments": arguments}});
+        serde_json::to_vec(&call).unwrap()
+    };
+    for (budget, answered) in [("64", true), ("1", false)] {
+        let server = support::proc::serve(&[
+            "--data-dir",
+            dir.str(),
+            "--no-reverse-dns",
+            ANY_ROWS[0],
+            ANY_ROWS[1],
+            "--batch-answer-mib",
+            budget,
+        ]);
+        let mcp = post(server.addr, "/mcp", &headers, &call(None)).await;
+        assert_eq!(mcp.status, 200, "{}", mcp.body);
+        let answer: Value = mcp.json();
+        if !answered {
+            assert_eq!(answer["result"]["isError"], true, "{answer}");
+            assert!(answer.to_string().contains("body_too_large"), "{answer}");
+            continue;
+        }
+        let info = &answer["result"]["structuredContent"];
+        assert_eq!(info["prefix_count"]["v6"], 99_540, "{answer}");
+        assert_eq!(info["page"]["pages"], 10, "{}", info["page"]);
+        assert_eq!(
+            info["prefixes"]["v6"].as_array().map(Vec::len),
+            Some(10_000)
+        );
+        let last = post(server.addr, "/mcp", &headers, &call(Some(10))).await;
+        let last: Value = last.json();
+        let info = &last["result"]["structuredContent"];
+        assert_eq!(info["page"]["number"], 10, "{last}");
+        assert_eq!(info["prefixes"]["v6"].as_array().map(Vec::len), Some(9_540));
+        let past: Value = post(server.addr, "/mcp", &headers, &call(Some(11)))
+            .await
+            .json();
+        assert_eq!(past["result"]["isError"], true, "{past}");
+        assert!(past.to_string().contains("AS64500 has 10 pages"), "{past}");
+    }
 }

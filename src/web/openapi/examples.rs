@@ -17,6 +17,7 @@ use super::super::negotiate::Format;
 use super::super::render::{AsnPage, Example, LookupKind, LookupPage, Page, View};
 use crate::fields::Field;
 use crate::lookup::Lookup;
+use crate::lookup::asn::Prefixes;
 
 /// Where the base URL goes in an example's command.
 pub(crate) const BASE: &str = "{base}";
@@ -39,7 +40,11 @@ pub(crate) fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
         String::from_utf8(body).ok()
     };
     let asn = |format: Format| {
-        let info = super::super::asn::paged(lookup.asn_now(AS).ok()?.info, 1).ok()?;
+        let which = Prefixes::Page {
+            number: 1,
+            per_page: super::super::asn::PER_PAGE,
+        };
+        let info = lookup.asn_now(AS, which).ok()?.info;
         let page = Page::Asn(Box::new(AsnPage {
             info,
             releases: None,
@@ -143,7 +148,7 @@ pub(crate) fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
                 &format!("/api/v1/asn/{AS}/prefixes.csv"),
                 "text/csv",
                 lookup
-                    .asn_now(AS)
+                    .asn_now(AS, Prefixes::All)
                     .ok()
                     .map(|a| super::super::asn::prefixes_csv(&a.info)),
             )],
