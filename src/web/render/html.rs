@@ -20,20 +20,29 @@ pub fn page(page: &Page, view: &View) -> String {
                 Msg::Health.text(lang),
                 esc(h.status)
             );
+            let table = |name: &str| match name {
+                "country" => Msg::Country.text(lang),
+                "city" => Msg::City.text(lang),
+                _ => "ASN",
+            };
             for (name, t) in h.tables() {
+                let name = table(name);
                 body.push_str(&cell(
-                    &format!("{name} release"),
+                    &Msg::HealthRelease.fill(lang, &[name]),
                     &lang.date(&t.release_date),
                 ));
                 body.push_str(&cell(
-                    &format!("{name} rows"),
+                    &Msg::HealthRows.fill(lang, &[name]),
                     &lang.count(u128::from(t.rows)),
                 ));
-                body.push_str(&cell(&format!("{name} source"), &t.source));
+                body.push_str(&cell(&Msg::HealthSource.fill(lang, &[name]), &t.source));
             }
             for r in &h.refused {
                 let what = format!("{}: {}", r.file, r.reason);
-                body.push_str(&cell(&format!("refused {}", r.table), &what));
+                body.push_str(&cell(
+                    &Msg::HealthRefused.fill(lang, &[table(r.table)]),
+                    &what,
+                ));
             }
             body.push_str("</dl>");
             document(&Frame::new(Msg::Health.text(lang), "/healthz"), &body, view)
@@ -47,19 +56,16 @@ pub fn page(page: &Page, view: &View) -> String {
                 Lang::En => e.headline(),
                 _ => super::i18n::error_headline(lang, e.body.error, status),
             };
-            let message = e.body.message.as_deref().unwrap_or(e.body.error.as_str());
-            // The detail is the service's own English sentence; a Bangla page
-            // marks it as English.
-            let detail_lang = if lang == Lang::En { "" } else { " lang=\"en\"" };
+            let message = super::error_words::message(e, lang);
             let body = format!(
-                "<p class=\"kicker\">{} {status}</p><h1 class=\"words\" id=\"error\">{}</h1><p class=\"lead\"{detail_lang}>{}</p>{}<p><a href=\"{}\">{}</a> · <a href=\"{}\">{}</a></p>",
+                "<p class=\"kicker\">{} {}</p><h1 class=\"words\" id=\"error\">{}</h1><p class=\"lead\" id=\"error-message\">{}</p>{}<p><a href=\"{}\">{}</a> · <a href=\"/docs\" hreflang=\"en\">{}</a></p>",
                 Msg::ErrorHeading.text(lang),
+                lang.digits(&status.to_string()),
                 esc(headline),
-                esc(message),
+                esc(&message),
                 lookup_form(e.input.as_deref().unwrap_or(""), view),
                 esc(&view.href("/")),
                 Msg::Home.text(lang),
-                esc(&view.href("/docs")),
                 Msg::ApiDocs.text(lang),
             );
             document(&Frame::new(headline, "/"), &body, view)

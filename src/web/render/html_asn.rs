@@ -41,8 +41,9 @@ pub(super) fn asn(p: &AsnPage, view: &View) -> String {
     body.push_str(&prefixes(info, view, &path));
     let _ = write!(
         body,
-        "<p>{} <a id=\"json-link\" href=\"{j}\">JSON</a> · <a href=\"{p}{s}format=md\">Markdown</a> · <a href=\"{p}{s}format=text\">text</a> · <a id=\"csv-link\" href=\"{csv}\">CSV</a> · <a href=\"/docs\">{}</a></p>",
+        "<p>{} <a id=\"json-link\" href=\"{j}\">JSON</a> · <a href=\"{p}{s}format=md\">Markdown</a> · <a href=\"{p}{s}format=text\">{}</a> · <a id=\"csv-link\" href=\"{csv}\">CSV</a> · <a href=\"/docs\" hreflang=\"en\">{}</a></p>",
         Msg::ThisPageAs.text(lang),
+        Msg::AsText.text(lang),
         Msg::ApiDocs.text(lang),
         j = esc(&page_link(&api, info.page.number)),
         p = esc(&view.href(&this)),
@@ -103,7 +104,6 @@ fn summary(info: &AsnInfo, lang: Lang) -> String {
 
 /// The countries as a table: flag, name (in the page's language), addresses, share bar.
 fn countries(info: &AsnInfo, lang: Lang) -> String {
-    let table = CountryTable::embedded().ok();
     let mut out = format!(
         "<table id=\"countries\"><thead><tr><th>{}</th><th class=\"n\">{}</th><th class=\"n\">{}</th><th class=\"bar-cell\"></th></tr></thead><tbody>",
         Msg::Country.text(lang),
@@ -111,13 +111,7 @@ fn countries(info: &AsnInfo, lang: Lang) -> String {
         Msg::Share.text(lang)
     );
     for c in &info.countries {
-        let name = match lang {
-            Lang::Bn => table
-                .and_then(|t| t.get(&c.country_code))
-                .and_then(|row| row.name_bn.clone())
-                .unwrap_or_else(|| c.country.clone()),
-            Lang::En => c.country.clone(),
-        };
+        let name = country_name(c, lang);
         let width = (c.share * 100.0).clamp(0.0, 100.0);
         let _ = write!(
             out,
@@ -130,6 +124,18 @@ fn countries(info: &AsnInfo, lang: Lang) -> String {
     }
     out.push_str("</tbody></table>");
     out
+}
+
+/// A country's name in `lang` (CLDR's Bangla name from the country table).
+fn country_name(c: &crate::model::AsnCountry, lang: Lang) -> String {
+    match lang {
+        Lang::Bn => CountryTable::embedded()
+            .ok()
+            .and_then(|t| t.get(&c.country_code))
+            .and_then(|row| row.name_bn.clone())
+            .unwrap_or_else(|| c.country.clone()),
+        Lang::En => c.country.clone(),
+    }
 }
 
 /// The world map with each country of the AS's IPv4 space drawn over it,
@@ -156,7 +162,7 @@ fn share_map(info: &AsnInfo, lang: Lang) -> String {
             "<path class=\"hit\" id=\"{}\" fill-opacity=\"{opacity:.2}\" d=\"{}\"><title>{} {}</title></path>",
             esc(&c.country_code),
             esc(d),
-            esc(&c.country),
+            esc(&country_name(c, lang)),
             lang.percent(c.share)
         );
     }

@@ -60,6 +60,9 @@ pub(super) struct Frame<'a> {
     pub script: bool,
     /// More of the head: a page's own style (the docs page's).
     pub head: &'a str,
+    /// The page is written in the request's language and links to itself
+    /// in the other one; `false` for a page in English only (the docs).
+    pub translated: bool,
 }
 
 impl<'a> Frame<'a> {
@@ -70,6 +73,7 @@ impl<'a> Frame<'a> {
             releases: None,
             script: false,
             head: "",
+            translated: true,
         }
     }
 }
@@ -136,23 +140,43 @@ pub(super) fn document(frame: &Frame, body: &str, view: &View) -> String {
         })
         .unwrap_or_default();
     let md_sep = if canonical.contains('?') { '&' } else { '?' };
+    // The other language: a link in the bar and an alternate in the head,
+    // only where the page exists in it.
+    let (alternate, lang_link) = if frame.translated {
+        let href = esc(&switch.href(&canonical));
+        (
+            format!(
+                "<link rel=\"alternate\" hreflang=\"{oc}\" href=\"{href}\">",
+                oc = other.code()
+            ),
+            format!(
+                "<a id=\"lang-link\" lang=\"{oc}\" hreflang=\"{oc}\" href=\"{href}\">{}</a>",
+                other.own_name(),
+                oc = other.code()
+            ),
+        )
+    } else {
+        (String::new(), String::new())
+    };
+    // The licence's attribution and the flags' credit are names: English on
+    // every page (marked as such on a page in another language).
+    let en = if lang == Lang::En { "" } else { " lang=\"en\"" };
     format!(
-        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\"><link rel=\"alternate\" hreflang=\"{oc}\" href=\"{switch_href}\"><style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"{docs}\">API</a><a id=\"lang-link\" lang=\"{oc}\" hreflang=\"{oc}\" href=\"{switch_href}\">{other_name}</a></nav></div><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\">{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags} · <a href=\"/docs\">{api_docs}</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
+        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\">{alternate}<style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"/docs\" hreflang=\"en\">API</a>{lang_link}</nav></div><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\"{en}>{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags} <a id=\"flags-credit\" href=\"{FLAGS_URL}\"{en}>flag-icons</a> (MIT) · <a href=\"/docs\" hreflang=\"en\">{api_docs}</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
         code = lang.code(),
         t = esc(frame.title),
         c = esc(&canonical),
-        oc = other.code(),
-        switch_href = esc(&switch.href(&canonical)),
-        other_name = other.own_name(),
         home = esc(&view.href("/")),
-        docs = esc(&view.href("/docs")),
         asn_also = Msg::AsnAlso.text(lang),
         centroids = Msg::Centroids.text(lang),
-        flags = Msg::FlagsCredit.text(lang),
+        flags = Msg::FlagsCreditName.text(lang),
         api_docs = Msg::ApiDocs.text(lang),
         head = frame.head,
     )
 }
+
+/// Where the flags come from (credited in the footer like the data).
+const FLAGS_URL: &str = "https://github.com/lipis/flag-icons";
 
 /// A path without its `lang=` query parameter.
 fn strip_lang(path: &str) -> String {

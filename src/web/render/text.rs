@@ -26,7 +26,15 @@ pub fn page(page: &Page, view: &View) -> String {
                 .into_iter()
                 .chain(values::location(p, lang))
             {
+                let special = r.id == "special-block";
                 rows.push((r.label.text(lang), r.value));
+                // What the block is for, and where its RFC is.
+                if let (true, Some(words), Some(s)) =
+                    (special, p.special_words_in(lang), &p.special)
+                {
+                    rows.push((Msg::About.text(lang), words));
+                    rows.push((Msg::RfcLink.text(lang), s.rfc_url.clone()));
+                }
             }
             rows.push((Msg::Source.text(lang), attribution()));
             aligned(&rows)
@@ -57,10 +65,14 @@ pub fn page(page: &Page, view: &View) -> String {
                 Msg::ErrorHeading.text(lang),
                 super::i18n::error_headline(lang, e.body.error, e.status.as_u16()).to_owned(),
             ),
-            ("error", e.body.error.to_string()),
+            (
+                Msg::Status.text(lang),
+                lang.digits(&e.status.as_u16().to_string()),
+            ),
+            (Msg::ErrorCodeLabel.text(lang), e.body.error.to_string()),
             (
                 Msg::Message.text(lang),
-                e.body.message.clone().unwrap_or_default(),
+                super::error_words::message(e, lang),
             ),
         ]),
         Page::Error(e) => aligned(&[
@@ -115,7 +127,15 @@ fn asn_text(p: &AsnPage, lang: Lang) -> String {
         v6 = format!("{v6} ({})", Msg::Slash48s.fill(lang, &[&n48]));
     }
     let mut rows = vec![
-        (key("asn", Msg::AsNumber), info.asn.to_string()),
+        (
+            key("asn", Msg::AsNumber),
+            // An identifier in Bangla, as the HTML page writes it.
+            if bn {
+                format!("AS{}", info.asn)
+            } else {
+                info.asn.to_string()
+            },
+        ),
         (
             key("organization", Msg::Operator),
             info.organization.clone(),
@@ -175,14 +195,14 @@ fn asn_text(p: &AsnPage, lang: Lang) -> String {
     );
     let (n, pages) = (info.page.number, info.page.pages);
     rows.push((
-        "page",
+        key("page", Msg::PageKey),
         format!("{}/{}", count(u128::from(n)), count(u128::from(pages))),
     ));
     if n > 1 {
-        rows.push(("prev", page_link(&path, n - 1)));
+        rows.push((key("prev", Msg::PrevKey), page_link(&path, n - 1)));
     }
     if n < pages {
-        rows.push(("next", page_link(&path, n + 1)));
+        rows.push((key("next", Msg::NextKey), page_link(&path, n + 1)));
     }
     rows.push((key("source", Msg::Source), attribution()));
     aligned(&rows)
