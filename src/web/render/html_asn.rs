@@ -65,37 +65,43 @@ pub(super) fn asn(p: &AsnPage, view: &View) -> String {
 
 /// The counts: addresses and prefixes per family, IPv6 also in /48s.
 fn summary(info: &AsnInfo, lang: Lang) -> String {
+    // Each count is one unbroken number (`.num`); a line may break only
+    // between the count of addresses and that of /48s.
+    let num = |n: u128| format!("<span class=\"num\">{}</span>", lang.count(n));
     let v6: u128 = info.addresses.v6.parse().unwrap_or(0);
-    let mut v6_text = lang.count(v6);
+    let mut v6_text = num(v6);
     if v6 > 0 {
         let n48 = lang.count(slash48s(&info.addresses.v6));
-        let _ = write!(v6_text, " ({})", Msg::Slash48s.fill(lang, &[&n48]));
+        let _ = write!(
+            v6_text,
+            " <span class=\"num\">({})</span>",
+            esc(&Msg::Slash48s.fill(lang, &[&n48]))
+        );
     }
     let cells = [
         (
             "addresses-v4",
             Msg::AddressesV4,
-            lang.count(u128::from(info.addresses.v4)),
+            num(u128::from(info.addresses.v4)),
         ),
         ("addresses-v6", Msg::AddressesV6, v6_text),
         (
             "prefixes-v4",
             Msg::PrefixesV4,
-            lang.count(u128::from(info.prefix_count.v4)),
+            num(u128::from(info.prefix_count.v4)),
         ),
         (
             "prefixes-v6",
             Msg::PrefixesV6,
-            lang.count(u128::from(info.prefix_count.v6)),
+            num(u128::from(info.prefix_count.v6)),
         ),
     ];
     let mut out = String::from("<section class=\"group\" id=\"counts\"><dl>");
     for (id, label, value) in cells {
         let _ = write!(
             out,
-            "<div><dt>{}</dt><dd id=\"{id}\">{}</dd></div>",
+            "<div><dt>{}</dt><dd id=\"{id}\">{value}</dd></div>",
             label.text(lang),
-            esc(&value)
         );
     }
     out.push_str("</dl></section>");

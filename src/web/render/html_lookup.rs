@@ -173,7 +173,10 @@ struct Commands<'a> {
 }
 
 /// One `<div><dt><dd>` row: label, value (linked, in its language) and the
-/// commands that print it, each with its copy button.
+/// commands that print it, each with its copy button. A command too long
+/// for its column is cut at its start, after `curl` (`curl …/8.8.8.8/asn`:
+/// the URL is right-aligned in its box, kept left-to-right by `<bdo>`), so
+/// the field it prints stays in sight; the whole command is what is copied.
 fn row(r: &Row, cmd: &Commands, view: &View) -> String {
     let value = match &r.link {
         Some(link) => format!(
@@ -193,7 +196,7 @@ fn row(r: &Row, cmd: &Commands, view: &View) -> String {
         let id = format!("cmd-{field}");
         let _ = write!(
             out,
-            "<dd class=\"cmd\"><code class=\"cmd\" id=\"{id}\" title=\"{}\">curl {}{}/{field}</code><button type=\"button\" class=\"copy\" data-for=\"{id}\" data-done=\"{}\" hidden>{}</button></dd>",
+            "<dd class=\"cmd\"><code class=\"cmd\" id=\"{id}\" title=\"{}\">curl <span class=\"u\"><bdo dir=\"ltr\">{}{}/{field}</bdo></span></code><button type=\"button\" class=\"copy\" data-for=\"{id}\" data-done=\"{}\" hidden>{}</button></dd>",
             Msg::CommandFor.text(cmd.lang),
             esc(cmd.host),
             esc(cmd.base),
