@@ -31,7 +31,7 @@ form{display:flex;gap:.5rem;margin:.5rem 0 1rem;max-width:640px}input{flex:1;min
 button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.5rem;background:#0b5cc0;color:#fff;cursor:pointer}
 .groups{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.groups{grid-template-columns:minmax(0,1fr) minmax(0,1fr);align-items:start}}
 .group{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.2rem 1rem .5rem;min-width:0}
-h2{font-size:.85rem;margin:.6rem 0 .3rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
+h2{font-size:.85rem;margin:.6rem 0 .3rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}h2:lang(bn){text-transform:none;letter-spacing:0}
 dl{margin:0}dl>div{padding:.4rem 0;border-top:1px solid var(--line);display:grid;grid-template-columns:9rem minmax(0,1fr);gap:0 .75rem}dl>div:first-child{border-top:0}
 dt{color:var(--muted);font-size:.9rem}dd{margin:0;overflow-wrap:anywhere}
 dd.cmd{grid-column:2;display:flex;gap:.4rem;align-items:center;font-size:.75rem;min-width:0}code.cmd{color:var(--muted);white-space:nowrap;overflow:hidden;min-width:0;flex:0 1 auto}code.cmd .u{display:inline-block;vertical-align:bottom;max-width:calc(100% - 5ch);overflow:hidden;text-overflow:ellipsis;direction:rtl}
