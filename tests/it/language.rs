@@ -1,7 +1,7 @@
 //! The pages' language (issue 23 point 7), over a real loopback socket:
 //! asked in Bangla (`Accept-Language: bn`), every kind of page (the root,
 //! an address, a private address, an AS, a later page of an AS, the errors
-//! 400 and 404, the search box's error) in HTML, text and Markdown carries
+//! 400 and 404, the search box's error, the health report) in HTML, text and Markdown carries
 //! `Content-Language: bn` and no English word or Latin digit outside what
 //! is written the same in every language: addresses, prefixes, AS and RFC
 //! numbers, acronyms, commands, the data's own English names (the operator,
@@ -160,6 +160,14 @@ fn every_page_kind_is_bangla_when_asked() {
                 .to_owned(),
         );
     }
+    // The data's sources, as the health report names them (`npm @ip-location-db/...`).
+    let health = json("/healthz?format=json");
+    for table in ["country", "asn"] {
+        let source = health["data"][table]["source"].as_str().unwrap();
+        // And as Markdown writes it (`@` as code, so it links nothing).
+        data.push(source.replace('@', "`@`"));
+        data.push(source.to_owned());
+    }
     let xff = ("X-Forwarded-For", "103.4.145.1");
     let bn = ("Accept-Language", "bn");
     let mut checked = 0;
@@ -176,6 +184,7 @@ fn every_page_kind_is_bangla_when_asked() {
         ("/?ip=1.2.3.4%3A99999", 400),
         ("/no-such-page", 404),
         ("/AS4200000000", 404),
+        ("/healthz", 200),
     ] {
         for (format, html) in [("html", true), ("text", false), ("md", false)] {
             let sep = if path.contains('?') { '&' } else { '?' };
@@ -198,7 +207,7 @@ fn every_page_kind_is_bangla_when_asked() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 36);
+    assert_eq!(checked, 39);
     // The checker finds what it looks for.
     assert_eq!(
         strays("এটি is not ৪০০ 400 RFC 1918 AS15169", &[]),

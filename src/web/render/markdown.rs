@@ -94,6 +94,14 @@ pub fn page(page: &Page, view: &View) -> String {
             out
         }
         Page::Asn(p) => asn_markdown(p, lang),
+        Page::Health(h) if lang != Lang::En => {
+            let rows = super::html::health_rows(h, lang);
+            let mut out = format!("# {}\n\n| | |\n|---|---|\n", Msg::Health.text(lang));
+            for (key, value) in rows {
+                let _ = writeln!(out, "| {} | {} |", escape(&key), escape(&value));
+            }
+            out
+        }
         Page::Health(h) => {
             let mut out = format!("# Health: {}\n\n", h.status);
             let rows: Vec<(String, String)> = h

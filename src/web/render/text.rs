@@ -41,6 +41,12 @@ pub fn page(page: &Page, view: &View) -> String {
         }
         Page::Lookup(p) => aligned(&credited(with_words(lookup_rows(p), p))),
         Page::Asn(p) => asn_text(p, lang),
+        Page::Health(h) if lang != Lang::En => {
+            let rows: Vec<(String, String)> = super::html::health_rows(h, lang);
+            let rows: Vec<(&str, String)> =
+                rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+            aligned(&rows)
+        }
         Page::Health(h) => {
             let mut rows = vec![("status".to_owned(), h.status.to_owned())];
             for (name, t) in h.tables() {
