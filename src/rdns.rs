@@ -81,7 +81,7 @@ pub struct RdnsError(String);
 
 /// A cached answer and how long it stays.
 #[derive(Debug, Clone)]
-struct Answer {
+struct CachedName {
     name: Option<String>,
     ttl: Duration,
 }
@@ -89,8 +89,8 @@ struct Answer {
 /// Keeps each answer for its own TTL.
 struct ByTtl;
 
-impl Expiry<IpAddr, Answer> for ByTtl {
-    fn expire_after_create(&self, _: &IpAddr, value: &Answer, _: Instant) -> Option<Duration> {
+impl Expiry<IpAddr, CachedName> for ByTtl {
+    fn expire_after_create(&self, _: &IpAddr, value: &CachedName, _: Instant) -> Option<Duration> {
         Some(value.ttl)
     }
 }
@@ -105,7 +105,7 @@ const FAILURE_TTL: Duration = Duration::from_secs(30);
 #[derive(Clone)]
 pub struct ReverseDns {
     resolver: Arc<TokioResolver>,
-    cache: Cache<IpAddr, Answer>,
+    cache: Cache<IpAddr, CachedName>,
     deadline: Duration,
     /// One permit per lookup in flight.
     slots: Arc<Semaphore>,
@@ -187,7 +187,7 @@ impl ReverseDns {
 
     /// Resolves `ip` holding one of the `max_in_flight` slots, or `None` at
     /// once when every slot is taken.
-    async fn resolve_in_slot(&self, ip: IpAddr) -> Option<Answer> {
+    async fn resolve_in_slot(&self, ip: IpAddr) -> Option<CachedName> {
         let Ok(_slot) = self.slots.try_acquire() else {
             metrics::counter!("iplookup_rdns_skipped_total", "reason" => "busy").increment(1);
             return None;
@@ -195,7 +195,7 @@ impl ReverseDns {
         Some(self.resolve(ip).await)
     }
 
-    async fn resolve(&self, ip: IpAddr) -> Answer {
+    async fn resolve(&self, ip: IpAddr) -> CachedName {
         match self.resolver.reverse_lookup(ip).await {
             Ok(lookup) => {
                 let ptrs: Vec<_> = lookup
@@ -215,23 +215,23 @@ impl ReverseDns {
                         .increment(1);
                 }
                 match valid {
-                    Some((name, ttl)) => Answer {
+                    Some((name, ttl)) => CachedName {
                         name: Some(name),
                         ttl: Duration::from_secs(u64::from(ttl)).clamp(MIN_TTL, MAX_TTL),
                     },
-                    None => Answer {
+                    None => CachedName {
                         name: None,
                         ttl: NEGATIVE_TTL,
                     },
                 }
             }
-            Err(NetError::Dns(DnsError::NoRecordsFound(nr))) => Answer {
+            Err(NetError::Dns(DnsError::NoRecordsFound(nr))) => CachedName {
                 name: None,
                 ttl: nr.negative_ttl.map_or(NEGATIVE_TTL, |t| {
                     Duration::from_secs(u64::from(t)).clamp(MIN_TTL, NEGATIVE_TTL)
                 }),
             },
-            Err(_) => Answer {
+            Err(_) => CachedName {
                 name: None,
                 ttl: FAILURE_TTL,
             },

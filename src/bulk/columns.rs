@@ -9,7 +9,7 @@ use crate::fields::Field;
 
 /// One piece of a row: one or more cells, each followed by its comma.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Piece {
+pub(crate) enum Piece {
     Ip,
     Version,
     IsPublic,
@@ -28,7 +28,7 @@ pub enum Piece {
 
 /// The columns of a row and how they are written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Columns {
+pub(crate) struct Columns {
     fields: Vec<Field>,
     pieces: Vec<Piece>,
     country_runs: Vec<Vec<Field>>,
@@ -36,7 +36,7 @@ pub struct Columns {
 
 impl Columns {
     /// The columns `fields`, in that order.
-    pub fn new(fields: &[Field]) -> Columns {
+    pub(crate) fn new(fields: &[Field]) -> Columns {
         let mut columns = Columns {
             fields: fields.to_vec(),
             pieces: Vec::with_capacity(fields.len()),
@@ -78,29 +78,29 @@ impl Columns {
     }
 
     /// The fields, in column order.
-    pub fn fields(&self) -> &[Field] {
+    pub(crate) fn fields(&self) -> &[Field] {
         &self.fields
     }
 
     /// The pieces, in column order.
-    pub fn pieces(&self) -> &[Piece] {
+    pub(crate) fn pieces(&self) -> &[Piece] {
         &self.pieces
     }
 
     /// How many runs of country fields there are.
-    pub fn country_runs(&self) -> usize {
+    pub(crate) fn country_runs(&self) -> usize {
         self.country_runs.len()
     }
 
     /// The fields of run `run` of [`Piece::Country`].
-    pub fn country_run(&self, run: usize) -> &[Field] {
+    pub(crate) fn country_run(&self, run: usize) -> &[Field] {
         self.country_runs.get(run).map_or(&[], Vec::as_slice)
     }
 }
 
 /// Whether a country-level answer takes the field from the country alone
 /// (`city` is one: empty at country level).
-pub fn from_country(field: Field) -> bool {
+pub(crate) fn from_country(field: Field) -> bool {
     matches!(
         field,
         Field::CountryCode

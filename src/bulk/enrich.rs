@@ -40,7 +40,7 @@ pub struct CsvRows<'db> {
     /// code (`A`..`Z` twice): run `r` of code slot `c` at `c * runs + r`.
     countries: Vec<Segment>,
     /// `asn,organization,` of the AS rows met lately.
-    networks: Networks,
+    networks: AsCells,
     /// The addresses of the inputs being written, and their answers (kept
     /// for their room).
     ips: Vec<IpAddr>,
@@ -51,13 +51,13 @@ pub struct CsvRows<'db> {
 /// direct-mapped cache keyed by the AS number and the address of the row's
 /// organisation text (which lives as long as the release): the escaping is
 /// done once per row rather than once per address.
-struct Networks {
+struct AsCells {
     slots: Vec<Cached>,
     text: Vec<u8>,
 }
 
-/// One slot of [`Networks`]: its key, and where its text lies in
-/// [`Networks::text`] (`asn,` in `from..mid`, `organization,` in `mid..to`).
+/// One slot of [`AsCells`]: its key, and where its text lies in
+/// [`AsCells::text`] (`asn,` in `from..mid`, `organization,` in `mid..to`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Cached {
     org: usize,
@@ -67,14 +67,14 @@ struct Cached {
     to: u32,
 }
 
-impl Networks {
+impl AsCells {
     const SLOTS: usize = 1 << 14;
     /// The text is started afresh past this size (rows evicted and met
     /// again would otherwise add to it forever).
     const TEXT_MAX: usize = 4 << 20;
 
     fn new() -> Self {
-        Networks {
+        AsCells {
             slots: vec![Cached::default(); Self::SLOTS],
             text: Vec::new(),
         }
@@ -133,7 +133,7 @@ const GROUP: usize = 32;
 
 /// What an input is.
 #[derive(Clone, Copy)]
-enum Input {
+enum Parsed {
     /// Not an address.
     Invalid,
     /// An address of a special-purpose block that is not public.
@@ -143,8 +143,8 @@ enum Input {
     Public(IpAddr, bool, Option<SpecialBlock>),
 }
 
-impl Input {
-    fn read(input: &[u8]) -> Input {
+impl Parsed {
+    fn read(input: &[u8]) -> Parsed {
         // A dotted quad that parses is its own canonical text (four
         // decimal octets, no leading zeros), so is the full IPv6 form
         // `quick::full_v6` takes; other forms are written.
@@ -159,12 +159,12 @@ impl Input {
             });
             match parsed {
                 Some(ip) => (ip, false),
-                None => return Input::Invalid,
+                None => return Parsed::Invalid,
             }
         };
         match crate::geo::special::block(address::canonical(ip)) {
-            Some(block) if !block.global => Input::Special(ip, block),
-            block => Input::Public(ip, canonical, block),
+            Some(block) if !block.global => Parsed::Special(ip, block),
+            block => Parsed::Public(ip, canonical, block),
         }
     }
 }
@@ -182,7 +182,7 @@ impl<'db> CsvRows<'db> {
             leap: false,
             columns,
             countries,
-            networks: Networks::new(),
+            networks: AsCells::new(),
             ips: Vec::with_capacity(GROUP),
             answers: Vec::with_capacity(GROUP),
         };
@@ -211,11 +211,11 @@ impl<'db> CsvRows<'db> {
         let mut failed = 0;
         let mut answers = std::mem::take(&mut self.answers);
         for group in inputs.chunks(GROUP) {
-            let mut read = [Input::Invalid; GROUP];
+            let mut read = [Parsed::Invalid; GROUP];
             self.ips.clear();
             for (input, read) in group.iter().zip(&mut read) {
-                *read = Input::read(input);
-                if let Input::Public(ip, ..) = *read {
+                *read = Parsed::read(input);
+                if let Parsed::Public(ip, ..) = *read {
                     self.ips.push(ip);
                 }
             }
@@ -224,7 +224,7 @@ impl<'db> CsvRows<'db> {
             let mut found = answers.iter();
             for (input, read) in group.iter().zip(read) {
                 match read {
-                    Input::Public(ip, canonical, block) => {
+                    Parsed::Public(ip, canonical, block) => {
                         let text = canonical.then_some(*input);
                         let public = Public { ip, text, block };
                         match found.next() {
@@ -232,8 +232,8 @@ impl<'db> CsvRows<'db> {
                             None => self.answer(out, public, &self.db.lookup(ip)),
                         }
                     }
-                    Input::Special(ip, block) => self.not_public(out, ip, &block),
-                    Input::Invalid => {
+                    Parsed::Special(ip, block) => self.not_public(out, ip, &block),
+                    Parsed::Invalid => {
                         failed += 1;
                         csv::error_row_of(
                             out,
@@ -438,7 +438,7 @@ mod tests {
                 _ => String::new(),
             })
             .collect();
-        let mut cache = Networks::new();
+        let mut cache = AsCells::new();
         for round in 0..2 {
             for (i, org) in orgs.iter().enumerate() {
                 let asn = (i % 1000) as u32 + round;
@@ -451,7 +451,7 @@ mod tests {
                 assert_eq!(got, want, "{asn} {org:?}");
             }
         }
-        assert!(cache.text.len() <= Networks::TEXT_MAX + 200);
+        assert!(cache.text.len() <= AsCells::TEXT_MAX + 200);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::address;
 /// returns it); `None` when the input is neither (it may still be an
 /// address in another form, or none).
 #[inline]
-pub fn parse(b: &[u8]) -> Option<IpAddr> {
+pub(crate) fn parse(b: &[u8]) -> Option<IpAddr> {
     if b.contains(&b':') {
         v6(b).map(|a| address::canonical(IpAddr::V6(a)))
     } else {
@@ -26,7 +26,7 @@ pub fn parse(b: &[u8]) -> Option<IpAddr> {
 /// form whose canonical text is the input itself (no zero group to
 /// compress, not IPv4-mapped). Read without a branch per digit.
 #[inline]
-pub fn full_v6(b: &[u8]) -> Option<Ipv6Addr> {
+pub(crate) fn full_v6(b: &[u8]) -> Option<Ipv6Addr> {
     let b: &[u8; 39] = b.try_into().ok()?;
     let mut groups = [0u16; 8];
     let mut bad = false;
@@ -84,7 +84,7 @@ fn padded_quad(b: &[u8]) -> Option<[u8; 48]> {
 /// Four decimal octets of one to three digits, no leading zero, at most
 /// 255, separated by dots, and nothing else.
 #[inline]
-pub fn v4(b: &[u8]) -> Option<Ipv4Addr> {
+pub(crate) fn v4(b: &[u8]) -> Option<Ipv4Addr> {
     let buf = padded_quad(b)?;
     let mut octets = [0u8; 4];
     let mut at = 0;

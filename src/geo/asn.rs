@@ -35,17 +35,17 @@ use iplookup_data::tables::{AsnTables, CountryTables};
 /// last row of consecutive rows naming it (adjacent spans: one range), and
 /// `ends[j]` is how many CIDR prefixes the runs of its AS up to run `j` expand to.
 #[derive(Debug, Default)]
-struct Family {
+struct AsRuns {
     asns: Box<[u32]>,
     offsets: Box<[u32]>,
     runs: Box<[(u32, u32)]>,
     ends: Box<[u32]>,
 }
 
-/// One AS's runs and their running prefix counts in a [`Family`].
+/// One AS's runs and their running prefix counts in an [`AsRuns`].
 type Runs<'a> = (&'a [(u32, u32)], &'a [u32]);
 
-impl Family {
+impl AsRuns {
     /// Groups the rows of `table` (network ids) by the AS number they name,
     /// merging consecutive rows of one AS into runs. Refuses an AS whose
     /// runs expand to more than `limit` prefixes.
@@ -53,7 +53,7 @@ impl Family {
         table: &RangeTable<K, u32>,
         networks: &Networks,
         limit: u64,
-    ) -> Result<Family, (u32, u64)> {
+    ) -> Result<AsRuns, (u32, u64)> {
         // (AS number, row) pairs sorted: rows of one AS in address order.
         let mut pairs: Vec<(u32, u32)> = table
             .values()
@@ -97,7 +97,7 @@ impl Family {
             }
         }
         offsets.push(runs.len() as u32);
-        Ok(Family {
+        Ok(AsRuns {
             asns: asns.into(),
             offsets: offsets.into(),
             runs: runs.into(),
@@ -122,14 +122,15 @@ impl Family {
         self.runs(asn).1.last().map_or(0, |n| u64::from(*n))
     }
 
-    /// Bytes held, for the memory figures.
+    /// Bytes held (the size figure the tests print).
+    #[cfg(test)]
     fn bytes(&self) -> usize {
         4 * (self.asns.len() + self.offsets.len()) + 12 * self.runs.len()
     }
 }
 
 /// How many blocks the minimal CIDR cover of `s..=e` has, in a family of `bits` bits.
-pub fn cover_count(mut s: u128, e: u128, bits: u32) -> u64 {
+pub(crate) fn cover_count(mut s: u128, e: u128, bits: u32) -> u64 {
     let mut n = 0;
     loop {
         n += 1;
@@ -154,9 +155,9 @@ pub fn cover_count(mut s: u128, e: u128, bits: u32) -> u64 {
 
 /// AS number -> its runs of rows per family, and the name most of its rows give.
 #[derive(Debug, Default)]
-pub struct AsnIndex {
-    v4: Family,
-    v6: Family,
+pub(crate) struct AsnIndex {
+    v4: AsRuns,
+    v6: AsRuns,
     /// Every AS number of either family, ascending, and its network id (the name).
     names: Box<[(u32, u32)]>,
 }
@@ -164,7 +165,7 @@ pub struct AsnIndex {
 impl AsnIndex {
     /// Groups both tables' rows by AS number; refuses a release in which one
     /// AS expands to more CIDR prefixes than `policy` allows.
-    pub fn build(asn: &AsnTables, policy: &Policy) -> Result<AsnIndex, Violation> {
+    pub(crate) fn build(asn: &AsnTables, policy: &Policy) -> Result<AsnIndex, Violation> {
         let limit = policy.max_as_prefixes;
         let refuse = |(asn, prefixes): (u32, u64)| {
             let limit = limit.min(u64::from(u32::MAX));
@@ -174,8 +175,8 @@ impl AsnIndex {
                 limit,
             })
         };
-        let v4 = Family::build(&asn.v4, &asn.networks, limit).map_err(refuse)?;
-        let v6 = Family::build(&asn.v6, &asn.networks, limit).map_err(refuse)?;
+        let v4 = AsRuns::build(&asn.v4, &asn.networks, limit).map_err(refuse)?;
+        let v6 = AsRuns::build(&asn.v6, &asn.networks, limit).map_err(refuse)?;
         for &n in v6.asns.iter() {
             policy.check_as_prefixes(n, v4.prefixes(n) + v6.prefixes(n))?;
         }
@@ -183,8 +184,9 @@ impl AsnIndex {
         Ok(AsnIndex { v4, v6, names })
     }
 
-    /// Bytes held by the index.
-    pub fn bytes(&self) -> usize {
+    /// Bytes held by the index (the size figure the tests print).
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
         self.v4.bytes() + self.v6.bytes() + 8 * self.names.len()
     }
 
@@ -236,21 +238,21 @@ pub struct AsSystem<'a> {
     /// The countries its IPv4 addresses lie in and how many of them, most first
     /// (addresses in no country row are counted nowhere).
     pub countries: Vec<(&'static Country, u64)>,
-    /// The running prefix counts of `v4` and `v6` (see [`Family`]).
+    /// The running prefix counts of `v4` and `v6` (see [`AsRuns`]).
     ends_v4: &'a [u32],
     ends_v6: &'a [u32],
 }
 
 impl AsSystem<'_> {
     /// The IPv4 ranges as their minimal CIDR cover.
-    pub fn prefixes_v4(&self) -> impl Iterator<Item = Ipv4Net> + '_ {
+    pub(crate) fn prefixes_v4(&self) -> impl Iterator<Item = Ipv4Net> + '_ {
         self.v4
             .iter()
             .flat_map(|&(s, e)| Ipv4Subnets::new(Ipv4Addr::from(s), Ipv4Addr::from(e), 0))
     }
 
     /// The IPv6 ranges as their minimal CIDR cover.
-    pub fn prefixes_v6(&self) -> impl Iterator<Item = Ipv6Net> + '_ {
+    pub(crate) fn prefixes_v6(&self) -> impl Iterator<Item = Ipv6Net> + '_ {
         self.v6
             .iter()
             .flat_map(|&(s, e)| Ipv6Subnets::new(Ipv6Addr::from(s), Ipv6Addr::from(e), 0))
@@ -294,13 +296,13 @@ impl AsSystem<'_> {
     }
 
     /// IPv4 addresses in all.
-    pub fn addresses_v4(&self) -> u64 {
+    pub(crate) fn addresses_v4(&self) -> u64 {
         self.v4.iter().map(|&(s, e)| u64::from(e - s) + 1).sum()
     }
 
     /// IPv6 addresses in all (saturating at `u128::MAX`: the whole family
     /// would be one more than it holds).
-    pub fn addresses_v6(&self) -> u128 {
+    pub(crate) fn addresses_v6(&self) -> u128 {
         self.v6.iter().fold(0u128, |n, &(s, e)| {
             n.saturating_add(e - s).saturating_add(1)
         })
@@ -319,7 +321,7 @@ fn page_start(ends: &[u32], offset: u64) -> (usize, usize) {
 }
 
 /// The autonomous system `asn` in the tables, `None` when no row names it.
-pub fn system<'a>(
+pub(crate) fn system<'a>(
     index: &'a AsnIndex,
     asn_tables: &'a AsnTables,
     country: &CountryTables,

@@ -26,7 +26,7 @@ pub fn largest_block(ip: IpAddr, start: IpAddr, end: IpAddr) -> Option<IpNet> {
 
 /// [`largest_block`] of IPv4 addresses as integers.
 #[inline]
-pub fn block_v4(a: u32, s: u32, e: u32) -> Option<IpNet> {
+pub(crate) fn block_v4(a: u32, s: u32, e: u32) -> Option<IpNet> {
     if a < s || a > e {
         return None;
     }
@@ -42,7 +42,7 @@ pub fn block_v4(a: u32, s: u32, e: u32) -> Option<IpNet> {
 
 /// [`largest_block`] of IPv6 addresses as integers (see [`block_v4`]).
 #[inline]
-pub fn block_v6(a: u128, s: u128, e: u128) -> Option<IpNet> {
+pub(crate) fn block_v6(a: u128, s: u128, e: u128) -> Option<IpNet> {
     if a < s || a > e {
         return None;
     }

@@ -78,7 +78,7 @@ impl CountryTable {
     }
 
     /// Parses the TSV text (header line, then one row per country).
-    pub fn parse(text: &str) -> Result<CountryTable, CountryTableError> {
+    pub(crate) fn parse(text: &str) -> Result<CountryTable, CountryTableError> {
         let mut lines = text.lines().enumerate();
         let header: Vec<&str> = lines
             .next()
@@ -119,7 +119,7 @@ impl CountryTable {
     }
 
     /// The country with this packed code (`b'D' << 8 | b'E'`).
-    pub fn get_packed(&self, packed: u16) -> Option<&Country> {
+    pub(crate) fn get_packed(&self, packed: u16) -> Option<&Country> {
         let [a, b] = packed.to_be_bytes();
         if !a.is_ascii_uppercase() || !b.is_ascii_uppercase() {
             return None;

@@ -98,7 +98,7 @@ impl GeoDb {
     }
 
     /// Assembles a database from tables, checking every id points somewhere.
-    pub fn new(
+    pub(crate) fn new(
         country: CountryTables,
         asn: AsnTables,
         release: Release,
@@ -112,7 +112,7 @@ impl GeoDb {
     /// the index is copied rather than built again (for a data directory or
     /// a reload that changes neither table: building it pages in the whole
     /// embedded snapshot and allocates a second index).
-    pub fn same_tables(&self, release: Release) -> GeoDb {
+    pub(crate) fn same_tables(&self, release: Release) -> GeoDb {
         GeoDb {
             country: self.country.clone(),
             asn: self.asn.clone(),
@@ -180,7 +180,7 @@ impl GeoDb {
     }
 
     /// The [`Release::tag`] of this database, computed once.
-    pub fn tag(&self) -> Arc<str> {
+    pub(crate) fn tag(&self) -> Arc<str> {
         self.tag.get_or_init(|| self.release.tag().into()).clone()
     }
 
@@ -208,7 +208,7 @@ impl GeoDb {
     /// name, the countries of its IPv4 space); `None` when no row names it.
     /// The first call on a release builds the [`AsnIndex`] (callers on the
     /// runtime call it on a blocking thread: `lookup::asn`).
-    pub fn autonomous_system(&self, number: u32) -> Option<AsSystem<'_>> {
+    pub(crate) fn autonomous_system(&self, number: u32) -> Option<AsSystem<'_>> {
         let index = self.asn_index();
         asn::system(index, &self.asn, &self.country, self.countries, number)
     }
@@ -216,7 +216,7 @@ impl GeoDb {
     /// The AS number index of this release, built on first use. Its bound on
     /// the prefixes of one AS was applied when the ASN file was loaded
     /// (`load::load_asn`); the embedded data is within it.
-    pub fn asn_index(&self) -> &AsnIndex {
+    pub(crate) fn asn_index(&self) -> &AsnIndex {
         self.asn_index.get_or_init(|| {
             let unbounded = iplookup_data::policy::Policy {
                 max_as_prefixes: u64::from(u32::MAX),
@@ -232,13 +232,13 @@ impl GeoDb {
     }
 
     /// The [`AsnIndex`] of this release, if it is built.
-    pub fn built_asn_index(&self) -> Option<Arc<AsnIndex>> {
+    pub(crate) fn built_asn_index(&self) -> Option<Arc<AsnIndex>> {
         self.asn_index.get().cloned()
     }
 
     /// This release with `index` as its AS index (built from its ASN tables
     /// when they were loaded); `None` leaves it to the first AS question.
-    pub fn with_asn_index(self, index: Option<Arc<AsnIndex>>) -> GeoDb {
+    pub(crate) fn with_asn_index(self, index: Option<Arc<AsnIndex>>) -> GeoDb {
         if let Some(index) = index {
             let _ = self.asn_index.set(index);
         }

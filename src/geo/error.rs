@@ -17,7 +17,7 @@ pub enum GeoError {
 
 impl GeoError {
     /// Whether a file looks unfinished (still being written) rather than bad.
-    pub fn is_incomplete(&self) -> bool {
+    pub(crate) fn is_incomplete(&self) -> bool {
         matches!(self, GeoError::Data(e) if e.is_incomplete())
     }
 }

@@ -24,7 +24,7 @@ pub enum Table {
 
 impl Table {
     /// The name used in `/healthz`, `/metrics` and the logs.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Table::Country => "country",
             Table::Asn => "asn",
@@ -42,7 +42,7 @@ impl Table {
 }
 
 /// The length and modification time of the file at `path` now.
-pub fn stamp(path: &Path) -> Option<FileStamp> {
+pub(crate) fn stamp(path: &Path) -> Option<FileStamp> {
     let meta = std::fs::metadata(path).ok()?;
     Some(FileStamp {
         len: meta.len(),
@@ -51,7 +51,7 @@ pub fn stamp(path: &Path) -> Option<FileStamp> {
 }
 
 /// Whether a name is a temporary or partial file that must never be loaded.
-pub fn is_temporary(name: &str) -> bool {
+pub(crate) fn is_temporary(name: &str) -> bool {
     name.starts_with('.')
         || name.ends_with('~')
         || [
@@ -71,7 +71,7 @@ pub fn is_temporary(name: &str) -> bool {
 /// (`dbip-*-lite-*.mmdb[.gz]`, `GeoLite2-{Country,ASN,City}*.mmdb[.gz]`; city:
 /// MMDB only). Newest means greatest name, which for DB-IP's
 /// `...-YYYY-MM...` names is the latest month.
-pub fn candidates(dir: &Path, table: Table) -> Result<Vec<String>, GeoError> {
+pub(crate) fn candidates(dir: &Path, table: Table) -> Result<Vec<String>, GeoError> {
     let entries = std::fs::read_dir(dir).map_err(|e| {
         file_error(
             &dir.display().to_string(),
@@ -99,14 +99,14 @@ pub fn candidates(dir: &Path, table: Table) -> Result<Vec<String>, GeoError> {
 }
 
 /// Whether `name` is an MMDB (plain or gzipped).
-pub fn is_mmdb(name: &str) -> bool {
+pub(crate) fn is_mmdb(name: &str) -> bool {
     name.ends_with(".mmdb") || name.ends_with(".mmdb.gz")
 }
 
 /// Opens a file for reading lines, decompressing it if it starts with the
 /// gzip magic (every member's CRC and length are checked at its end).
 /// Errors name the file by `name`, never by its path.
-pub fn open(path: &Path, name: &str) -> Result<Box<dyn BufRead + Send>, GeoError> {
+pub(crate) fn open(path: &Path, name: &str) -> Result<Box<dyn BufRead + Send>, GeoError> {
     let mut file = File::open(path).map_err(|e| file_error(name, format!("cannot open: {e}")))?;
     let mut magic = [0u8; 2];
     let n = file
@@ -131,7 +131,7 @@ const MMDB_METADATA_MAX: usize = 128 << 10;
 
 /// The whole MMDB file, decompressed if gzipped, at most the policy's cap;
 /// refused as incomplete without its metadata marker.
-pub fn read_all(path: &Path, name: &str, policy: &Policy) -> Result<Vec<u8>, GeoError> {
+pub(crate) fn read_all(path: &Path, name: &str, policy: &Policy) -> Result<Vec<u8>, GeoError> {
     let too_large = || {
         GeoError::Data(DataError::TooLarge {
             file: name.to_owned(),
@@ -161,7 +161,7 @@ pub fn read_all(path: &Path, name: &str, policy: &Policy) -> Result<Vec<u8>, Geo
 }
 
 /// The `YYYY-MM` (or `YYYY-MM-DD`) in a DB-IP file name.
-pub fn release_date(name: &str) -> Option<String> {
+pub(crate) fn release_date(name: &str) -> Option<String> {
     let b = name.as_bytes();
     (0..b.len()).find_map(|i| {
         let digits =
@@ -177,7 +177,7 @@ pub fn release_date(name: &str) -> Option<String> {
 }
 
 /// The day `path` was last modified, for a file whose name has no date.
-pub fn modified_date(path: &Path) -> Option<String> {
+pub(crate) fn modified_date(path: &Path) -> Option<String> {
     let modified = std::fs::metadata(path).ok()?.modified().ok()?;
     let date: chrono::DateTime<chrono::Utc> = modified.into();
     Some(date.format("%Y-%m-%d").to_string())

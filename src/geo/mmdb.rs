@@ -77,13 +77,13 @@ pub struct CityArrays {
 #[derive(Debug, Default, Deserialize)]
 struct Record {
     #[serde(default)]
-    country: Option<Country>,
+    country: Option<MmdbCountry>,
     #[serde(default)]
     country_code: Option<String>,
     #[serde(default)]
     city: Option<CityField>,
     #[serde(default)]
-    location: Option<Location>,
+    location: Option<MmdbLocation>,
     #[serde(default)]
     latitude: Option<Number>,
     #[serde(default)]
@@ -95,7 +95,7 @@ struct Record {
 }
 
 #[derive(Debug, Default, Deserialize)]
-struct Country {
+struct MmdbCountry {
     #[serde(default)]
     iso_code: Option<String>,
 }
@@ -148,7 +148,7 @@ struct Names {
 }
 
 #[derive(Debug, Default, Deserialize)]
-struct Location {
+struct MmdbLocation {
     #[serde(default)]
     latitude: Option<Number>,
     #[serde(default)]

@@ -28,13 +28,13 @@
 
 pub(crate) mod asn;
 pub(crate) mod block;
-pub(crate) mod countries;
+pub mod countries;
 pub(crate) mod db;
 pub(crate) mod error;
 pub(crate) mod files;
 pub mod load;
 pub mod mmdb;
-pub(crate) mod release;
+pub mod release;
 pub mod special;
 pub(crate) mod tree;
 

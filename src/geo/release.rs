@@ -31,7 +31,12 @@ pub struct SourceInfo {
 
 impl SourceInfo {
     /// A table read from `file`, with what importing it found.
-    pub fn new(file: String, source: String, date: String, stats: ImportStats) -> SourceInfo {
+    pub(crate) fn new(
+        file: String,
+        source: String,
+        date: String,
+        stats: ImportStats,
+    ) -> SourceInfo {
         SourceInfo {
             file,
             source,
@@ -85,7 +90,7 @@ pub struct Release {
 
 impl Release {
     /// Reads a snapshot's metadata block (see [`iplookup_data::meta`]).
-    pub fn from_meta(text: &str) -> Release {
+    pub(crate) fn from_meta(text: &str) -> Release {
         Release {
             country: meta::read(text, "country").into(),
             asn: meta::read(text, "asn").into(),
@@ -94,7 +99,7 @@ impl Release {
     }
 
     /// A short identifier of the data, for `ETag`s: the release dates and row counts of every table.
-    pub fn tag(&self) -> String {
+    pub(crate) fn tag(&self) -> String {
         let city = self
             .city
             .as_ref()

@@ -16,11 +16,11 @@
 use std::collections::HashMap;
 
 /// How many paths per node a search tree may have before it is refused.
-pub const PATHS_PER_NODE: u64 = 16;
+pub(crate) const PATHS_PER_NODE: u64 = 16;
 
 /// The search tree of `bytes` as its metadata describes it.
 #[derive(Debug, Clone, Copy)]
-pub struct Tree {
+pub(crate) struct Tree {
     pub node_count: u32,
     /// Bits per record: 24, 28 or 32.
     pub record_size: u16,
@@ -35,7 +35,7 @@ impl Tree {
     /// counted once however many paths reach its node (the IPv4 subtree of
     /// an IPv6 file counts once, as the network walk visits it), so the
     /// network cap is applied before any table is built.
-    pub fn check(&self, bytes: &[u8]) -> Result<u64, String> {
+    pub(crate) fn check(&self, bytes: &[u8]) -> Result<u64, String> {
         let budget = PATHS_PER_NODE * (u64::from(self.node_count) + 1) + 1024;
         let mut level: HashMap<u32, u64> = HashMap::from([(0, 1)]);
         let (mut paths, mut networks): (u64, u64) = (0, 0);

@@ -22,7 +22,7 @@ use crate::model::{
 
 /// Why an AS question got no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum AsnError {
+pub(crate) enum AsnError {
     /// Not an AS number: empty, not digits after an optional `AS`, or over 2^32 - 1.
     #[error(
         "not an AS number: give 1 to 10 digits, optionally after AS (15169 or AS15169), at most 4294967295"
@@ -37,16 +37,16 @@ pub enum AsnError {
 }
 
 /// How long an AS question waits for its answer.
-pub const AS_DEADLINE: Duration = Duration::from_secs(10);
+pub(crate) const AS_DEADLINE: Duration = Duration::from_secs(10);
 
 /// How many AS answers are built at once.
-pub const BUILDERS: usize = 2;
+pub(crate) const BUILDERS: usize = 2;
 
 static BUILDING: LazyLock<Arc<Semaphore>> = LazyLock::new(|| Arc::new(Semaphore::new(BUILDERS)));
 
 impl AsnError {
     /// The error code callers see.
-    pub fn code(&self) -> ErrorCode {
+    pub(crate) fn code(&self) -> ErrorCode {
         match self {
             AsnError::Invalid => ErrorCode::InvalidAsn,
             AsnError::Unknown(_) => ErrorCode::UnknownAsn,
@@ -55,21 +55,21 @@ impl AsnError {
     }
 
     /// The error as the wire's `Error` body.
-    pub fn body(&self) -> model::Error {
+    pub(crate) fn body(&self) -> model::Error {
         model::Error::new(self.code(), self.to_string())
     }
 }
 
 /// An AS answer, and the tag of the release that gave it (for `ETag`s).
 #[derive(Debug, Clone)]
-pub struct AsnAnswered {
+pub(crate) struct AsnAnswered {
     pub info: AsnInfo,
     pub release: Arc<str>,
 }
 
 /// `15169`, `AS15169` or `as15169` (any case of `AS`): 1 to 10 ASCII digits,
 /// at most `u32::MAX`. No sign, space or other prefix.
-pub fn parse_asn(text: &str) -> Result<u32, AsnError> {
+pub(crate) fn parse_asn(text: &str) -> Result<u32, AsnError> {
     let digits = match text.get(..2) {
         Some(p) if p.eq_ignore_ascii_case("as") => &text[2..],
         _ => text,
@@ -81,7 +81,7 @@ pub fn parse_asn(text: &str) -> Result<u32, AsnError> {
 }
 
 /// What `db` attributes to the AS `number`, `None` when no row names it.
-pub fn describe_asn(db: &GeoDb, number: u32) -> Option<AsnInfo> {
+pub(crate) fn describe_asn(db: &GeoDb, number: u32) -> Option<AsnInfo> {
     db.autonomous_system(number).map(|s| info(&s))
 }
 
@@ -132,7 +132,7 @@ impl Lookup {
     /// The AS named by `text` in the current release, built on the calling
     /// thread: for callers off the request path (the documentation's
     /// examples, built once), never for a request.
-    pub fn asn_now(&self, text: &str) -> Result<AsnAnswered, AsnError> {
+    pub(crate) fn asn_now(&self, text: &str) -> Result<AsnAnswered, AsnError> {
         let number = parse_asn(text)?;
         let db = self.db();
         Ok(AsnAnswered {
@@ -143,7 +143,7 @@ impl Lookup {
 
     /// The AS named by the caller's `text` in the current release, built on
     /// a blocking thread (see the module's doc).
-    pub async fn asn(&self, text: &str) -> Result<AsnAnswered, AsnError> {
+    pub(crate) async fn asn(&self, text: &str) -> Result<AsnAnswered, AsnError> {
         let number = parse_asn(text)?;
         let db = self.db();
         let build = async {

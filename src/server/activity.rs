@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 /// The requests of one connection.
 #[derive(Debug)]
-pub struct Activity {
+pub(crate) struct Activity {
     /// When the connection was accepted; times below are counted from it.
     epoch: Instant,
     in_flight: AtomicUsize,
@@ -21,7 +21,7 @@ pub struct Activity {
 
 /// What the watchdog sees at one moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     pub in_flight: usize,
     pub started: u64,
     /// The last start or end of a request (the accept time if none).
@@ -30,7 +30,7 @@ pub struct Snapshot {
 
 impl Activity {
     /// A connection accepted now.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Activity {
             epoch: Instant::now(),
             in_flight: AtomicUsize::new(0),
@@ -40,19 +40,19 @@ impl Activity {
     }
 
     /// When the connection was accepted.
-    pub fn epoch(&self) -> Instant {
+    pub(crate) fn epoch(&self) -> Instant {
         self.epoch
     }
 
     /// A request starts.
-    pub fn start(&self) {
+    pub(crate) fn start(&self) {
         self.in_flight.fetch_add(1, Ordering::Relaxed);
         self.started.fetch_add(1, Ordering::Relaxed);
         self.touch();
     }
 
     /// A request ends (answered, or dropped by the connection).
-    pub fn end(&self) {
+    pub(crate) fn end(&self) {
         self.touch();
         self.in_flight.fetch_sub(1, Ordering::Release);
     }
@@ -65,7 +65,7 @@ impl Activity {
     }
 
     /// The state now.
-    pub fn snapshot(&self) -> Snapshot {
+    pub(crate) fn snapshot(&self) -> Snapshot {
         let in_flight = self.in_flight.load(Ordering::Acquire);
         Snapshot {
             in_flight,

@@ -40,11 +40,11 @@ use crate::web::admission::unsent::Shares;
 use crate::web::hot::Routes;
 
 /// Concurrent HTTP/2 streams per connection (as most servers: nginx 128, Envoy 100).
-pub const MAX_CONCURRENT_STREAMS: u32 = 100;
+pub(crate) const MAX_CONCURRENT_STREAMS: u32 = 100;
 
 /// The limits of every connection.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// For the request headers (HTTP/1.1), and for the first request to start.
     pub header_timeout: Duration,
     /// Closed after this long without a request.
@@ -63,7 +63,7 @@ pub struct Settings {
 /// `shares` ([`unsent`](crate::web::admission::unsent)). With `detect_h2` (TLS, or
 /// `--h2c` in clear text) the client's first bytes choose HTTP/1.1 or
 /// HTTP/2; without it the connection is HTTP/1.1 only.
-pub async fn serve<I>(
+pub(crate) async fn serve<I>(
     io: I,
     peer: SocketAddr,
     routes: Routes,

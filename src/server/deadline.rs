@@ -25,11 +25,11 @@ use std::time::{Duration, Instant};
 
 /// When a stream's response was ready (set once, by the service's future).
 #[derive(Debug, Clone, Default)]
-pub struct Stamp(Arc<OnceLock<Instant>>);
+pub(crate) struct Stamp(Arc<OnceLock<Instant>>);
 
 impl Stamp {
     /// The response is ready now.
-    pub fn ready(&self) {
+    pub(crate) fn ready(&self) {
         let _ = self.0.set(Instant::now());
     }
 
@@ -40,11 +40,11 @@ impl Stamp {
 
 /// The stamp of the stream being created on one connection.
 #[derive(Debug, Default)]
-pub struct Handoff(Mutex<Option<Stamp>>);
+pub(crate) struct Handoff(Mutex<Option<Stamp>>);
 
 impl Handoff {
     /// A new stamp for the stream about to be spawned.
-    pub fn give(&self) -> Stamp {
+    pub(crate) fn give(&self) -> Stamp {
         let stamp = Stamp::default();
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(stamp.clone());
         stamp
@@ -57,7 +57,7 @@ impl Handoff {
 
 /// The executor of one connection's HTTP/2 streams.
 #[derive(Debug, Clone)]
-pub struct StreamExecutor {
+pub(crate) struct StreamExecutor {
     handoff: Arc<Handoff>,
     limit: Duration,
 }
@@ -65,7 +65,7 @@ pub struct StreamExecutor {
 impl StreamExecutor {
     /// Streams of the connection whose service fills `handoff`; a response
     /// has `limit` to be sent once ready.
-    pub fn new(handoff: Arc<Handoff>, limit: Duration) -> Self {
+    pub(crate) fn new(handoff: Arc<Handoff>, limit: Duration) -> Self {
         StreamExecutor { handoff, limit }
     }
 }

@@ -28,12 +28,12 @@ use crate::web::clock;
 
 /// The timer of one connection.
 #[derive(Clone, Default)]
-pub struct HeaderTimer {
+pub(crate) struct HeaderTimer {
     entry: Arc<Mutex<Option<Pin<Box<tokio::time::Sleep>>>>>,
 }
 
 impl HeaderTimer {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         HeaderTimer::default()
     }
 }
@@ -87,7 +87,7 @@ impl Sleep for HeaderSleep {}
 /// A connection's future, each poll in a scope of the request clock (see
 /// [`clock`]): the end of a request read in one poll is the start of the
 /// next head's deadline.
-pub struct Scoped<F>(pub F);
+pub(crate) struct Scoped<F>(pub F);
 
 impl<F: Future + Unpin> Future for Scoped<F> {
     type Output = F::Output;

@@ -5,11 +5,11 @@
 //! [`RESERVED`] of them are kept out of the connection cap.
 
 /// Descriptors kept for everything but connections (half the limit if it is small).
-pub const RESERVED: u64 = 512;
+pub(crate) const RESERVED: u64 = 512;
 
 /// The limit after [`raise`]: soft (in force) and hard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OpenFiles {
+pub(crate) struct OpenFiles {
     pub soft: u64,
     pub hard: u64,
     /// The soft limit before it was raised.
@@ -19,7 +19,7 @@ pub struct OpenFiles {
 /// Raises the soft limit to the hard one (at most 1,048,576 when the hard
 /// limit is unlimited). `None` where the limit cannot be read (not Linux with
 /// glibc); an error to raise it leaves it as it was.
-pub fn raise() -> Option<OpenFiles> {
+pub(crate) fn raise() -> Option<OpenFiles> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         let mut limit = libc::rlimit {
@@ -57,7 +57,7 @@ pub fn raise() -> Option<OpenFiles> {
 }
 
 /// The most connections a soft limit of `limit` descriptors can hold.
-pub fn connections_within(limit: u64) -> usize {
+pub(crate) fn connections_within(limit: u64) -> usize {
     let reserved = RESERVED.min(limit / 2);
     usize::try_from(limit - reserved)
         .unwrap_or(usize::MAX)

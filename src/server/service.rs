@@ -32,7 +32,7 @@ use crate::web::refusal::Refuser;
 use crate::web::routes;
 
 /// The service of one connection.
-pub struct ConnService {
+pub(crate) struct ConnService {
     /// Called from the connection's task only (HTTP/2 streams are spawned
     /// after the call), so a `RefCell` instead of a clone per request.
     routes: RefCell<Routes>,
@@ -43,7 +43,7 @@ pub struct ConnService {
 }
 
 impl ConnService {
-    pub fn new(
+    pub(crate) fn new(
         routes: Routes,
         peer: SocketAddr,
         activity: Arc<Activity>,
@@ -89,7 +89,7 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
 
 /// A request's answer, counted in flight until it is ready or dropped;
 /// for HTTP/2, stamped for the send deadline and charged to the shares.
-pub struct Tracked {
+pub(crate) struct Tracked {
     inner: Inner,
     /// Until the request has ended.
     activity: Option<Arc<Activity>>,

@@ -24,11 +24,11 @@ use tokio::net::TcpStream;
 
 /// The send buffer asked of the kernel for each connection (256 KiB once
 /// the kernel has doubled it).
-pub const SEND_BUFFER: usize = 128 * 1024;
+pub(crate) const SEND_BUFFER: usize = 128 * 1024;
 
 /// Sets the send buffer and the user timeout of `stream` (failures are
 /// logged: the connection is served all the same).
-pub fn bound(stream: &TcpStream, user_timeout: Duration) {
+pub(crate) fn bound(stream: &TcpStream, user_timeout: Duration) {
     #[cfg(unix)]
     {
         let buffer = libc::c_int::try_from(SEND_BUFFER).unwrap_or(libc::c_int::MAX);

@@ -30,17 +30,17 @@ use crate::config::TlsFiles;
 /// How often the files are checked for a change.
 const RELOAD_EVERY: Duration = Duration::from_secs(5);
 /// The longest reading both files may take.
-pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The current configuration, swapped when the files change.
 #[derive(Debug, Clone)]
-pub struct Tls {
+pub(crate) struct Tls {
     config: Arc<ArcSwap<ServerConfig>>,
 }
 
 impl Tls {
     /// Reads the files (an error names the file it comes from).
-    pub async fn load(files: &TlsFiles) -> io::Result<Self> {
+    pub(crate) async fn load(files: &TlsFiles) -> io::Result<Self> {
         let config = read(files.clone()).await?;
         Ok(Tls {
             config: Arc::new(ArcSwap::from_pointee(config)),
@@ -48,7 +48,7 @@ impl Tls {
     }
 
     /// The TLS handshake of a new connection, with the current certificate.
-    pub async fn accept(&self, stream: TcpStream) -> io::Result<TlsStream<TcpStream>> {
+    pub(crate) async fn accept(&self, stream: TcpStream) -> io::Result<TlsStream<TcpStream>> {
         TlsAcceptor::from(self.config.load_full())
             .accept(stream)
             .await
@@ -56,7 +56,7 @@ impl Tls {
 
     /// Reloads the configuration when either file changes, as long as the
     /// runtime runs.
-    pub fn spawn_reload(&self, files: TlsFiles) {
+    pub(crate) fn spawn_reload(&self, files: TlsFiles) {
         let config = self.config.clone();
         tokio::spawn(async move {
             let mut last = stamp(&files);
@@ -90,7 +90,7 @@ fn stamp(files: &TlsFiles) -> Option<(SystemTime, SystemTime)> {
 }
 
 /// The largest certificate chain or key file read: real ones are a few KiB.
-pub const MAX_PEM_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_PEM_BYTES: u64 = 1024 * 1024;
 
 /// A PEM file: a regular file (after symlinks) of at most [`MAX_PEM_BYTES`],
 /// read no further than that (a path swapped for `/dev/zero` or a huge file

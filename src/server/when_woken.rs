@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
 /// See the module documentation.
-pub struct WhenWoken<F> {
+pub(crate) struct WhenWoken<F> {
     inner: Pin<Box<F>>,
     waker: Arc<Flag>,
     /// The inner future's own waker (made once).
@@ -43,7 +43,7 @@ impl Wake for Flag {
 }
 
 impl<F: Future> WhenWoken<F> {
-    pub fn new(inner: F) -> Self {
+    pub(crate) fn new(inner: F) -> Self {
         let waker = Arc::new(Flag {
             // Polled the first time.
             woken: AtomicBool::new(true),

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// A temporary file in the data directory, locked while it lives, removed
 /// on drop unless installed.
 #[derive(Debug)]
-pub struct TempFile {
+pub(crate) struct TempFile {
     pub path: PathBuf,
     pub file: File,
     pub installed: bool,
@@ -26,7 +26,7 @@ pub struct TempFile {
 impl TempFile {
     /// Creates and locks `.NAME.PID.N.tmp`, a name no other run uses
     /// (created exclusively).
-    pub fn create(dir: &Path, name: &str) -> std::io::Result<TempFile> {
+    pub(crate) fn create(dir: &Path, name: &str) -> std::io::Result<TempFile> {
         static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -56,13 +56,13 @@ impl Drop for TempFile {
 }
 
 /// Whether `name` is the name of an update's temporary file.
-pub fn is_temp_name(name: &str) -> bool {
+pub(crate) fn is_temp_name(name: &str) -> bool {
     name.starts_with(".dbip-") && name.ends_with(".tmp")
 }
 
 /// Removes the temporary files in `dir` that no live run holds; their
 /// names and sizes.
-pub fn sweep(dir: &Path) -> Vec<(String, u64)> {
+pub(crate) fn sweep(dir: &Path) -> Vec<(String, u64)> {
     let mut swept = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return swept;

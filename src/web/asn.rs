@@ -25,12 +25,14 @@ use super::render::{AsnPage, ErrorPage, Page, Releases, asn_links, page_link};
 use super::respond::{Reply, Wants, bad_request, error_on, respond};
 use super::routes::{self, Route};
 use super::schema::{AsnParam, AsnPathParam, FormatName};
+use super::served::{Served, describe};
 use super::state::AppState;
 use crate::lookup::asn::AsnError;
 use crate::model::{self, AsnInfo, ErrorCode};
+use axum::routing::get;
 
 /// How many prefixes one page of an AS's answer lists.
-pub const PER_PAGE: u32 = 500;
+pub(crate) const PER_PAGE: u32 = 500;
 
 /// `GET /api/v1/asn/{asn}`.
 #[utoipa::path(get, path = "/api/v1/asn/{asn}", tag = "lookup",
@@ -44,7 +46,7 @@ pub const PER_PAGE: u32 = 500;
         (status = 404, description = "No row of the data names this AS (error `unknown_asn`), or no such page of its prefixes (error `not_found`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn api_asn(
+pub(crate) async fn api_asn(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
@@ -54,7 +56,7 @@ pub async fn api_asn(
 }
 
 /// `GET /api/v1/asn/`: the AS number is missing.
-pub async fn api_asn_missing(wants: Wants) -> Response {
+pub(crate) async fn api_asn_missing(wants: Wants) -> Response {
     error_on(
         asn_error(&AsnError::Invalid),
         &wants,
@@ -74,7 +76,7 @@ pub async fn api_asn_missing(wants: Wants) -> Response {
         (status = 404, description = "No row names this AS (error `unknown_asn`), not digits after `/AS`, or no such page of its prefixes (error `not_found`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn asn_page(
+pub(crate) async fn asn_page(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
@@ -84,7 +86,7 @@ pub async fn asn_page(
 }
 
 /// Whether a one-segment path names an AS page: `AS` in any case, then digits.
-pub fn is_asn_page(segment: &str) -> bool {
+pub(crate) fn is_asn_page(segment: &str) -> bool {
     segment.len() > 2
         && segment.is_char_boundary(2)
         && segment[..2].eq_ignore_ascii_case("as")
@@ -93,7 +95,7 @@ pub fn is_asn_page(segment: &str) -> bool {
 
 /// The AS page for a one-segment path `segment`: the AS when it is `AS`
 /// and digits, else the 404 every unknown page gets.
-pub async fn page_answer(state: &AppState, segment: &str, wants: &Wants) -> Response {
+pub(crate) async fn page_answer(state: &AppState, segment: &str, wants: &Wants) -> Response {
     let route = &routes::ASN_PAGE;
     if !is_asn_page(segment) {
         let page = ErrorPage {
@@ -169,7 +171,7 @@ fn page_number(page: Option<&str>) -> Result<u32, ErrorPage> {
 /// `info` with only the prefixes of page `number` (of [`PER_PAGE`]: the
 /// IPv4 prefixes, then the IPv6 ones), and `page` saying which; 404 for a
 /// page past the last.
-pub fn paged(mut info: AsnInfo, number: u32) -> Result<AsnInfo, ErrorPage> {
+pub(crate) fn paged(mut info: AsnInfo, number: u32) -> Result<AsnInfo, ErrorPage> {
     let (v4, v6) = (info.prefixes.v4.len(), info.prefixes.v6.len());
     let per = PER_PAGE as usize;
     let pages = (v4 + v6).div_ceil(per).max(1);
@@ -245,7 +247,7 @@ fn link_header(base: &str, info: &AsnInfo, wants: &Wants) -> Option<HeaderValue>
 
 /// Every prefix of `info` as CSV: `prefix,version`, then the IPv4 ones and
 /// the IPv6 ones (the answer of `/api/v1/asn/{asn}/prefixes.csv`).
-pub fn prefixes_csv(info: &AsnInfo) -> String {
+pub(crate) fn prefixes_csv(info: &AsnInfo) -> String {
     let mut body =
         String::with_capacity(24 * (info.prefixes.v4.len() + info.prefixes.v6.len()) + 16);
     body.push_str("prefix,version\n");
@@ -268,7 +270,7 @@ pub fn prefixes_csv(info: &AsnInfo) -> String {
         (status = 400, description = "Not an AS number (error `invalid_asn`)", body = model::Error),
         (status = 404, description = "No row of the data names this AS (error `unknown_asn`)", body = model::Error),
     ))]
-pub async fn api_asn_csv(
+pub(crate) async fn api_asn_csv(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
@@ -306,6 +308,30 @@ fn asn_error(e: &AsnError) -> ErrorPage {
         body: e.body(),
     }
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[
+    Served {
+        route: &routes::API_ASN,
+        handler: |_| get(api_asn),
+        described: &[describe::<__path_api_asn>],
+    },
+    Served {
+        route: &routes::API_ASN_CSV,
+        handler: |_| get(api_asn_csv),
+        described: &[describe::<__path_api_asn_csv>],
+    },
+    Served {
+        route: &routes::API_ASN_MISSING,
+        handler: |_| get(api_asn_missing),
+        described: &[],
+    },
+    Served {
+        route: &routes::ASN_PAGE,
+        handler: |_| get(asn_page),
+        described: &[describe::<__path_asn_page>],
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -23,7 +23,9 @@ use super::render::assets::find;
 use super::render::{ErrorPage, csp};
 use super::respond::{Wants, error_on};
 use super::routes;
+use super::served::{Served, describe};
 use crate::model::{self, ErrorCode};
+use axum::routing::get;
 
 /// `GET /assets/{file}`: an asset by its hashed name; 404 for any other name.
 #[utoipa::path(get, path = "/assets/{file}", tag = "pages",
@@ -37,7 +39,7 @@ use crate::model::{self, ErrorCode};
         (status = 404, description = "No asset of that name (Error, JSON unless `Accept` or `format` asks for another format)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept` (for the 404 answer)", body = model::Error),
     ))]
-pub async fn asset(file: Result<Path<String>, PathRejection>, wants: Wants) -> Response {
+pub(crate) async fn asset(file: Result<Path<String>, PathRejection>, wants: Wants) -> Response {
     let name = file.as_ref().map(|Path(name)| name.as_str()).ok();
     let Some(asset) = name.and_then(find) else {
         return not_found(&wants);
@@ -64,3 +66,10 @@ fn not_found(wants: &Wants) -> Response {
     };
     error_on(page, wants, &routes::ASSETS)
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[Served {
+    route: &routes::ASSETS,
+    handler: |_| get(asset),
+    described: &[describe::<__path_asset>],
+}];

@@ -16,7 +16,7 @@ use super::state::AppState;
 /// The base of absolute links (`scheme://host[:port]`): `--public-url` when
 /// set, else the URL callers used to reach the service ([`base_url`]: the
 /// request's authority, and the scheme a trusted proxy reports).
-pub struct BaseUrl {
+pub(crate) struct BaseUrl {
     pub url: String,
     /// Built from the request: the documents then vary with `Host` and must
     /// not be kept by shared caches ([`BaseUrl::finish`]).
@@ -27,7 +27,7 @@ impl BaseUrl {
     /// Marks `response` as built on this base: from the request, it varies
     /// with `Host` and no shared cache may keep it ([`FromRequest`], which
     /// the common layer applies); with `--public-url`, nothing to mark.
-    pub fn finish(&self, response: Response) -> Response {
+    pub(crate) fn finish(&self, response: Response) -> Response {
         if self.from_request {
             mark(response, FromRequest)
         } else {
@@ -62,6 +62,6 @@ impl FromRequestParts<AppState> for BaseUrl {
 
 /// A description document built on `base`, in its route's media type and
 /// caching (set by the common layer, [`super::policy`]).
-pub fn document(body: String, base: &BaseUrl) -> Response {
+pub(crate) fn document(body: String, base: &BaseUrl) -> Response {
     base.finish(policy::document(body))
 }

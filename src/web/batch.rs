@@ -54,16 +54,18 @@ mod output;
 pub use output::Output;
 
 use super::admission::Refusal;
-use super::admission::batch::{MCP_COPIES, Meter, Slot};
+use super::admission::batch::{BatchSlot, MCP_COPIES, Meter};
 use super::body::{error_json, read_capped};
 use super::client::caller;
 use super::policy::typed;
 use super::refusal;
 use super::routes;
+use super::served::{Served, describe};
 use super::state::AppState;
 use crate::fields::csv;
 use crate::lookup::{self, LookupError, Rdns};
 use crate::model::{self, ErrorCode, IpInfo};
+use axum::routing::post;
 
 /// Default of `--batch-limit`.
 pub const DEFAULT_BATCH_LIMIT: usize = 1000;
@@ -87,16 +89,16 @@ pub fn max_body_bytes(limit: usize) -> usize {
 #[serde(untagged)]
 #[schema(as = BatchEntry)]
 #[schemars(rename = "BatchEntry")]
-pub enum Entry {
+pub enum BatchEntry {
     Info(Box<IpInfo>),
     Error(model::Error),
 }
 
-impl Entry {
+impl BatchEntry {
     fn of(result: Result<IpInfo, LookupError>) -> Self {
         match result {
-            Ok(info) => Entry::Info(Box::new(info)),
-            Err(e) => Entry::Error(e.body()),
+            Ok(info) => BatchEntry::Info(Box::new(info)),
+            Err(e) => BatchEntry::Error(e.body()),
         }
     }
 }
@@ -114,22 +116,22 @@ pub enum BodyError {
 
 /// The body formats of a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Input {
+pub enum BodyFormat {
     /// `application/json`: an array of strings.
     Json,
     /// `text/plain`: one address per line.
     Lines,
 }
 
-impl Input {
+impl BodyFormat {
     /// The format a `Content-Type` names, or the 415 error.
-    pub fn of(content_type: Option<&str>) -> Result<Input, BodyError> {
+    pub fn of(content_type: Option<&str>) -> Result<BodyFormat, BodyError> {
         let media = content_type
             .and_then(|c| c.split(';').next())
             .map(|m| m.trim().to_ascii_lowercase());
         match media.as_deref() {
-            Some("application/json") => Ok(Input::Json),
-            Some("text/plain") => Ok(Input::Lines),
+            Some("application/json") => Ok(BodyFormat::Json),
+            Some("text/plain") => Ok(BodyFormat::Lines),
             _ => Err(BodyError::MediaType(
                 "Content-Type must be application/json (an array of strings) or text/plain (one address per line)".into(),
             )),
@@ -143,9 +145,9 @@ pub fn entries(
     body: &[u8],
     limit: usize,
 ) -> Result<Vec<String>, BodyError> {
-    let entries = match Input::of(content_type)? {
-        Input::Json => json_entries(body)?,
-        Input::Lines => line_entries(body)?,
+    let entries = match BodyFormat::of(content_type)? {
+        BodyFormat::Json => json_entries(body)?,
+        BodyFormat::Lines => line_entries(body)?,
     };
     if entries.len() > limit {
         return Err(BodyError::TooLarge(format!(
@@ -191,7 +193,7 @@ fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
     )),
     responses(
         (status = 200, description = "One entry per input, in input order: IpInfo or Error", content(
-            (Vec<Entry> = "application/json"),
+            (Vec<BatchEntry> = "application/json"),
             (String = "application/x-ndjson"),
             (String = "text/csv"),
         )),
@@ -207,7 +209,7 @@ pub async fn api_ip_batch(State(state): State<AppState>, request: Request) -> Re
         Err(refused) => return *refused,
     };
     let content_type = header_text(&parts.headers, header::CONTENT_TYPE);
-    if let Err(e) = Input::of(content_type.as_deref()) {
+    if let Err(e) = BodyFormat::of(content_type.as_deref()) {
         return body_error(e);
     }
     let cap = max_body_bytes(state.batch_limit);
@@ -300,15 +302,17 @@ pub async fn lookup_all(
     state: &AppState,
     inputs: &[String],
     meter: Option<&Meter>,
-) -> Result<Vec<Entry>, (Refusal, usize)> {
+) -> Result<Vec<BatchEntry>, (Refusal, usize)> {
     let mut answers = Vec::with_capacity(inputs.len());
-    let mut bytes = inputs.len().saturating_mul(std::mem::size_of::<Entry>());
+    let mut bytes = inputs
+        .len()
+        .saturating_mul(std::mem::size_of::<BatchEntry>());
     for input in inputs {
         let result = match lookup::parse(input) {
             Ok(ip) => Ok(state.lookup.lookup(ip, Rdns::Cached).await.info),
             Err(e) => Err(e),
         };
-        let entry = Entry::of(result);
+        let entry = BatchEntry::of(result);
         if let Some(meter) = meter {
             let size = json_size(&entry).saturating_mul(MCP_COPIES);
             bytes = bytes.saturating_add(size);
@@ -320,7 +324,7 @@ pub async fn lookup_all(
 }
 
 /// The length of `entry` as JSON, counted without writing it anywhere.
-fn json_size(entry: &Entry) -> usize {
+fn json_size(entry: &BatchEntry) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
@@ -344,7 +348,8 @@ pub fn example_answer(lookup: &crate::lookup::Lookup, inputs: &[&str]) -> Vec<u8
     let mut writer = Writer::new(Output::Json, inputs.len());
     for input in inputs {
         let now = chrono::Utc::now();
-        let entry = Entry::of(crate::lookup::parse(input).map(|ip| lookup.lookup_at(ip, now).info));
+        let entry =
+            BatchEntry::of(crate::lookup::parse(input).map(|ip| lookup.lookup_at(ip, now).info));
         writer.entry(input, &entry);
     }
     writer.finish()
@@ -403,7 +408,7 @@ impl Writer {
     }
 
     /// Writes the answer to `input`.
-    fn entry(&mut self, input: &str, entry: &Entry) {
+    fn entry(&mut self, input: &str, entry: &BatchEntry) {
         // Serialising these types into memory cannot fail.
         match self {
             Writer::Json(out, started) => {
@@ -417,8 +422,8 @@ impl Writer {
                 out.push(b'\n');
             }
             Writer::Csv(out) => match entry {
-                Entry::Info(info) => csv::row(out, info),
-                Entry::Error(e) => {
+                BatchEntry::Info(info) => csv::row(out, info),
+                BatchEntry::Error(e) => {
                     let input: String = input.chars().take(100).collect();
                     csv::error_row(out, &input, e.error.as_str());
                 }
@@ -447,13 +452,13 @@ impl Writer {
 
 /// The 200 answer in `output`: each of `inputs` looked up and written in
 /// turn, the bytes its body holds charged to the slot's meter as it grows;
-/// its body keeps `slot` until it is sent ([`Slot::follow`]). When the meter
+/// its body keeps `slot` until it is sent ([`BatchSlot::follow`]). When the meter
 /// refuses, the answer is dropped: why, and how many were answered.
 async fn answer(
     state: &AppState,
     output: Output,
     inputs: &[String],
-    slot: Slot,
+    slot: BatchSlot,
 ) -> Result<Response, (Refusal, usize)> {
     let meter = slot.meter();
     let mut writer = Writer::new(output, inputs.len());
@@ -463,7 +468,7 @@ async fn answer(
             Ok(ip) => Ok(state.lookup.lookup(ip, Rdns::Cached).await.info),
             Err(e) => Err(e),
         };
-        writer.entry(input, &Entry::of(result));
+        writer.entry(input, &BatchEntry::of(result));
         meter.charge_to(writer.held()).map_err(|s| (s, done))?;
     }
     let mut response = typed(
@@ -502,6 +507,13 @@ fn not_acceptable() -> Response {
         ),
     )
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[Served {
+    route: &routes::API_IP_BATCH,
+    handler: |_| post(api_ip_batch),
+    described: &[describe::<__path_api_ip_batch>],
+}];
 
 #[cfg(test)]
 mod tests {

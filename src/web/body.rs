@@ -15,7 +15,11 @@ use crate::model::{self, ErrorCode};
 
 /// The body, read to its end but never beyond `cap` bytes; 413 past the cap,
 /// 400 when it cannot be read, both as `route`'s errors.
-pub async fn read_capped(mut body: Body, cap: usize, route: &Route) -> Result<Bytes, Response> {
+pub(crate) async fn read_capped(
+    mut body: Body,
+    cap: usize,
+    route: &Route,
+) -> Result<Bytes, Response> {
     let too_large = || {
         error_json(
             route,
@@ -51,7 +55,12 @@ pub async fn read_capped(mut body: Body, cap: usize, route: &Route) -> Result<By
 
 /// An Error answer of `route` in its error format for programs (JSON on the
 /// API and `/mcp`).
-pub fn error_json(route: &Route, status: StatusCode, code: ErrorCode, message: String) -> Response {
+pub(crate) fn error_json(
+    route: &Route,
+    status: StatusCode,
+    code: ErrorCode,
+    message: String,
+) -> Response {
     let page = ErrorPage {
         input: None,
         status,

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime};
 use chrono::{DateTime, TimeDelta, Utc};
 
 #[derive(Debug, Clone, Copy)]
-enum Slot {
+enum ScopeState {
     /// No scope is open.
     Out,
     /// A scope is open and has not read the clock.
@@ -34,29 +34,29 @@ enum Slot {
 }
 
 thread_local! {
-    static SLOT: Cell<Slot> = const { Cell::new(Slot::Out) };
+    static SLOT: Cell<ScopeState> = const { Cell::new(ScopeState::Out) };
     /// An instant and the system clock at about that instant.
     static ANCHOR: Cell<Option<(Instant, DateTime<Utc>)>> = const { Cell::new(None) };
 }
 
 /// An open scope (see the module documentation); closed on drop.
 #[must_use]
-pub struct Scope {
-    outer: Slot,
+pub(crate) struct Scope {
+    outer: ScopeState,
 }
 
 /// Opens a scope on this thread.
-pub fn scope() -> Scope {
+pub(crate) fn scope() -> Scope {
     Scope {
-        outer: SLOT.replace(Slot::Unread),
+        outer: SLOT.replace(ScopeState::Unread),
     }
 }
 
 impl Drop for Scope {
     fn drop(&mut self) {
         let restored = match (SLOT.get(), self.outer) {
-            (_, Slot::Out) => Slot::Out,
-            (Slot::Read(t), _) => Slot::Read(t),
+            (_, ScopeState::Out) => ScopeState::Out,
+            (ScopeState::Read(t), _) => ScopeState::Read(t),
             (_, outer) => outer,
         };
         SLOT.set(restored);
@@ -64,19 +64,19 @@ impl Drop for Scope {
 }
 
 /// Reads the clock (and the scope remembers it).
-pub fn now() -> Instant {
+pub(crate) fn now() -> Instant {
     let t = Instant::now();
-    if !matches!(SLOT.get(), Slot::Out) {
-        SLOT.set(Slot::Read(t));
+    if !matches!(SLOT.get(), ScopeState::Out) {
+        SLOT.set(ScopeState::Read(t));
     }
     t
 }
 
 /// The last instant read in this scope, or [`now`] if none.
-pub fn recent() -> Instant {
+pub(crate) fn recent() -> Instant {
     match SLOT.get() {
-        Slot::Read(t) => t,
-        Slot::Unread | Slot::Out => now(),
+        ScopeState::Read(t) => t,
+        ScopeState::Unread | ScopeState::Out => now(),
     }
 }
 
@@ -86,7 +86,7 @@ const ANCHOR_LIFE: Duration = Duration::from_secs(1);
 /// The wall-clock time at `at` (an instant read lately): the anchor's
 /// time plus (or minus) the monotonic time between them, added to a
 /// `DateTime` already made (no conversion from `SystemTime` per call).
-pub fn utc(at: Instant) -> DateTime<Utc> {
+pub(crate) fn utc(at: Instant) -> DateTime<Utc> {
     ANCHOR.with(|anchor| {
         let (base, wall) = match anchor.get() {
             Some((base, wall))

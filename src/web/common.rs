@@ -93,14 +93,14 @@ struct Shared {
 
 /// The common layer (see the module documentation).
 #[derive(Debug, Clone)]
-pub struct CommonLayer {
+pub(crate) struct CommonLayer {
     shared: Arc<Shared>,
 }
 
 impl CommonLayer {
     /// The layer for `state` (its rate limiter and proxies, and whether it
     /// serves TLS) with these limits.
-    pub fn new(state: AppState, limits: &Limits) -> Self {
+    pub(crate) fn new(state: AppState, limits: &Limits) -> Self {
         CommonLayer {
             shared: Arc::new(Shared {
                 state,
@@ -118,7 +118,7 @@ impl CommonLayer {
     /// and puts the layer's headers on its answers itself
     /// ([`super::respond::layer_headers`]): only on the answers this layer
     /// gives (refusals, timeouts) does the layer put them.
-    pub fn for_finishing_route<S>(&self, route: &'static Route, inner: S) -> Common<S> {
+    pub(crate) fn for_finishing_route<S>(&self, route: &'static Route, inner: S) -> Common<S> {
         Common {
             inner,
             shared: self.shared.clone(),

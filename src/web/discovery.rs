@@ -14,7 +14,9 @@ use super::body::error_json;
 use super::policy::{PolicyOf, mark};
 use super::render::DocsPage;
 use super::routes;
+use super::served::{Served, describe};
 use crate::model::{self, ErrorCode};
+use axum::routing::get;
 
 /// The prose of llms.txt, with `{title}`, `{description}`, `{base}` and
 /// `{api}` (the list of API operations) to fill in.
@@ -23,7 +25,7 @@ const LLMS_TXT: &str = include_str!("../../assets/llms.txt");
 const SKILL_MD: &str = include_str!("../../assets/SKILL.md");
 
 /// The llms.txt text (llmstxt.org): H1, summary, notes, then link sections.
-pub fn llms(d: &DocsPage) -> String {
+pub(crate) fn llms(d: &DocsPage) -> String {
     let b = &d.base_url;
     let mut api = String::new();
     for op in d
@@ -56,7 +58,7 @@ pub fn llms(d: &DocsPage) -> String {
 }
 
 /// The agent skill, SKILL.md.
-pub fn skill(base: &str) -> String {
+pub(crate) fn skill(base: &str) -> String {
     fill(SKILL_MD, &[("base", base)])
 }
 
@@ -91,7 +93,7 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
 #[utoipa::path(get, path = "/.well-known/api-catalog", tag = "discovery",
     summary = "API catalog (RFC 9727 linkset)",
     responses((status = 200, description = "Linkset", content_type = "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"")))]
-pub async fn api_catalog(base: BaseUrl) -> Response {
+pub(crate) async fn api_catalog(base: BaseUrl) -> Response {
     let b = &base.url;
     let body = json!({
         "linkset": [{
@@ -107,7 +109,7 @@ pub async fn api_catalog(base: BaseUrl) -> Response {
 }
 
 /// The MCP server card (SEP-2127 schema v2).
-pub fn card(base: &str) -> serde_json::Value {
+pub(crate) fn card(base: &str) -> serde_json::Value {
     json!({
         "$schema": "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json",
         "name": server_name(base),
@@ -148,7 +150,7 @@ fn server_name(base: &str) -> String {
 #[utoipa::path(get, path = "/.well-known/mcp/server-card.json", tag = "discovery",
     summary = "MCP server card (points at the MCP endpoint /mcp)",
     responses((status = 200, description = "Server card", content_type = "application/mcp-server-card+json")))]
-pub async fn server_card(base: BaseUrl) -> Response {
+pub(crate) async fn server_card(base: BaseUrl) -> Response {
     let text = serde_json::to_string_pretty(&card(&base.url)).unwrap_or_default();
     document(text, &base)
 }
@@ -162,7 +164,7 @@ pub async fn server_card(base: BaseUrl) -> Response {
         (status = 200, description = "The MCP server card", content_type = "application/mcp-server-card+json"),
         (status = 405, description = "GET with `Accept: text/event-stream`: this stateless server opens no SSE stream (error `method_not_allowed`, `Allow: POST`)", body = model::Error),
     ))]
-pub async fn mcp_get(base: BaseUrl, headers: HeaderMap) -> Response {
+pub(crate) async fn mcp_get(base: BaseUrl, headers: HeaderMap) -> Response {
     let wants_sse = headers
         .get_all(header::ACCEPT)
         .iter()
@@ -189,7 +191,7 @@ pub async fn mcp_get(base: BaseUrl, headers: HeaderMap) -> Response {
 #[utoipa::path(get, path = "/.well-known/agent-skills/index.json", tag = "discovery",
     summary = "Agent skills discovery index",
     responses((status = 200, description = "Skills index", content_type = "application/json")))]
-pub async fn skills_index(base: BaseUrl) -> Response {
+pub(crate) async fn skills_index(base: BaseUrl) -> Response {
     // The digest of the very bytes SKILL.md serves to this request (same base).
     let digest = sha2::Sha256::digest(skill(&base.url).as_bytes());
     let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
@@ -213,9 +215,39 @@ pub async fn skills_index(base: BaseUrl) -> Response {
 #[utoipa::path(get, path = "/.well-known/agent-skills/iplookup/SKILL.md", tag = "discovery",
     summary = "The agent skill for this API",
     responses((status = 200, description = "SKILL.md with YAML front matter", content_type = "text/markdown")))]
-pub async fn skill_md(base: BaseUrl) -> Response {
+pub(crate) async fn skill_md(base: BaseUrl) -> Response {
     document(skill(&base.url), &base)
 }
+
+/// The routes this module answers (`/mcp`'s `GET` is [`mcp_get`], with
+/// rmcp's `POST`: [`super::openapi`] attaches both).
+pub(crate) const SERVED: &[Served] = &[
+    Served {
+        route: &routes::API_CATALOG,
+        handler: |_| get(api_catalog),
+        described: &[describe::<__path_api_catalog>],
+    },
+    Served {
+        route: &routes::SERVER_CARD,
+        handler: |_| get(server_card),
+        described: &[describe::<__path_server_card>],
+    },
+    Served {
+        route: &routes::SERVER_CARD_ALIAS,
+        handler: |_| get(server_card),
+        described: &[],
+    },
+    Served {
+        route: &routes::SKILLS_INDEX,
+        handler: |_| get(skills_index),
+        described: &[describe::<__path_skills_index>],
+    },
+    Served {
+        route: &routes::SKILL_MD,
+        handler: |_| get(skill_md),
+        described: &[describe::<__path_skill_md>],
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@
 /// Whether the `If-None-Match` value `if_none_match` (a comma-separated
 /// list, or several header lines joined with commas) names `etag` (the
 /// answer's `ETag`; `None`: it has none) or is `*`.
-pub fn matches(if_none_match: &str, etag: Option<&str>) -> bool {
+pub(crate) fn matches(if_none_match: &str, etag: Option<&str>) -> bool {
     let ours = etag.map(opaque).filter(|t| !t.is_empty());
     if_none_match.split(',').any(|tag| {
         let tag = tag.trim();

@@ -21,10 +21,12 @@ use super::render::{ErrorPage, one_line};
 use super::respond::{Wants, bad_request, error_on};
 use super::routes::{self, Route};
 use super::schema::{FieldParam, IpParam};
+use super::served::{Served, describe};
 use super::state::AppState;
 use crate::fields::Field;
 use crate::lookup::{self, Rdns};
 use crate::model::{self, ErrorCode, IpInfo};
+use axum::routing::get;
 
 /// `GET /api/v1/ip/{ip}/{field}`.
 #[utoipa::path(get, path = "/api/v1/ip/{ip}/{field}", tag = "lookup",
@@ -37,7 +39,7 @@ use crate::model::{self, ErrorCode, IpInfo};
         (status = 400, description = "`ip` is not a valid IPv4 or IPv6 address (error `invalid_ip`)", body = model::Error),
         (status = 404, description = "No such field (error `unknown_field`)", body = model::Error),
     ))]
-pub async fn api_ip_field(
+pub(crate) async fn api_ip_field(
     State(state): State<AppState>,
     OriginalUri(uri): OriginalUri,
     raw: Result<Path<(String, String)>, PathRejection>,
@@ -77,7 +79,7 @@ pub async fn api_ip_field(
         (status = 200, description = "The value and a newline", content_type = "text/plain; charset=utf-8", body = String),
         (status = 404, description = "No such field (error `unknown_field`)", body = model::Error),
     ))]
-pub async fn api_me_field(
+pub(crate) async fn api_me_field(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
@@ -107,7 +109,7 @@ fn rdns_for(field: Field) -> Rdns {
 }
 
 /// The body of a field's answer: its value, sanitised, and a newline.
-pub fn field_text(field: Field, info: &IpInfo) -> String {
+pub(crate) fn field_text(field: Field, info: &IpInfo) -> String {
     let text = field.value(info).unwrap_or_default();
     let mut body = one_line(&text).into_owned();
     body.push('\n');
@@ -152,3 +154,17 @@ fn not_utf8(path: &str, wants: &Wants, route: &Route) -> Response {
     let message = "the address is not valid UTF-8".into();
     error_on(bad_request(ErrorCode::InvalidIp, message), wants, route)
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[
+    Served {
+        route: &routes::API_ME_FIELD,
+        handler: |_| get(api_me_field),
+        described: &[describe::<__path_api_me_field>],
+    },
+    Served {
+        route: &routes::API_IP_FIELD,
+        handler: |_| get(api_ip_field),
+        described: &[describe::<__path_api_ip_field>],
+    },
+];

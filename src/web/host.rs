@@ -52,7 +52,7 @@ const MAX_COLONS: usize = 8;
 
 /// Whether a non-empty `Host` value is a `host[:port]` (see the module
 /// documentation; the empty value is the caller's decision).
-pub fn is_host_and_port(value: &[u8]) -> bool {
+pub(crate) fn is_host_and_port(value: &[u8]) -> bool {
     let rest = match value.first() {
         Some(b'[') => {
             let Some(close) = value.iter().position(|&b| b == b']') else {

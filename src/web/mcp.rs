@@ -60,7 +60,7 @@ pub use message::{IMPLEMENTED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, 
 use message::{jsonrpc_error, read_message};
 
 use super::admission::batch::Meter;
-use super::batch::Entry;
+use super::batch::BatchEntry;
 use super::body::{error_json, read_capped};
 use super::client::{caller, client_addr};
 use super::origin::WebOrigin;
@@ -92,7 +92,7 @@ pub struct LookupManyParams {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct LookupManyResults {
     /// The IpInfo of each address, or an Error (`invalid_ip`) in its place.
-    pub results: Vec<Entry>,
+    pub results: Vec<BatchEntry>,
 }
 
 /// Input of `lookup_asn`.

@@ -15,10 +15,13 @@ use chrono::{NaiveDate, Utc};
 use metrics::{Counter, Histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
+use super::routes;
+use super::served::{Served, describe};
 use super::state::AppState;
+use axum::routing::get;
 
 /// The process-wide recorder, installed on first use.
-pub fn handle() -> Option<&'static PrometheusHandle> {
+pub(crate) fn handle() -> Option<&'static PrometheusHandle> {
     static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
     HANDLE
         .get_or_init(|| {
@@ -54,7 +57,7 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
 /// by status, registered once so that recording a request builds no labels
 /// and looks nothing up in the recorder.
 #[derive(Debug)]
-pub struct RouteMetrics {
+pub(crate) struct RouteMetrics {
     route: String,
     duration: Histogram,
     by_status: RwLock<Vec<(u16, Counter)>>,
@@ -62,7 +65,7 @@ pub struct RouteMetrics {
 
 impl RouteMetrics {
     /// Counts one response of this route and records how long it took.
-    pub fn record(&self, status: StatusCode, elapsed: Duration) {
+    pub(crate) fn record(&self, status: StatusCode, elapsed: Duration) {
         let code = status.as_u16();
         self.duration.record(elapsed.as_secs_f64());
         // Counted under the read lock: no clone of the counter's handle.
@@ -91,7 +94,7 @@ impl RouteMetrics {
 /// The metrics of `route` (a route template such as `/api/v1/ip/{ip}`, or
 /// `unmatched`). Routes are few and fixed, so each is registered once for
 /// the life of the process.
-pub fn route_metrics(route: &str) -> &'static RouteMetrics {
+pub(crate) fn route_metrics(route: &str) -> &'static RouteMetrics {
     static ROUTES: OnceLock<RwLock<HashMap<String, &'static RouteMetrics>>> = OnceLock::new();
     let routes = ROUTES.get_or_init(Default::default);
     if let Some(m) = read(routes).get(route) {
@@ -121,7 +124,7 @@ fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
     summary = "Prometheus metrics: requests by route and status, latency, data release age, reloads, reverse DNS",
     description = "The Prometheus text exposition format (0.0.4). Requests are counted by route template (`/api/v1/ip/{ip}`, never the address) and status. Neither rate-limited nor queued behind the request slots.",
     responses((status = 200, description = "The metrics", content_type = "text/plain; version=0.0.4; charset=utf-8", body = String)))]
-pub async fn metrics(State(state): State<AppState>) -> Response {
+pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
     let db = state.lookup.db();
     for (table, info) in [
         ("country", &db.release().country),
@@ -153,6 +156,13 @@ fn release_age_seconds(date: &str) -> Option<f64> {
     let start = day.and_hms_opt(0, 0, 0)?.and_utc();
     Some((Utc::now() - start).num_seconds() as f64)
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[Served {
+    route: &routes::METRICS,
+    handler: |_| get(metrics),
+    described: &[describe::<__path_metrics>],
+}];
 
 #[cfg(test)]
 mod tests {

@@ -52,6 +52,7 @@ pub mod router;
 pub(crate) mod routes;
 pub(crate) mod schema;
 pub(crate) mod search;
+pub(crate) mod served;
 pub mod state;
 pub(crate) mod wants;
 

@@ -18,11 +18,13 @@ use super::respond::{Reply, Wants, bad_request, error, error_on, respond};
 use super::routes::{self, Caching, Route};
 use super::schema::{FormatName, HealthJson, IpFormParam, IpParam};
 use super::search;
+use super::served::{Served, describe};
 use super::state::AppState;
 use crate::geo::SourceInfo;
 use crate::geo::policy::Defect;
 use crate::lookup::{self, LookupError, Rdns};
 use crate::model::{self, ErrorCode};
+use axum::routing::get;
 
 /// `GET /`: the caller (bare address for command-line clients), or a redirect
 /// from the lookup form (`/?ip=...`) to the address page.
@@ -36,7 +38,7 @@ use crate::model::{self, ErrorCode};
         (status = 400, description = "An `ip` value that is no address or AS number (error `invalid_ip`, or `invalid_asn` for a number over 4294967295), or a bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn root(
+pub(crate) async fn root(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
@@ -86,7 +88,7 @@ pub async fn root(
         (status = 404, description = "Not an address and not a page", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn address_page(
+pub(crate) async fn address_page(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
@@ -119,7 +121,7 @@ pub async fn address_page(
         (status = 400, description = "Bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn api_me(
+pub(crate) async fn api_me(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
@@ -150,7 +152,7 @@ pub async fn api_me(
         (status = 400, description = "`ip` is not a valid IPv4 or IPv6 address (error `invalid_ip`), or bad `format`", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn api_ip(
+pub(crate) async fn api_ip(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
@@ -170,13 +172,13 @@ pub async fn api_ip(
 
 /// The answer of `GET /api/v1/ip/{ip}` for its percent-decoded segment
 /// `text` (through the router, or straight from [`super::hot`]).
-pub async fn api_ip_answer(state: &AppState, text: &str, wants: &Wants) -> Response {
+pub(crate) async fn api_ip_answer(state: &AppState, text: &str, wants: &Wants) -> Response {
     let default = routes::API_IP.answer_default(wants.kind());
     lookup_reply(state, text, LookupKind::ApiIp, wants, default).await
 }
 
 /// `GET /api/v1/ip/`: the address is missing.
-pub async fn api_ip_missing(wants: Wants) -> Response {
+pub(crate) async fn api_ip_missing(wants: Wants) -> Response {
     let message = "missing address: use /api/v1/ip/{ip}".into();
     error_on(
         bad_request(ErrorCode::InvalidIp, message),
@@ -189,7 +191,7 @@ pub async fn api_ip_missing(wants: Wants) -> Response {
 /// [`Lookup::answers_at_once`](crate::lookup::Lookup::answers_at_once)),
 /// `local_time` as of `started`: the same response with the common layer's
 /// headers too ([`super::respond::layer_headers`]).
-pub fn api_ip_answer_now(
+pub(crate) fn api_ip_answer_now(
     state: &AppState,
     text: &str,
     wants: &Wants,
@@ -263,7 +265,7 @@ fn lookup_response(
     }
 }
 
-pub fn invalid_ip(e: &LookupError) -> ErrorPage {
+pub(crate) fn invalid_ip(e: &LookupError) -> ErrorPage {
     bad_request(e.code(), e.to_string())
 }
 
@@ -288,7 +290,7 @@ fn looks_like_address(segment: &str) -> bool {
         (status = 400, description = "Bad `format` value", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
+pub(crate) async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
     let db = state.lookup.db();
     let source = |s: &SourceInfo| HealthSource {
         source: s.source.clone(),
@@ -334,7 +336,7 @@ pub async fn healthz(State(state): State<AppState>, wants: Wants) -> Response {
 
 /// Any unknown path: 404 in the wanted format, by default the error format
 /// of the route table's fallback (JSON under `/api/`, a page elsewhere).
-pub async fn not_found(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
+pub(crate) async fn not_found(OriginalUri(uri): OriginalUri, wants: Wants) -> Response {
     not_found_page(&wants, routes::fallback(uri.path()))
 }
 
@@ -348,7 +350,7 @@ fn not_found_page(wants: &Wants, route: &Route) -> Response {
 }
 
 /// A known path asked with a method it does not take: 405 (axum adds `Allow`).
-pub async fn method_not_allowed(
+pub(crate) async fn method_not_allowed(
     method: Method,
     OriginalUri(uri): OriginalUri,
     wants: Wants,
@@ -366,6 +368,45 @@ pub async fn method_not_allowed(
     };
     error_on(page, &wants, route)
 }
+
+/// The routes this module answers.
+pub(crate) const SERVED: &[Served] = &[
+    Served {
+        route: &routes::ROOT,
+        handler: |_| get(root),
+        described: &[describe::<__path_root>],
+    },
+    Served {
+        route: &routes::ADDRESS,
+        handler: |_| get(address_page),
+        described: &[describe::<__path_address_page>],
+    },
+    Served {
+        route: &routes::API_ME,
+        handler: |_| get(api_me),
+        described: &[describe::<__path_api_me>],
+    },
+    Served {
+        route: &routes::API_IP,
+        handler: |_| get(api_ip),
+        described: &[describe::<__path_api_ip>],
+    },
+    Served {
+        route: &routes::API_IP_MISSING,
+        handler: |_| get(api_ip_missing),
+        described: &[],
+    },
+    Served {
+        route: &routes::API_IP_FIELD_MISSING,
+        handler: |_| get(api_ip_missing),
+        described: &[],
+    },
+    Served {
+        route: &routes::HEALTHZ,
+        handler: |_| get(healthz),
+        described: &[describe::<__path_healthz>],
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -17,40 +17,40 @@ use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::http::{Method, Request, StatusCode};
 use axum::response::Response;
 
-use super::routes::{Answer, Caching, Route};
+use super::routes::{Caching, Produces, Route};
 
 /// The entity tag of an answer (the whole tag, `W/"..."`): the layer sends
 /// it as `ETag` on a 200 and answers 304 when `If-None-Match` matches it.
 #[derive(Debug, Clone)]
-pub struct Tag(pub String);
+pub(crate) struct Tag(pub String);
 
 /// This answer depends on the moment (a field's `local_time`): never kept,
 /// whatever its route's caching.
 #[derive(Debug, Clone, Copy)]
-pub struct Uncached;
+pub(crate) struct Uncached;
 
 /// This answer was built from the request's `Host` (no `--public-url`): it
 /// varies with `Host` and no shared cache may keep it.
 #[derive(Debug, Clone, Copy)]
-pub struct FromRequest;
+pub(crate) struct FromRequest;
 
 /// This answer follows another route's policy (a plain `GET /mcp` answers
 /// the MCP server card, with the card's media type and caching).
 #[derive(Debug, Clone, Copy)]
-pub struct PolicyOf(pub &'static Route);
+pub(crate) struct PolicyOf(pub &'static Route);
 
 /// `Cache-Control` of a document built from the request.
-pub const PRIVATE_DOCUMENT: &str = "private, max-age=3600";
+pub(crate) const PRIVATE_DOCUMENT: &str = "private, max-age=3600";
 const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 
 /// A 200 answer of `body`, in its route's media type.
-pub fn document(body: impl Into<Body>) -> Response {
+pub(crate) fn document(body: impl Into<Body>) -> Response {
     Response::new(body.into())
 }
 
 /// A 200 answer of `body` in `content_type`, for routes whose answers come
 /// in more than the route's one media type (assets, batch formats).
-pub fn typed(content_type: &'static str, body: impl Into<Body>) -> Response {
+pub(crate) fn typed(content_type: &'static str, body: impl Into<Body>) -> Response {
     let mut response = Response::new(body.into());
     response
         .headers_mut()
@@ -59,17 +59,17 @@ pub fn typed(content_type: &'static str, body: impl Into<Body>) -> Response {
 }
 
 /// `303 See Other` to `location` (a form's answer: the page it names).
-pub fn see_other(location: &str) -> Response {
+pub(crate) fn see_other(location: &str) -> Response {
     axum::response::IntoResponse::into_response(axum::response::Redirect::to(location))
 }
 
 /// `308 Permanent Redirect` to `location` (an alias of a route).
-pub fn moved_to(location: &str) -> Response {
+pub(crate) fn moved_to(location: &str) -> Response {
     axum::response::IntoResponse::into_response(axum::response::Redirect::permanent(location))
 }
 
 /// `response` with `mark` among its extensions.
-pub fn mark<T: Clone + Send + Sync + 'static>(mut response: Response, mark: T) -> Response {
+pub(crate) fn mark<T: Clone + Send + Sync + 'static>(mut response: Response, mark: T) -> Response {
     response.extensions_mut().insert(mark);
     response
 }
@@ -77,7 +77,7 @@ pub fn mark<T: Clone + Send + Sync + 'static>(mut response: Response, mark: T) -
 /// The `If-None-Match` of a `GET` or `HEAD` request (the only ones a 304
 /// answers), if it has one; several lines are one list (RFC 9110 section
 /// 5.3).
-pub fn if_none_match<B>(request: &Request<B>) -> Option<HeaderValue> {
+pub(crate) fn if_none_match<B>(request: &Request<B>) -> Option<HeaderValue> {
     let method = request.method();
     if method != Method::GET && method != Method::HEAD {
         return None;
@@ -104,7 +104,7 @@ pub fn if_none_match<B>(request: &Request<B>) -> Option<HeaderValue> {
 /// 200 becomes 304 (headers kept, body dropped) when `if_none_match`
 /// matches its `ETag`, or is `*` (RFC 9110 section 13.1.2: `*` matches any
 /// current representation).
-pub fn apply(
+pub(crate) fn apply(
     route: &'static Route,
     response: &mut Response,
     if_none_match: Option<&HeaderValue>,
@@ -138,7 +138,7 @@ fn fill_in(route: &'static Route, response: &mut Response) {
     let tag = extensions.remove::<Tag>();
     let status = response.status();
     let headers = response.headers_mut();
-    if let (true, Answer::Fixed(media_type)) = (status.is_success(), route.answer) {
+    if let (true, Produces::Fixed(media_type)) = (status.is_success(), route.answer) {
         if !headers.contains_key(header::CONTENT_TYPE) {
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
         }

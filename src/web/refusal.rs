@@ -35,19 +35,19 @@ const CLOSE: HeaderValue = HeaderValue::from_static("close");
 
 /// What the refusal of one request needs: what the request asks for and its route.
 #[derive(Debug)]
-pub struct Refuser {
+pub(crate) struct Refuser {
     wants: Wants,
     route: &'static Route,
 }
 
 impl Refuser {
     /// The refusal of `request` (of any body), answered by `route`.
-    pub fn of<B>(request: &axum::http::Request<B>, route: &'static Route) -> Self {
+    pub(crate) fn of<B>(request: &axum::http::Request<B>, route: &'static Route) -> Self {
         Self::of_head(request.uri(), request.headers(), route)
     }
 
     /// The refusal of a request whose head is `parts` (its body taken).
-    pub fn of_parts(parts: &Parts, route: &'static Route) -> Self {
+    pub(crate) fn of_parts(parts: &Parts, route: &'static Route) -> Self {
         Self::of_head(&parts.uri, &parts.headers, route)
     }
 
@@ -59,7 +59,7 @@ impl Refuser {
     }
 
     /// 414: the path and query are longer than `max` bytes.
-    pub fn uri_too_long(&self, max: usize) -> Response {
+    pub(crate) fn uri_too_long(&self, max: usize) -> Response {
         self.answer(
             StatusCode::URI_TOO_LONG,
             ErrorCode::UriTooLong,
@@ -68,7 +68,7 @@ impl Refuser {
     }
 
     /// 429 for `caller`, who may ask again in `wait`.
-    pub fn rate_limited(&self, caller: std::net::IpAddr, wait: Duration) -> Response {
+    pub(crate) fn rate_limited(&self, caller: std::net::IpAddr, wait: Duration) -> Response {
         let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
         let mut response = self.answer(
             StatusCode::TOO_MANY_REQUESTS,
@@ -85,7 +85,7 @@ impl Refuser {
     }
 
     /// 503: no request slot freed up within the queue timeout.
-    pub fn overloaded(&self) -> Response {
+    pub(crate) fn overloaded(&self) -> Response {
         let mut response = self.answer(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Overloaded,
@@ -99,13 +99,18 @@ impl Refuser {
 
     /// Admission's no ([`Refusal`]): 503 with `Retry-After`, or 413 for
     /// an answer that alone is over one client's share.
-    pub fn refused(&self, refusal: Refusal) -> Response {
+    pub(crate) fn refused(&self, refusal: Refusal) -> Response {
         self.refused_after(refusal, 0, 0)
     }
 
     /// Admission's no to an answer refused after `answered` of `asked`
     /// addresses (said when the answer alone is too large).
-    pub fn refused_after(&self, refusal: Refusal, answered: usize, asked: usize) -> Response {
+    pub(crate) fn refused_after(
+        &self,
+        refusal: Refusal,
+        answered: usize,
+        asked: usize,
+    ) -> Response {
         let text = refusal.text_after(answered, asked);
         let mut response = self.answer(refusal.status(), refusal.code(), text);
         if refusal.retry_soon() {
@@ -117,13 +122,13 @@ impl Refuser {
     }
 
     /// 400: the request's `Host` is missing, doubled or not a host (`why`).
-    pub fn bad_host(&self, why: &str) -> Response {
+    pub(crate) fn bad_host(&self, why: &str) -> Response {
         self.answer(StatusCode::BAD_REQUEST, ErrorCode::BadHost, why.into())
     }
 
     /// 408: the body did not arrive in time; the connection is closed after
     /// it (the rest of the body is not read).
-    pub fn body_timeout(&self) -> Response {
+    pub(crate) fn body_timeout(&self) -> Response {
         let mut response = self.answer(
             StatusCode::REQUEST_TIMEOUT,
             ErrorCode::BodyTimeout,
@@ -158,7 +163,11 @@ impl Refuser {
 /// The 429 answer when the caller of `request` (on `route`) is over its
 /// limit; `None` to let the request through (no limit, a route the limit
 /// spares, or a token left).
-pub fn rate_limit(state: &AppState, request: &Request, route: &'static Route) -> Option<Response> {
+pub(crate) fn rate_limit(
+    state: &AppState,
+    request: &Request,
+    route: &'static Route,
+) -> Option<Response> {
     let limiter = state.limiter.as_ref()?;
     if !route.limited {
         return None;
@@ -174,7 +183,7 @@ pub fn rate_limit(state: &AppState, request: &Request, route: &'static Route) ->
 /// not `n` more tokens (a batch of addresses: the request's own token was
 /// taken by the common layer, see [`rate_limit`]); `None` when they were
 /// taken, or there is no limit.
-pub fn rate_limit_n(
+pub(crate) fn rate_limit_n(
     state: &AppState,
     parts: &Parts,
     route: &'static Route,

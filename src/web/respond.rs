@@ -14,7 +14,7 @@ use super::etag;
 use super::negotiate::{self, Format, NoFormat};
 use super::render::{ErrorPage, Lang, Page, View};
 use super::routes::{Caching, Route};
-pub use super::wants::Wants;
+pub(crate) use super::wants::Wants;
 use crate::model::{self, ErrorCode};
 
 const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent, Accept-Language");
@@ -23,7 +23,7 @@ const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent, Accept-L
 /// release, and when the answer names a PTR name, a hash of it too, so that
 /// a cached answer whose `reverse_dns` was null (or another name) is not
 /// revalidated once the name is known.
-pub fn answer_tag(release: &Arc<str>, info: &model::IpInfo) -> Arc<str> {
+pub(crate) fn answer_tag(release: &Arc<str>, info: &model::IpInfo) -> Arc<str> {
     use std::hash::{Hash, Hasher};
     match &info.network.reverse_dns {
         None => release.clone(),
@@ -38,7 +38,7 @@ pub fn answer_tag(release: &Arc<str>, info: &model::IpInfo) -> Arc<str> {
 
 /// Options of one response.
 #[derive(Debug, Clone)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub default: Format,
     pub caching: Caching,
     /// Tag of the data the page was built from; becomes a weak `ETag`.
@@ -46,7 +46,7 @@ pub struct Reply {
 }
 
 /// Renders `page` in the format the request wants, with every header.
-pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
+pub(crate) fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
     respond_in(page, wants, reply, None)
 }
 
@@ -55,7 +55,7 @@ pub fn respond(page: Page, wants: &Wants, reply: &Reply) -> Response {
 /// the service serves TLS). The headers of a successful answer with a tag
 /// depend only on the tag, the format and the caching, so each thread
 /// builds them once per tag and format and clones them after that.
-pub fn respond_finished(page: Page, wants: &Wants, reply: &Reply, tls: bool) -> Response {
+pub(crate) fn respond_finished(page: Page, wants: &Wants, reply: &Reply, tls: bool) -> Response {
     respond_in(page, wants, reply, Some(tls))
 }
 
@@ -130,7 +130,12 @@ fn respond_in(page: Page, wants: &Wants, reply: &Reply, layer: Option<bool>) -> 
 /// The whole set of headers of a 200 answer in JSON tagged `tag`
 /// ([`prebuilt`]), for a caller that has no [`Page`] (the hot route,
 /// [`super::hot`]): a JSON answer's headers name nothing of its page.
-pub fn prebuilt_json(lang: Lang, reply: &Reply, tag: &Arc<str>, tls: bool) -> Option<HeaderMap> {
+pub(crate) fn prebuilt_json(
+    lang: Lang,
+    reply: &Reply,
+    tag: &Arc<str>,
+    tls: bool,
+) -> Option<HeaderMap> {
     // Read by `head` only for an HTML page's CSP; built without allocating.
     let unread = Page::Error(ErrorPage {
         status: StatusCode::OK,
@@ -242,14 +247,14 @@ const LINK: HeaderValue =
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 const HSTS: HeaderValue = HeaderValue::from_static("max-age=31536000");
 /// `*`.
-pub const ANY: HeaderValue = HeaderValue::from_static("*");
+pub(crate) const ANY: HeaderValue = HeaderValue::from_static("*");
 const EXPOSED: HeaderValue = HeaderValue::from_static("etag,link,retry-after");
 
 /// The headers the common layer ([`super::common`]) puts on every response:
 /// `Link` to the API catalog, `X-Content-Type-Options` unless present, the
 /// CORS headers of a simple request (not on a preflight's answer), and HSTS
 /// when serving TLS, unless present.
-pub fn layer_headers(headers: &mut HeaderMap, preflight: bool, tls: bool) {
+pub(crate) fn layer_headers(headers: &mut HeaderMap, preflight: bool, tls: bool) {
     headers.append(header::LINK, LINK);
     if !headers.contains_key(header::X_CONTENT_TYPE_OPTIONS) {
         headers.insert(header::X_CONTENT_TYPE_OPTIONS, NOSNIFF);
@@ -361,7 +366,7 @@ fn with_headers(status: StatusCode, headers: HeaderMap, body: Body) -> Response 
 
 /// The format to answer in, or the 400/406 answer if the request's format
 /// cannot be served (boxed: it is the rare case).
-pub fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response>> {
+pub(crate) fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response>> {
     if wants.bad_query {
         return Err(Box::new(refusal(
             bad_request(
@@ -387,18 +392,18 @@ pub fn negotiated(wants: &Wants, default: Format) -> Result<Format, Box<Response
 }
 
 /// The 400/406 answer if the request's format cannot be served, before any work is done.
-pub fn negotiation_refusal(wants: &Wants, default: Format) -> Option<Response> {
+pub(crate) fn negotiation_refusal(wants: &Wants, default: Format) -> Option<Response> {
     negotiated(wants, default).err().map(|refused| *refused)
 }
 
 /// An error page answered in the format the request wants (or `default`).
-pub fn error(page: ErrorPage, wants: &Wants, default: Format) -> Response {
+pub(crate) fn error(page: ErrorPage, wants: &Wants, default: Format) -> Response {
     refusal(page, wants, default)
 }
 
 /// An error page of `route`: in the format the request wants, or the
 /// route's error format for this kind of client.
-pub fn error_on(page: ErrorPage, wants: &Wants, route: &Route) -> Response {
+pub(crate) fn error_on(page: ErrorPage, wants: &Wants, route: &Route) -> Response {
     refusal(page, wants, route.error_default(wants.kind()))
 }
 
@@ -422,7 +427,7 @@ fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
 }
 
 /// A 400 error page.
-pub fn bad_request(code: ErrorCode, message: String) -> ErrorPage {
+pub(crate) fn bad_request(code: ErrorCode, message: String) -> ErrorPage {
     ErrorPage {
         input: None,
         status: StatusCode::BAD_REQUEST,

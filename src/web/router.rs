@@ -1,14 +1,14 @@
 //! The whole service as one tower service: the hot route beside axum's
-//! router, every route of the table ([`super::routes`]) mapped to its handler,
+//! router, every route of the table ([`super::routes`]) with the handler its
+//! module attached to it ([`super::served`], listed in [`openapi::ALL_SERVED`]),
 //! all behind the common layer ([`super::common`]).
 
 use axum::Router;
-use axum::routing::{get, post};
 
 use super::common::CommonLayer;
 use super::routes;
 use super::state::{AppState, Limits};
-use super::{asn, assets, batch, discovery, field, hot, mcp, metrics, openapi, pages};
+use super::{hot, openapi, pages};
 
 /// The whole service: every route, each behind the common layer.
 pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
@@ -22,40 +22,45 @@ pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
 fn router(state: AppState, common: CommonLayer) -> Router {
     debug_assert_eq!(routes::shadowed(routes::ALL), None, "a route hides another");
     let mut router = Router::new();
-    for (route, handler) in [
-        (&routes::ROOT, get(pages::root)),
-        (&routes::HEALTHZ, get(pages::healthz)),
-        (&routes::API_ME, get(pages::api_me)),
-        (&routes::API_IP_BATCH, post(batch::api_ip_batch)),
-        (&routes::API_IP_MISSING, get(pages::api_ip_missing)),
-        (&routes::API_IP_FIELD_MISSING, get(pages::api_ip_missing)),
-        (&routes::API_IP, get(pages::api_ip)),
-        (&routes::API_ME_FIELD, get(field::api_me_field)),
-        (&routes::API_IP_FIELD, get(field::api_ip_field)),
-        (&routes::API_ASN_MISSING, get(asn::api_asn_missing)),
-        (&routes::API_ASN_CSV, get(asn::api_asn_csv)),
-        (&routes::API_ASN, get(asn::api_asn)),
-        (&routes::DOCS, get(openapi::docs_page)),
-        (&routes::DOCS_TRY, get(openapi::try_it::try_it)),
-        (&routes::OPENAPI, get(openapi::openapi_json)),
-        (&routes::OPENAPI_ALIAS, get(openapi::openapi_alias)),
-        (&routes::LLMS_TXT, get(openapi::llms_txt)),
-        (&routes::API_CATALOG, get(discovery::api_catalog)),
-        (&routes::SERVER_CARD, get(discovery::server_card)),
-        (&routes::SERVER_CARD_ALIAS, get(discovery::server_card)),
-        (&routes::SKILLS_INDEX, get(discovery::skills_index)),
-        (&routes::SKILL_MD, get(discovery::skill_md)),
-        (&routes::MCP, mcp::route(&state).get(discovery::mcp_get)),
-        (&routes::METRICS, get(metrics::metrics)),
-        (&routes::ASSETS, get(assets::asset)),
-        (&routes::ASN_PAGE, get(asn::asn_page)),
-        (&routes::ADDRESS, get(pages::address_page)),
-    ] {
-        router = router.route(route.template, handler);
+    for served in openapi::all_served() {
+        router = router.route(served.route.template, (served.handler)(&state));
     }
     router
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
         .layer(common)
         .with_state(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The router serves the table: every route once (the last one, any
+    /// other path, by its fallback), nothing else; the
+    /// OpenAPI document describes each documented route under its own
+    /// template, and no other.
+    #[test]
+    fn every_route_of_the_table_is_served_once_and_described_as_it_says() {
+        let served: Vec<_> = openapi::all_served().collect();
+        // The fallback answers every other path, whatever the method.
+        for route in routes::ALL.iter().filter(|r| **r != &routes::PAGE_UNKNOWN) {
+            let n = served.iter().filter(|s| s.route == *route).count();
+            assert_eq!(n, 1, "{} is served {n} times", route.template);
+        }
+        for s in &served {
+            let template = s.route.template;
+            assert!(
+                routes::ALL.contains(&s.route),
+                "{template} is served but not in routes::ALL"
+            );
+            assert_eq!(s.route.documented, !s.described.is_empty(), "{template}");
+            for describe in s.described {
+                let mut doc = utoipa::openapi::OpenApi::default();
+                describe(&mut doc);
+                let described: Vec<_> = doc.paths.paths.keys().collect();
+                assert_eq!(described, [template], "{template}'s operation");
+            }
+        }
+    }
 }

@@ -22,7 +22,7 @@ mod paths;
 
 /// A format for each kind of client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Defaults {
+pub(crate) struct Defaults {
     pub browser: Format,
     pub command_line: Format,
     pub other: Format,
@@ -30,7 +30,7 @@ pub struct Defaults {
 
 impl Defaults {
     /// The same format for every client.
-    pub const fn all(format: Format) -> Self {
+    pub(crate) const fn all(format: Format) -> Self {
         Defaults {
             browser: format,
             command_line: format,
@@ -39,7 +39,7 @@ impl Defaults {
     }
 
     /// The format for `kind`.
-    pub fn pick(&self, kind: ClientKind) -> Format {
+    pub(crate) fn pick(&self, kind: ClientKind) -> Format {
         match kind {
             ClientKind::Browser => self.browser,
             ClientKind::CommandLine => self.command_line,
@@ -50,18 +50,18 @@ impl Defaults {
 
 /// The pages' defaults: HTML for browsers, plain text for command-line
 /// clients and other programs.
-pub const PAGE: Defaults = Defaults {
+pub(crate) const PAGE: Defaults = Defaults {
     browser: Format::Html,
     command_line: Format::Text,
     other: Format::Text,
 };
 
 /// JSON for everyone.
-pub const JSON: Defaults = Defaults::all(Format::Json);
+pub(crate) const JSON: Defaults = Defaults::all(Format::Json);
 
 /// What a route answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Produces {
     /// A page in the four formats (`?format=`, `Accept`), these by default.
     Negotiated(Defaults),
     /// A document of one media type.
@@ -70,7 +70,7 @@ pub enum Answer {
 
 /// How long caches may keep a successful answer (errors are never kept).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Caching {
+pub(crate) enum Caching {
     /// Depends on who asks (`/`, `/api/v1/me`): never stored.
     PerCaller,
     /// Same answer for everyone until the data changes: kept briefly.
@@ -84,7 +84,7 @@ pub enum Caching {
 
 impl Caching {
     /// The `Cache-Control` value of a successful answer.
-    pub const fn header(self) -> &'static str {
+    pub(crate) const fn header(self) -> &'static str {
         match self {
             Caching::PerCaller => "no-store",
             Caching::Shared => "public, max-age=300",
@@ -96,10 +96,10 @@ impl Caching {
 
 /// One route and its policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Route {
+pub(crate) struct Route {
     /// The path template (`{name}` is one non-empty segment).
     pub template: &'static str,
-    pub answer: Answer,
+    pub answer: Produces,
     /// The default format of every error on this route, per client.
     pub errors: Defaults,
     pub caching: Caching,
@@ -113,7 +113,7 @@ pub struct Route {
 const fn page(template: &'static str, caching: Caching) -> Route {
     Route {
         template,
-        answer: Answer::Negotiated(PAGE),
+        answer: Produces::Negotiated(PAGE),
         errors: PAGE,
         caching,
         limited: true,
@@ -124,7 +124,7 @@ const fn page(template: &'static str, caching: Caching) -> Route {
 const fn api(template: &'static str, caching: Caching) -> Route {
     Route {
         template,
-        answer: Answer::Negotiated(JSON),
+        answer: Produces::Negotiated(JSON),
         errors: JSON,
         caching,
         limited: true,
@@ -135,7 +135,7 @@ const fn api(template: &'static str, caching: Caching) -> Route {
 const fn document(template: &'static str, media_type: &'static str, errors: Defaults) -> Route {
     Route {
         template,
-        answer: Answer::Fixed(media_type),
+        answer: Produces::Fixed(media_type),
         errors,
         caching: Caching::Document,
         limited: true,
@@ -144,115 +144,115 @@ const fn document(template: &'static str, media_type: &'static str, errors: Defa
 }
 
 /// `/`: the caller (bare address for command-line clients), or the lookup form's redirect.
-pub const ROOT: Route = page("/", Caching::PerCaller);
+pub(crate) const ROOT: Route = page("/", Caching::PerCaller);
 /// `/{ip}`: the page of an address (and every other one-segment path: 404).
-pub const ADDRESS: Route = page("/{ip}", Caching::Shared);
+pub(crate) const ADDRESS: Route = page("/{ip}", Caching::Shared);
 /// `/AS{asn}`: the page of an autonomous system (`/as{asn}` too, through
 /// [`ADDRESS`]'s handler, which owns every other one-segment path).
-pub const ASN_PAGE: Route = page("/AS{asn}", Caching::Shared);
+pub(crate) const ASN_PAGE: Route = page("/AS{asn}", Caching::Shared);
 /// `/docs`: the API documentation for people.
-pub const DOCS: Route = page("/docs", Caching::Document);
+pub(crate) const DOCS: Route = page("/docs", Caching::Document);
 /// `/docs/try`: a try-it form of `/docs` without JavaScript; redirects to the answer.
-pub const DOCS_TRY: Route = Route {
+pub(crate) const DOCS_TRY: Route = Route {
     documented: false,
     ..page("/docs/try", Caching::PerCaller)
 };
 /// `/api/v1/me`: the caller, through the API.
-pub const API_ME: Route = api("/api/v1/me", Caching::PerCaller);
+pub(crate) const API_ME: Route = api("/api/v1/me", Caching::PerCaller);
 /// `/api/v1/ip/{ip}`: one address (the hot route).
-pub const API_IP: Route = api("/api/v1/ip/{ip}", Caching::Shared);
+pub(crate) const API_IP: Route = api("/api/v1/ip/{ip}", Caching::Shared);
 /// `/api/v1/asn/{asn}`: one autonomous system.
-pub const API_ASN: Route = api("/api/v1/asn/{asn}", Caching::Shared);
+pub(crate) const API_ASN: Route = api("/api/v1/asn/{asn}", Caching::Shared);
 /// `/api/v1/asn/{asn}/prefixes.csv`: every prefix of an AS, as CSV.
-pub const API_ASN_CSV: Route = Route {
-    answer: Answer::Fixed(CSV_TEXT),
+pub(crate) const API_ASN_CSV: Route = Route {
+    answer: Produces::Fixed(CSV_TEXT),
     ..api("/api/v1/asn/{asn}/prefixes.csv", Caching::Shared)
 };
 /// The media type of [`API_ASN_CSV`].
-pub const CSV_TEXT: &str = "text/csv; charset=utf-8";
+pub(crate) const CSV_TEXT: &str = "text/csv; charset=utf-8";
 /// `/api/v1/asn/`: the AS number is missing (400).
-pub const API_ASN_MISSING: Route = Route {
+pub(crate) const API_ASN_MISSING: Route = Route {
     documented: false,
     ..api("/api/v1/asn/", Caching::PerCaller)
 };
 /// `/api/v1/ip/{ip}/{field}`: one field of an address's answer, as plain text.
-pub const API_IP_FIELD: Route = Route {
-    answer: Answer::Fixed(FIELD_TEXT),
+pub(crate) const API_IP_FIELD: Route = Route {
+    answer: Produces::Fixed(FIELD_TEXT),
     ..api("/api/v1/ip/{ip}/{field}", Caching::Shared)
 };
 /// `/api/v1/me/{field}`: one field of the caller's answer, as plain text.
-pub const API_ME_FIELD: Route = Route {
-    answer: Answer::Fixed(FIELD_TEXT),
+pub(crate) const API_ME_FIELD: Route = Route {
+    answer: Produces::Fixed(FIELD_TEXT),
     ..api("/api/v1/me/{field}", Caching::PerCaller)
 };
 /// `POST /api/v1/ip`: many addresses at once (JSON, NDJSON or CSV by
 /// `Accept`, see [`super::batch`]); errors in JSON.
-pub const API_IP_BATCH: Route = Route {
-    answer: Answer::Fixed("application/json"),
+pub(crate) const API_IP_BATCH: Route = Route {
+    answer: Produces::Fixed("application/json"),
     ..api("/api/v1/ip", Caching::PerCaller)
 };
 /// The media type of a single field.
-pub const FIELD_TEXT: &str = "text/plain; charset=utf-8";
+pub(crate) const FIELD_TEXT: &str = "text/plain; charset=utf-8";
 /// `/api/v1/ip/`: the address is missing (400).
-pub const API_IP_MISSING: Route = Route {
+pub(crate) const API_IP_MISSING: Route = Route {
     documented: false,
     ..api("/api/v1/ip/", Caching::PerCaller)
 };
 /// `/api/v1/ip//{field}`: the address is missing before a field (400, as
 /// [`API_IP_MISSING`]; a doubled slash from joining `base + "/" + ip` with
 /// an empty address, not a field named by the address).
-pub const API_IP_FIELD_MISSING: Route = Route {
+pub(crate) const API_IP_FIELD_MISSING: Route = Route {
     documented: false,
     ..api("/api/v1/ip//{field}", Caching::PerCaller)
 };
 /// `/healthz`: the loaded releases; neither rate-limited nor queued.
-pub const HEALTHZ: Route = Route {
+pub(crate) const HEALTHZ: Route = Route {
     limited: false,
     ..api("/healthz", Caching::PerCaller)
 };
 /// `/metrics`: Prometheus; neither rate-limited nor queued.
-pub const METRICS: Route = Route {
+pub(crate) const METRICS: Route = Route {
     template: "/metrics",
-    answer: Answer::Fixed("text/plain; version=0.0.4; charset=utf-8"),
+    answer: Produces::Fixed("text/plain; version=0.0.4; charset=utf-8"),
     errors: Defaults::all(Format::Text),
     caching: Caching::PerCaller,
     limited: false,
     documented: true,
 };
 /// `/api/v1/openapi.json`.
-pub const OPENAPI: Route = document("/api/v1/openapi.json", "application/json", JSON);
+pub(crate) const OPENAPI: Route = document("/api/v1/openapi.json", "application/json", JSON);
 /// `/openapi.json`, where tools look first: a permanent redirect to [`OPENAPI`].
-pub const OPENAPI_ALIAS: Route = Route {
+pub(crate) const OPENAPI_ALIAS: Route = Route {
     documented: false,
     ..document("/openapi.json", "application/json", JSON)
 };
 /// `/llms.txt`.
-pub const LLMS_TXT: Route = document("/llms.txt", "text/markdown; charset=utf-8", PAGE);
+pub(crate) const LLMS_TXT: Route = document("/llms.txt", "text/markdown; charset=utf-8", PAGE);
 /// `/.well-known/api-catalog` (RFC 9727).
-pub const API_CATALOG: Route = document(
+pub(crate) const API_CATALOG: Route = document(
     "/.well-known/api-catalog",
     "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"",
     JSON,
 );
 /// The MCP server card.
-pub const SERVER_CARD: Route = document(
+pub(crate) const SERVER_CARD: Route = document(
     "/.well-known/mcp/server-card.json",
     "application/mcp-server-card+json",
     JSON,
 );
 /// The MCP server card again, at the shorter name.
-pub const SERVER_CARD_ALIAS: Route = Route {
+pub(crate) const SERVER_CARD_ALIAS: Route = Route {
     documented: false,
     ..document("/.well-known/mcp", "application/mcp-server-card+json", JSON)
 };
 /// The agent skills index.
-pub const SKILLS_INDEX: Route = document(
+pub(crate) const SKILLS_INDEX: Route = document(
     "/.well-known/agent-skills/index.json",
     "application/json",
     JSON,
 );
 /// The agent skill.
-pub const SKILL_MD: Route = document(
+pub(crate) const SKILL_MD: Route = document(
     "/.well-known/agent-skills/iplookup/SKILL.md",
     "text/markdown; charset=utf-8",
     PAGE,
@@ -260,18 +260,18 @@ pub const SKILL_MD: Route = document(
 /// `/mcp`: JSON-RPC (`POST`, answered by rmcp; its own refusals carry
 /// `no-store`); a plain `GET` gets the server card, with [`SERVER_CARD`]'s
 /// media type and caching.
-pub const MCP: Route = Route {
+pub(crate) const MCP: Route = Route {
     template: "/mcp",
-    answer: Answer::Fixed("application/json"),
+    answer: Produces::Fixed("application/json"),
     errors: JSON,
     caching: Caching::PerCaller,
     limited: true,
     documented: true,
 };
 /// `/assets/{file}`: the pages' static files, by content-hashed name.
-pub const ASSETS: Route = Route {
+pub(crate) const ASSETS: Route = Route {
     template: "/assets/{file}",
-    answer: Answer::Fixed("image/svg+xml"),
+    answer: Produces::Fixed("image/svg+xml"),
     errors: JSON,
     caching: Caching::Immutable,
     limited: true,
@@ -279,12 +279,12 @@ pub const ASSETS: Route = Route {
 };
 
 /// Any other path under `/api/`: 404 in JSON.
-pub const API_UNKNOWN: Route = Route {
+pub(crate) const API_UNKNOWN: Route = Route {
     documented: false,
     ..api("/api/{*rest}", Caching::PerCaller)
 };
 /// Any other path: 404 as a page.
-pub const PAGE_UNKNOWN: Route = Route {
+pub(crate) const PAGE_UNKNOWN: Route = Route {
     documented: false,
     ..page("/{*rest}", Caching::PerCaller)
 };
@@ -293,7 +293,7 @@ pub const PAGE_UNKNOWN: Route = Route {
 /// ([`shadowed`], held by a test), so the router's choice never depends on
 /// their order; the order is the one `/docs` and the OpenAPI document list
 /// the described ones in.
-pub const ALL: &[&Route] = &[
+pub(crate) const ALL: &[&Route] = &[
     // The lookups.
     &API_ME,
     &API_IP,
@@ -332,21 +332,21 @@ pub const ALL: &[&Route] = &[
 impl Route {
     /// The default format of an answer for `kind` (a fixed document's
     /// errors aside, its only format).
-    pub fn answer_default(&self, kind: ClientKind) -> Format {
+    pub(crate) fn answer_default(&self, kind: ClientKind) -> Format {
         match self.answer {
-            Answer::Negotiated(defaults) => defaults.pick(kind),
-            Answer::Fixed(_) => self.errors.pick(kind),
+            Produces::Negotiated(defaults) => defaults.pick(kind),
+            Produces::Fixed(_) => self.errors.pick(kind),
         }
     }
 
     /// The default format of an error for `kind`.
-    pub fn error_default(&self, kind: ClientKind) -> Format {
+    pub(crate) fn error_default(&self, kind: ClientKind) -> Format {
         self.errors.pick(kind)
     }
 }
 
 /// The route of a template the router matched (`MatchedPath`), if it is one.
-pub fn by_template(template: &str) -> Option<&'static Route> {
+pub(crate) fn by_template(template: &str) -> Option<&'static Route> {
     ALL.iter().copied().find(|r| r.template == template)
 }
 
@@ -357,7 +357,7 @@ pub fn by_template(template: &str) -> Option<&'static Route> {
 /// the most literal text (as the router picks `/docs` over `/{ip}`; no two
 /// could take one address, [`shadowed`]), else the fallback. Held equal to
 /// the router's choice by a test.
-pub fn for_path(path: &str) -> &'static Route {
+pub(crate) fn for_path(path: &str) -> &'static Route {
     ALL.iter()
         .copied()
         .filter(|r| !r.template.contains("{*"))
@@ -369,12 +369,12 @@ pub fn for_path(path: &str) -> &'static Route {
 /// The first pair of routes of `table` that would name one path (the
 /// router would answer it by one and hide it from the other), if any:
 /// [`paths::shadowed`] on their templates.
-pub fn shadowed<'a>(table: &[&'a Route]) -> Option<(&'a str, &'a str)> {
+pub(crate) fn shadowed<'a>(table: &[&'a Route]) -> Option<(&'a str, &'a str)> {
     paths::shadowed(table.iter().map(|r| r.template))
 }
 
 /// The 404 route of a path no route names.
-pub fn fallback(path: &str) -> &'static Route {
+pub(crate) fn fallback(path: &str) -> &'static Route {
     if path == "/api" || path.starts_with("/api/") {
         &API_UNKNOWN
     } else {
@@ -517,7 +517,7 @@ pub(crate) mod tests {
             if api || route.template == "/mcp" {
                 assert_eq!(route.errors, JSON, "{}", route.template);
             }
-            if let Answer::Negotiated(defaults) = route.answer {
+            if let Produces::Negotiated(defaults) = route.answer {
                 assert_eq!(route.errors, defaults, "{}", route.template);
             }
         }

@@ -11,7 +11,7 @@ use utoipa::openapi::{RefOr, schema::Schema};
 /// The `format` query parameter.
 #[derive(Debug, Clone, Copy, utoipa::ToSchema)]
 #[schema(rename_all = "lowercase")]
-pub enum FormatName {
+pub(crate) enum FormatName {
     Json,
     Text,
     Md,
@@ -19,7 +19,7 @@ pub enum FormatName {
 }
 
 /// An IPv4 or IPv6 address parameter (`anyOf` the two string formats).
-pub struct IpParam;
+pub(crate) struct IpParam;
 
 impl utoipa::PartialSchema for IpParam {
     fn schema() -> RefOr<Schema> {
@@ -30,7 +30,7 @@ impl utoipa::PartialSchema for IpParam {
 impl utoipa::ToSchema for IpParam {}
 
 /// A field of `IpInfo` (a path parameter): one of its leaves' names.
-pub struct FieldParam;
+pub(crate) struct FieldParam;
 
 impl utoipa::PartialSchema for FieldParam {
     fn schema() -> RefOr<Schema> {
@@ -47,7 +47,7 @@ impl utoipa::ToSchema for FieldParam {}
 const U32_DIGITS: &str = "([0-9]{1,9}|[0-3][0-9]{9}|4[01][0-9]{8}|42[0-8][0-9]{7}|429[0-3][0-9]{6}|4294[0-8][0-9]{5}|42949[0-5][0-9]{4}|429496[0-6][0-9]{3}|4294967[01][0-9]{2}|42949672[0-8][0-9]|429496729[0-5])";
 
 /// An AS number parameter of the API: digits, optionally after `AS` (any case).
-pub struct AsnParam;
+pub(crate) struct AsnParam;
 
 impl utoipa::PartialSchema for AsnParam {
     fn schema() -> RefOr<Schema> {
@@ -61,7 +61,7 @@ impl utoipa::PartialSchema for AsnParam {
 impl utoipa::ToSchema for AsnParam {}
 
 /// The digits of an AS page's path (`/AS{asn}`).
-pub struct AsnPathParam;
+pub(crate) struct AsnPathParam;
 
 impl utoipa::PartialSchema for AsnPathParam {
     fn schema() -> RefOr<Schema> {
@@ -76,7 +76,7 @@ impl utoipa::ToSchema for AsnPathParam {}
 
 /// The lookup form's `ip` query value: what people paste (an address, an
 /// AS number, a URL, ...), or empty (no lookup).
-pub struct IpFormParam;
+pub(crate) struct IpFormParam;
 
 impl utoipa::PartialSchema for IpFormParam {
     fn schema() -> RefOr<Schema> {
@@ -117,7 +117,7 @@ fn ip_formats() -> RefOr<Schema> {
 
 /// The JSON form of `/healthz`.
 #[derive(utoipa::ToSchema)]
-pub struct HealthJson {
+pub(crate) struct HealthJson {
     /// `ok` once data is loaded (the only answer: without data the service
     /// does not start).
     #[schema(examples("ok"))]
@@ -134,7 +134,7 @@ pub struct HealthJson {
 
 /// The JSON form of `/docs`: the OpenAPI document flattened, as the page shows it.
 #[derive(utoipa::ToSchema)]
-pub struct DocsJson {
+pub(crate) struct DocsJson {
     /// The API's name.
     #[schema(examples("iplookup"))]
     title: String,

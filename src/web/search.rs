@@ -18,7 +18,7 @@ const MOST: usize = 300;
 
 /// Where an input leads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// The page of this address, `/{ip}`.
     Address(IpAddr),
     /// The page of this AS, `/AS{asn}`.
@@ -27,7 +27,7 @@ pub enum Target {
 
 impl Target {
     /// The path of the page.
-    pub fn path(self) -> String {
+    pub(crate) fn path(self) -> String {
         match self {
             Target::Address(ip) => format!("/{}", crate::address::text(ip)),
             Target::Asn(asn) => format!("/AS{asn}"),
@@ -37,7 +37,7 @@ impl Target {
 
 /// Why an input leads nowhere, in words, each with what to try instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Unusable {
+pub(crate) enum Unusable {
     #[error(
         "That is longer than any address or AS number (over 300 characters). Paste only the address, such as 8.8.8.8, or the AS number, such as AS15169."
     )]
@@ -59,7 +59,7 @@ pub enum Unusable {
 /// The usual mistake in text that is not an address, when one is seen
 /// (shown in parentheses after "is not an IPv4 or IPv6 address").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Why {
+pub(crate) enum Why {
     /// Nothing in particular.
     Unknown,
     /// `1.2.3.4:99999`.
@@ -93,7 +93,7 @@ impl std::fmt::Display for Why {
 
 impl Unusable {
     /// The error code of the answer (400 either way).
-    pub fn code(&self) -> ErrorCode {
+    pub(crate) fn code(&self) -> ErrorCode {
         match self {
             Unusable::AsnTooLarge(_) => ErrorCode::InvalidAsn,
             _ => ErrorCode::InvalidIp,
@@ -102,7 +102,7 @@ impl Unusable {
 }
 
 /// Where the text of the lookup form leads.
-pub fn read(raw: &str) -> Result<Target, Unusable> {
+pub(crate) fn read(raw: &str) -> Result<Target, Unusable> {
     if raw.chars().count() > MOST {
         return Err(Unusable::TooLong);
     }

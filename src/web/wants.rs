@@ -13,7 +13,7 @@ use super::render::{Lang, View};
 
 /// What the request says about the wanted format.
 #[derive(Debug, Clone, Default)]
-pub struct Wants {
+pub(crate) struct Wants {
     /// The `format` query parameter, if given.
     pub format: Option<String>,
     /// The `ip` query parameter (the lookup form), if given.
@@ -53,7 +53,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Wants {
 
 impl Wants {
     /// What the query string and the headers of a request say.
-    pub fn read(uri: &Uri, headers: &HeaderMap) -> Wants {
+    pub(crate) fn read(uri: &Uri, headers: &HeaderMap) -> Wants {
         let query = match uri.query() {
             None => Ok(PageQuery::default()),
             Some(_) => Query::<PageQuery>::try_from_uri(uri).map(|Query(q)| q),
@@ -116,12 +116,12 @@ impl Wants {
 
     /// The kind of client asking, which picks a route's default format
     /// ([`super::routes::Defaults`]).
-    pub fn kind(&self) -> ClientKind {
+    pub(crate) fn kind(&self) -> ClientKind {
         ClientKind::of(self.user_agent.as_deref())
     }
 
     /// What the renderers need to know of the request.
-    pub fn view(&self) -> View {
+    pub(crate) fn view(&self) -> View {
         View {
             lang: self.lang,
             lang_in_query: self.lang_in_query,
@@ -131,7 +131,7 @@ impl Wants {
 
     /// The host the caller used (`Host`, or the target's authority), when
     /// it is a plain host name or address with an optional port.
-    pub fn host(&self) -> Option<&str> {
+    pub(crate) fn host(&self) -> Option<&str> {
         self.host
             .as_ref()
             .and_then(|h| h.to_str().ok())

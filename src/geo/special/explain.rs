@@ -8,12 +8,12 @@ use super::SpecialBlock;
 impl SpecialBlock {
     /// What the block is for and why its addresses have no location (or,
     /// for a block the registry marks globally reachable, why they may).
-    pub fn explanation(&self) -> &'static str {
+    pub(crate) fn explanation(&self) -> &'static str {
         explanation(self.name)
     }
 
     /// The RFC Editor's page of the block's first RFC.
-    pub fn rfc_url(&self) -> String {
+    pub(crate) fn rfc_url(&self) -> String {
         self.rfcs
             .first()
             .map_or_else(String::new, |rfc| rfc_url(rfc))
@@ -23,7 +23,7 @@ impl SpecialBlock {
     /// shared, link-local, unique-local) or the machine itself (loopback):
     /// where a caller seen with such an address is most often a reverse
     /// proxy on the same machine or network.
-    pub fn is_local_network(&self) -> bool {
+    pub(crate) fn is_local_network(&self) -> bool {
         matches!(
             self.name,
             "Loopback"
@@ -38,7 +38,7 @@ impl SpecialBlock {
 }
 
 /// `https://www.rfc-editor.org/rfc/rfc1918` for `RFC 1918`.
-pub fn rfc_url(rfc: &str) -> String {
+pub(crate) fn rfc_url(rfc: &str) -> String {
     let number = rfc.strip_prefix("RFC ").unwrap_or(rfc);
     format!("https://www.rfc-editor.org/rfc/rfc{number}")
 }

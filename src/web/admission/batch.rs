@@ -97,12 +97,12 @@ pub struct BatchSlots {
 
 /// A batch slot, held until dropped, and the meter of its answer.
 #[derive(Debug)]
-pub struct Slot {
+pub struct BatchSlot {
     _permit: OwnedSemaphorePermit,
     meter: Meter,
 }
 
-impl Slot {
+impl BatchSlot {
     /// The meter the answer's bytes are charged to (given back when the
     /// slot and every copy of the meter are dropped).
     pub fn meter(&self) -> Meter {
@@ -116,7 +116,7 @@ impl Slot {
     }
 }
 
-impl Guard for Slot {}
+impl Guard for BatchSlot {}
 
 impl BatchSlots {
     /// `count` slots, at most a quarter of them (at least one) per client;
@@ -150,11 +150,11 @@ impl BatchSlots {
 
     /// A slot for a batch of `client`: refused at once when the client
     /// holds its share, else waited for up to the wait.
-    pub async fn take(&self, client: IpAddr) -> Result<Slot, Refusal> {
+    pub async fn take(&self, client: IpAddr) -> Result<BatchSlot, Refusal> {
         let meter = self.hold(client)?;
         let acquire = self.slots.clone().acquire_owned();
         match tokio::time::timeout(self.wait, acquire).await {
-            Ok(Ok(permit)) => Ok(Slot {
+            Ok(Ok(permit)) => Ok(BatchSlot {
                 _permit: permit,
                 meter,
             }),

@@ -11,10 +11,10 @@ pub enum Output {
 
 impl Output {
     /// Every format, the default first.
-    pub const ALL: [Output; 3] = [Output::Json, Output::Ndjson, Output::Csv];
+    pub(crate) const ALL: [Output; 3] = [Output::Json, Output::Ndjson, Output::Csv];
 
     /// The media type as the `Content-Type` of an answer.
-    pub fn content_type(self) -> &'static str {
+    pub(crate) fn content_type(self) -> &'static str {
         match self {
             Output::Json => "application/json",
             Output::Ndjson => "application/x-ndjson",
@@ -33,7 +33,7 @@ impl Output {
     }
 
     /// The `?format=` value naming this format.
-    pub fn query_name(self) -> &'static str {
+    pub(crate) fn query_name(self) -> &'static str {
         match self {
             Output::Json => "json",
             Output::Ndjson => "ndjson",
@@ -57,7 +57,7 @@ impl Output {
 
     /// The format `Accept` prefers (the highest `q`, the first of equals);
     /// JSON without `Accept`; `None` when it names none of the three.
-    pub fn negotiate(accept: Option<&str>) -> Option<Output> {
+    pub(crate) fn negotiate(accept: Option<&str>) -> Option<Output> {
         let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
             return Some(Output::Json);
         };

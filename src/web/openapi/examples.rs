@@ -19,19 +19,19 @@ use crate::fields::Field;
 use crate::lookup::Lookup;
 
 /// Where the base URL goes in an example's command.
-pub const BASE: &str = "{base}";
+pub(crate) const BASE: &str = "{base}";
 
 /// The addresses and AS of the examples.
-pub const V4: &str = "8.8.8.8";
-pub const V6: &str = "2001:4860:4860::8888";
-pub const AS: &str = "AS15169";
+pub(crate) const V4: &str = "8.8.8.8";
+pub(crate) const V6: &str = "2001:4860:4860::8888";
+pub(crate) const AS: &str = "AS15169";
 /// An address in a special-purpose block.
-pub const PRIVATE: &str = "10.1.2.3";
+pub(crate) const PRIVATE: &str = "10.1.2.3";
 /// The batch example's body.
-pub const BATCH: [&str; 3] = [V4, V6, "not-an-ip"];
+pub(crate) const BATCH: [&str; 3] = [V4, V6, "not-an-ip"];
 
 /// The examples of each operation, by operationId, from `lookup`'s data.
-pub fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
+pub(crate) fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
     let page = |ip: &str, kind: LookupKind, format: Format| {
         let answered = lookup.lookup_at(crate::lookup::parse(ip).ok()?, chrono::Utc::now());
         let body = Page::Lookup(Box::new(LookupPage::new(answered, kind)))
@@ -342,7 +342,7 @@ fn key(title: &str) -> String {
 
 /// Adds the examples to the operations of `doc`: the commands as
 /// `x-codeSamples`, the answers as `examples` of the 200 response's media type.
-pub fn add(doc: &mut Value, examples: &[(&'static str, Vec<Example>)]) {
+pub(crate) fn add(doc: &mut Value, examples: &[(&'static str, Vec<Example>)]) {
     let Some(paths) = doc["paths"].as_object_mut() else {
         return;
     };

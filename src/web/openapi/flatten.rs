@@ -30,7 +30,7 @@ const FIRST_SCHEMAS: [&str; 10] = [
 ];
 
 /// The docs page of `doc`, its paths in `order`, with `examples` by operationId.
-pub fn docs_page(
+pub(crate) fn docs_page(
     doc: &Value,
     order: &[String],
     description: &str,
@@ -172,7 +172,7 @@ fn deref<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
 
 /// A schema's type in a few words: `string or null`, `array of string`,
 /// `Location`, `string (ipv4) or string (ipv6)`, `one of: json, text`.
-pub fn kind(doc: &Value, schema: &Value) -> String {
+pub(crate) fn kind(doc: &Value, schema: &Value) -> String {
     if let Some(name) = schema["$ref"].as_str().and_then(|r| r.rsplit('/').next()) {
         let target = &doc["components"]["schemas"][name];
         if target["type"] == "object" || target.get("oneOf").is_some() {

@@ -18,7 +18,7 @@ use super::super::routes::{self, Route};
 use super::super::state::Limits;
 
 /// Adds the limit answers to every operation of `doc`.
-pub fn add(doc: &mut OpenApi) {
+pub(crate) fn add(doc: &mut OpenApi) {
     for (path, item) in doc.paths.paths.iter_mut() {
         let route = routes::by_template(path).unwrap_or_else(|| routes::fallback(path));
         let mut limits = vec![("414", uri_too_long(route)), ("503", unavailable(route))];
@@ -59,7 +59,7 @@ fn errors(route: &Route, description: &str, builder: B) -> B {
 }
 
 /// Which format the route's errors come in unless `format` or `Accept` asks.
-pub fn default_note(route: &Route) -> String {
+pub(crate) fn default_note(route: &Route) -> String {
     let name = |f: Format| match f {
         Format::Json => "JSON",
         Format::Text => "plain text",
@@ -94,7 +94,7 @@ fn retry_after() -> utoipa::openapi::header::Header {
 }
 
 /// The limit answers once, for the docs page's table: (status, description).
-pub fn shared() -> Vec<(&'static str, String)> {
+pub(crate) fn shared() -> Vec<(&'static str, String)> {
     let note = "In the route's error format (JSON for the API, the page's format for pages) \
                 unless `format` or `Accept` asks for another format";
     vec![

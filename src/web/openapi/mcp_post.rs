@@ -5,10 +5,25 @@
 
 use serde_json::json;
 
+use crate::web::discovery;
+use crate::web::mcp;
+use crate::web::routes;
+use crate::web::served::{Served, describe};
+
+/// `/mcp`: rmcp's `POST` (described here) and the server card on `GET`.
+pub(crate) const SERVED: &[Served] = &[Served {
+    route: &routes::MCP,
+    handler: |state| mcp::route(state).get(discovery::mcp_get),
+    described: &[
+        describe::<discovery::__path_mcp_get>,
+        describe::<__path_mcp_post>,
+    ],
+}];
+
 /// `POST /mcp` in the OpenAPI document: written out here rather than derived,
 /// because rmcp (not a handler of ours) reads the body. It states the
 /// transport rules [`super::super::mcp::post`] applies and every answer it can give.
-pub fn describe_mcp_post(doc: &mut serde_json::Value) {
+pub(crate) fn describe_mcp_post(doc: &mut serde_json::Value) {
     let schemas = &mut doc["components"]["schemas"];
     for (name, schema) in mcp_message_schemas() {
         schemas[name] = schema;
@@ -109,7 +124,7 @@ fn mcp_post_operation() -> serde_json::Value {
 #[utoipa::path(post, path = "/mcp", tag = "discovery", operation_id = "mcp_post",
     responses((status = 200, description = "JSON-RPC response", content_type = "application/json")))]
 #[allow(dead_code)]
-pub fn mcp_post() {}
+pub(crate) fn mcp_post() {}
 
 /// A reference to the component schema `name`.
 fn schema_ref(name: &str) -> serde_json::Value {

@@ -26,10 +26,12 @@ use super::respond::{Reply, Wants, respond};
 use super::schema::{
     AsnParam, AsnPathParam, DocsJson, FieldParam, FormatName, IpFormParam, IpParam,
 };
+use super::served::{Served, describe};
 use super::state::AppState;
 use super::{asn, assets, batch, discovery, field, metrics, pages, routes};
 use crate::lookup::Lookup;
 use crate::model;
+use axum::routing::get;
 
 const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names in English and Bangla, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key, no sign-up, no external lookup while answering: the data is a local copy of the DB-IP Lite databases.";
 
@@ -41,7 +43,57 @@ const TAG_TITLES: [(&str, &str); 4] = [
     ("operations", "Operations"),
 ];
 
-/// The OpenAPI document, derived from the handlers' annotations.
+/// Every route of the table with its handler and its operations, module by
+/// module: what the router serves and this document describes
+/// ([`super::served`]).
+pub(crate) const ALL_SERVED: &[&[Served]] = &[
+    pages::SERVED,
+    field::SERVED,
+    batch::SERVED,
+    asn::SERVED,
+    assets::SERVED,
+    discovery::SERVED,
+    mcp_post::SERVED,
+    metrics::SERVED,
+    SERVED,
+];
+
+/// The routes this module answers.
+const SERVED: &[Served] = &[
+    Served {
+        route: &routes::DOCS,
+        handler: |_| get(docs_page),
+        described: &[describe::<__path_docs_page>],
+    },
+    Served {
+        route: &routes::DOCS_TRY,
+        handler: |_| get(try_it::try_it),
+        described: &[],
+    },
+    Served {
+        route: &routes::OPENAPI,
+        handler: |_| get(openapi_json),
+        described: &[describe::<__path_openapi_json>],
+    },
+    Served {
+        route: &routes::OPENAPI_ALIAS,
+        handler: |_| get(openapi_alias),
+        described: &[],
+    },
+    Served {
+        route: &routes::LLMS_TXT,
+        handler: |_| get(llms_txt),
+        described: &[describe::<__path_llms_txt>],
+    },
+];
+
+/// Every route served, once each.
+pub(crate) fn all_served() -> impl Iterator<Item = &'static Served> {
+    ALL_SERVED.iter().flat_map(|served| served.iter())
+}
+
+/// The OpenAPI document's frame, derived from its attributes and the wire
+/// types; its paths are added from [`ALL_SERVED`].
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -49,30 +101,6 @@ const TAG_TITLES: [(&str, &str); 4] = [
         version = "1.0.0",
         description = "Look up any IPv4 or IPv6 address: location (country, country centroid, time zone, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key. Every page is also available as JSON, plain text, Markdown and HTML (`?format=json|text|md|html` or the `Accept` header).\n\nData: IP Geolocation by DB-IP (https://db-ip.com), IP to Country Lite and IP to ASN Lite, licensed CC BY 4.0; ASN data also from RouteViews and NRO (CC BY 4.0); country metadata from Unicode CLDR, Natural Earth and libphonenumber. Coordinates are country centroids, not street addresses.",
         license(name = "Data: CC BY 4.0 (IP Geolocation by DB-IP)", url = "https://creativecommons.org/licenses/by/4.0/"),
-    ),
-    paths(
-        pages::api_me,
-        pages::api_ip,
-        field::api_me_field,
-        field::api_ip_field,
-        batch::api_ip_batch,
-        asn::api_asn,
-        asn::api_asn_csv,
-        pages::root,
-        pages::address_page,
-        asn::asn_page,
-        docs_page,
-        assets::asset,
-        openapi_json,
-        llms_txt,
-        discovery::api_catalog,
-        discovery::server_card,
-        discovery::mcp_get,
-        mcp_post::mcp_post,
-        discovery::skills_index,
-        discovery::skill_md,
-        pages::healthz,
-        metrics::metrics,
     ),
     components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnPrefixCount, model::PrefixPage, model::AsnAddresses, model::AsnCountry, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
     tags(
@@ -82,7 +110,7 @@ const TAG_TITLES: [(&str, &str); 4] = [
         (name = "operations", description = "For the operator: health and Prometheus metrics. Neither is rate-limited nor waits for a request slot."),
     )
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 /// The document and the docs page, as built once.
 struct Built {
@@ -123,6 +151,9 @@ fn path_order() -> impl Iterator<Item = &'static str> {
 
 fn build(lookup: &Lookup) -> Built {
     let mut doc = ApiDoc::openapi();
+    for describe in all_served().flat_map(|s| s.described) {
+        describe(&mut doc);
+    }
     // A placeholder where the request's base goes ([`WithServer`]).
     doc.servers = Some(vec![Server::new("")]);
     limits::add(&mut doc);
@@ -252,18 +283,18 @@ fn name_the_assets(doc: &mut utoipa::openapi::OpenApi) {
     summary = "This OpenAPI 3.1 document",
     description = "Also at `/openapi.json`, which redirects here (308).",
     responses((status = 200, description = "OpenAPI 3.1 document", content_type = "application/json")))]
-pub async fn openapi_json(State(state): State<AppState>, base: BaseUrl) -> Response {
+pub(crate) async fn openapi_json(State(state): State<AppState>, base: BaseUrl) -> Response {
     let body = openapi_text(&state.lookup, &base.url);
     document(body, &base)
 }
 
 /// `GET /openapi.json`: 308 to `/api/v1/openapi.json`.
-pub async fn openapi_alias() -> Response {
+pub(crate) async fn openapi_alias() -> Response {
     super::policy::moved_to(routes::OPENAPI.template)
 }
 
 /// The docs page for `base`: the document, flattened, its examples naming `base`.
-pub fn docs(lookup: &Lookup, base: &str) -> DocsPage {
+pub(crate) fn docs(lookup: &Lookup, base: &str) -> DocsPage {
     let mut page = built(lookup).docs.clone();
     page.base_url = base.to_owned();
     for op in page.groups.iter_mut().flat_map(|g| g.operations.iter_mut()) {
@@ -285,7 +316,11 @@ pub fn docs(lookup: &Lookup, base: &str) -> DocsPage {
             (model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
-pub async fn docs_page(State(state): State<AppState>, base: BaseUrl, wants: Wants) -> Response {
+pub(crate) async fn docs_page(
+    State(state): State<AppState>,
+    base: BaseUrl,
+    wants: Wants,
+) -> Response {
     let page = Page::Docs(Box::new(docs(&state.lookup, &base.url)));
     let reply = Reply {
         default: routes::DOCS.answer_default(wants.kind()),
@@ -299,7 +334,7 @@ pub async fn docs_page(State(state): State<AppState>, base: BaseUrl, wants: Want
 #[utoipa::path(get, path = "/llms.txt", tag = "discovery",
     summary = "llms.txt: what this service is and where its documents are, for language models",
     responses((status = 200, description = "llms.txt (Markdown)", content_type = "text/markdown")))]
-pub async fn llms_txt(State(state): State<AppState>, base: BaseUrl) -> Response {
+pub(crate) async fn llms_txt(State(state): State<AppState>, base: BaseUrl) -> Response {
     let body = discovery::llms(&docs(&state.lookup, &base.url));
     document(body, &base)
 }

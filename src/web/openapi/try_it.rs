@@ -26,7 +26,7 @@ const FORMS: [(&str, &str, &str); 5] = [
 ];
 
 /// The try-it form of operation `id`, if it has one.
-pub fn form(id: &str) -> Option<TryIt> {
+pub(crate) fn form(id: &str) -> Option<TryIt> {
     let (_, path, query) = FORMS.iter().find(|(i, _, _)| *i == id)?;
     let inputs = ["ip", "field", "asn"]
         .into_iter()
@@ -83,7 +83,7 @@ const SEGMENT: &AsciiSet = &CONTROLS
 
 /// A form's values.
 #[derive(Debug, Deserialize)]
-pub struct TryQuery {
+pub(crate) struct TryQuery {
     op: String,
     ip: Option<String>,
     field: Option<String>,
@@ -92,7 +92,7 @@ pub struct TryQuery {
 
 /// Where the form of operation `op` goes with these values: its path with
 /// each `{name}` replaced by the value, trimmed and percent-encoded.
-pub fn target(q: &TryQuery) -> Option<String> {
+pub(crate) fn target(q: &TryQuery) -> Option<String> {
     let (_, path, query) = FORMS.iter().find(|(i, _, _)| *i == q.op)?;
     let mut out = (*path).to_owned();
     for (name, value) in [("ip", &q.ip), ("field", &q.field), ("asn", &q.asn)] {
@@ -109,7 +109,10 @@ pub fn target(q: &TryQuery) -> Option<String> {
 
 /// `GET /docs/try?op=ID&ip=..&field=..&asn=..`: 303 to the answer of the
 /// operation's form; 400 (`bad_query`) when the query names no form.
-pub async fn try_it(query: Result<Query<TryQuery>, QueryRejection>, wants: Wants) -> Response {
+pub(crate) async fn try_it(
+    query: Result<Query<TryQuery>, QueryRejection>,
+    wants: Wants,
+) -> Response {
     let route = &routes::DOCS_TRY;
     match query.ok().and_then(|Query(q)| target(&q)) {
         Some(to) => super::super::policy::see_other(&to),

@@ -4,7 +4,7 @@ use sha2::Digest;
 
 /// One asset: its bytes, the name it is served under and its `ETag`.
 #[derive(Debug)]
-pub struct Asset {
+pub(crate) struct Asset {
     /// `/assets/{stem}.{hash}.{ext}`.
     pub path: String,
     /// The served bytes.
@@ -18,7 +18,7 @@ pub struct Asset {
 impl Asset {
     /// The asset `stem.ext` with these bytes, named by their SHA-256 (16 hex
     /// digits); `svg` is `image/svg+xml`, `js` is `text/javascript`.
-    pub fn new(stem: &str, ext: &str, body: Vec<u8>) -> Self {
+    pub(crate) fn new(stem: &str, ext: &str, body: Vec<u8>) -> Self {
         let digest = sha2::Sha256::digest(&body);
         let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
         let content_type = match ext {

@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-pub use super::asset::Asset;
+pub(crate) use super::asset::Asset;
 
 /// The pages' script, progressive: the page works without it. It shows the
 /// copy buttons beside the `curl` commands (and writes the command with
@@ -47,13 +47,13 @@ if(filter&&list){
 "#;
 
 /// The pages' script as served.
-pub fn script() -> &'static Asset {
+pub(crate) fn script() -> &'static Asset {
     static SCRIPT_ASSET: OnceLock<Asset> = OnceLock::new();
     SCRIPT_ASSET.get_or_init(|| Asset::new("page", "js", SCRIPT.as_bytes().to_vec()))
 }
 
 /// The asset served as `/assets/{name}`, if there is one.
-pub fn find(name: &str) -> Option<&'static Asset> {
+pub(crate) fn find(name: &str) -> Option<&'static Asset> {
     let path = |a: &Asset| a.path.strip_prefix("/assets/") == Some(name);
     let map = super::map::world_map();
     if path(map) {
@@ -69,7 +69,7 @@ pub fn find(name: &str) -> Option<&'static Asset> {
 
 /// The names of every asset (`world.HASH.svg` first, then the script and
 /// the flags by code).
-pub fn names() -> Vec<&'static str> {
+pub(crate) fn names() -> Vec<&'static str> {
     let strip = |a: &'static Asset| a.path.strip_prefix("/assets/").unwrap_or(&a.path);
     let mut names = vec![strip(super::map::world_map()), strip(script())];
     names.extend(super::flags::each().map(strip));

@@ -35,7 +35,7 @@ pub fn flag(code: &str) -> Option<&'static Asset> {
 }
 
 /// Every flag, by code.
-pub fn each() -> impl Iterator<Item = &'static Asset> {
+pub(crate) fn each() -> impl Iterator<Item = &'static Asset> {
     let mut codes: Vec<&&str> = all().keys().collect();
     codes.sort();
     codes.into_iter().filter_map(|c| all().get(*c))

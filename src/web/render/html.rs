@@ -9,7 +9,7 @@ use super::i18n::{Lang, Msg};
 use super::page::Page;
 use super::view::View;
 
-pub fn page(page: &Page, view: &View) -> String {
+pub(crate) fn page(page: &Page, view: &View) -> String {
     let lang = view.lang;
     match page {
         Page::Lookup(p) => super::html_lookup::lookup(p, view),

@@ -67,7 +67,7 @@ pub(super) struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
-    pub fn new(title: &'a str, canonical: &'a str) -> Self {
+    pub(crate) fn new(title: &'a str, canonical: &'a str) -> Self {
         Frame {
             title,
             canonical,
@@ -197,7 +197,7 @@ fn strip_lang(path: &str) -> String {
 
 /// Escapes text for HTML content and attribute values; control and bidi
 /// characters (see [`is_unsafe`]) are dropped, tabs and line breaks become spaces.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -10,7 +10,7 @@
 
 /// A language the pages are written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub enum Lang {
+pub(crate) enum Lang {
     #[default]
     En,
     Bn,
@@ -18,10 +18,10 @@ pub enum Lang {
 
 impl Lang {
     /// Every language, the default first.
-    pub const ALL: [Lang; 2] = [Lang::En, Lang::Bn];
+    pub(crate) const ALL: [Lang; 2] = [Lang::En, Lang::Bn];
 
     /// The BCP 47 tag (`Content-Language`, `lang=` attributes, `?lang=`).
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             Lang::En => "en",
             Lang::Bn => "bn",
@@ -29,7 +29,7 @@ impl Lang {
     }
 
     /// The language's own name, for the link that switches to it.
-    pub fn own_name(self) -> &'static str {
+    pub(crate) fn own_name(self) -> &'static str {
         match self {
             Lang::En => "English",
             Lang::Bn => "বাংলা",
@@ -37,7 +37,7 @@ impl Lang {
     }
 
     /// The language a tag names: its primary subtag (`bn-BD` is `bn`), any case.
-    pub fn from_tag(tag: &str) -> Option<Lang> {
+    pub(crate) fn from_tag(tag: &str) -> Option<Lang> {
         let primary = tag.trim().split(['-', '_']).next()?;
         Lang::ALL
             .into_iter()
@@ -47,7 +47,7 @@ impl Lang {
     /// The language of a request: `?lang=` when it names one, else the
     /// `Accept-Language` entry with the highest q-value that names one
     /// (the first of equals; `q=0` refuses), else English.
-    pub fn negotiate(query: Option<&str>, accept_language: Option<&str>) -> Lang {
+    pub(crate) fn negotiate(query: Option<&str>, accept_language: Option<&str>) -> Lang {
         if let Some(lang) = query.and_then(Lang::from_tag) {
             return lang;
         }
@@ -75,7 +75,7 @@ impl Lang {
     }
 
     /// `text` with its ASCII digits written in this language's digits.
-    pub fn digits(self, text: &str) -> String {
+    pub(crate) fn digits(self, text: &str) -> String {
         match self {
             Lang::En => text.to_owned(),
             Lang::Bn => text
@@ -90,12 +90,12 @@ impl Lang {
 
     /// A count with this language's grouping and digits: `2,482,176` in
     /// English, `২৪,৮২,১৭৬` in Bangla.
-    pub fn count(self, n: u128) -> String {
+    pub(crate) fn count(self, n: u128) -> String {
         self.grouped(&n.to_string())
     }
 
     /// A string of ASCII digits grouped as this language groups them.
-    pub fn grouped(self, digits: &str) -> String {
+    pub(crate) fn grouped(self, digits: &str) -> String {
         let len = digits.len();
         let mut out = String::with_capacity(len + len / 2);
         for (i, c) in digits.chars().enumerate() {
@@ -115,18 +115,18 @@ impl Lang {
     }
 
     /// A number with `places` decimals in this language's digits.
-    pub fn decimal(self, value: f64, places: usize) -> String {
+    pub(crate) fn decimal(self, value: f64, places: usize) -> String {
         self.digits(&format!("{value:.places$}"))
     }
 
     /// A share of 0 to 1 as a percentage with one decimal (`45.7%`).
-    pub fn percent(self, share: f64) -> String {
+    pub(crate) fn percent(self, share: f64) -> String {
         self.digits(&format!("{:.1}%", share * 100.0))
     }
 
     /// A `YYYY-MM-DD` (or `YYYY-MM`) date as the language writes it in
     /// full: `June 1, 2026`, `১ জুন, ২০২৬`. Anything else is shown as it is.
-    pub fn date(self, iso: &str) -> String {
+    pub(crate) fn date(self, iso: &str) -> String {
         let mut parts = iso.splitn(3, '-');
         let (Some(y), Some(m)) = (parts.next(), parts.next()) else {
             return iso.to_owned();
@@ -153,7 +153,7 @@ impl Lang {
 
     /// A clock time (`h:mm a`, CLDR's short time of both languages):
     /// `3:49 PM`, `৩:৪৯ PM`.
-    pub fn clock(self, hour: u32, minute: u32) -> String {
+    pub(crate) fn clock(self, hour: u32, minute: u32) -> String {
         let h12 = match hour % 12 {
             0 => 12,
             h => h,
@@ -220,11 +220,11 @@ macro_rules! catalogue {
     ($($name:ident => $en:expr, $bn:expr;)*) => {
         /// A word or sentence of the pages. `{}` in a message is filled by [`Msg::fill`].
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Msg { $($name),* }
+        pub(crate) enum Msg { $($name),* }
 
         impl Msg {
             /// The message in `lang`.
-            pub fn text(self, lang: Lang) -> &'static str {
+            pub(crate) fn text(self, lang: Lang) -> &'static str {
                 match self {
                     $(Msg::$name => match lang { Lang::En => $en, Lang::Bn => $bn }),*
                 }
@@ -235,7 +235,7 @@ macro_rules! catalogue {
 
 impl Msg {
     /// The message in `lang` with each `{}` replaced by the next of `args`.
-    pub fn fill(self, lang: Lang, args: &[&str]) -> String {
+    pub(crate) fn fill(self, lang: Lang, args: &[&str]) -> String {
         let mut out = String::new();
         let mut args = args.iter();
         let mut parts = self.text(lang).split("{}").peekable();
@@ -347,7 +347,11 @@ catalogue! {
 }
 
 /// The headline of an error page: what happened, in words.
-pub fn error_headline(lang: Lang, code: crate::model::ErrorCode, status: u16) -> &'static str {
+pub(crate) fn error_headline(
+    lang: Lang,
+    code: crate::model::ErrorCode,
+    status: u16,
+) -> &'static str {
     use crate::model::ErrorCode as E;
     let msg = match code {
         E::InvalidIp => Msg::ErrInvalidIp,

@@ -6,7 +6,7 @@
 use crate::model::{Accuracy, IpInfo};
 
 /// Appends the pretty JSON of `info` to `out`.
-pub fn ip_info(out: &mut Vec<u8>, info: &IpInfo) {
+pub(crate) fn ip_info(out: &mut Vec<u8>, info: &IpInfo) {
     let (l, n) = (&info.location, &info.network);
     put(out, "{\n  \"ip\": ");
     string(out, Some(&info.ip));

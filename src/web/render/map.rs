@@ -14,10 +14,10 @@ const WORLD_SVG: &str = include_str!("../../../assets/world.svg");
 
 /// The map's own style: the colours of the page's `--land` (fill) and
 /// `--card` (borders), light and dark.
-pub const MAP_STYLE: &str = "path{fill:#cfd6de;stroke:#fff;stroke-width:.3}@media (prefers-color-scheme:dark){path{fill:#39424d;stroke:#171b21}}";
+pub(crate) const MAP_STYLE: &str = "path{fill:#cfd6de;stroke:#fff;stroke-width:.3}@media (prefers-color-scheme:dark){path{fill:#39424d;stroke:#171b21}}";
 
 /// The world map as served: the file with [`MAP_STYLE`] added.
-pub fn world_map() -> &'static Asset {
+pub(crate) fn world_map() -> &'static Asset {
     static MAP: OnceLock<Asset> = OnceLock::new();
     MAP.get_or_init(|| Asset::new("world", "svg", styled_map().into_bytes()))
 }
@@ -30,7 +30,7 @@ fn styled_map() -> String {
 }
 
 /// The opening tag of the map (`<svg xmlns=... id="world" viewBox=...>`).
-pub fn map_open_tag() -> &'static str {
+pub(crate) fn map_open_tag() -> &'static str {
     let svg = WORLD_SVG.trim_start();
     svg.find('>').map_or("<svg>", |i| &svg[..=i])
 }
@@ -52,7 +52,7 @@ fn outlines() -> &'static HashMap<&'static str, &'static str> {
 }
 
 /// The outline of the country `code` on the map, if it has one.
-pub fn outline(code: &str) -> Option<&'static str> {
+pub(crate) fn outline(code: &str) -> Option<&'static str> {
     outlines().get(code).copied()
 }
 

@@ -13,7 +13,7 @@ use super::values;
 use super::view::View;
 use crate::fields::sanitize::one_line;
 
-pub fn page(page: &Page, view: &View) -> String {
+pub(crate) fn page(page: &Page, view: &View) -> String {
     let lang = view.lang;
     match page {
         Page::Lookup(p) if lang != Lang::En => {
@@ -178,7 +178,7 @@ fn table(out: &mut String, rows: &[(&str, String)]) {
 }
 
 /// The licence's attribution line.
-pub fn attribution(out: &mut String) {
+pub(crate) fn attribution(out: &mut String) {
     let _ = writeln!(out, "[{ATTRIBUTION_TEXT}]({ATTRIBUTION_URL})");
 }
 
@@ -190,7 +190,7 @@ pub fn attribution(out: &mut String) {
 /// `.` after `www`, the `:` before `//`, and `@`, which becomes a code span
 /// because cmark-gfm joins escaped text before it looks for e-mail
 /// addresses.
-pub fn escape(value: &str) -> String {
+pub(crate) fn escape(value: &str) -> String {
     let value = one_line(value);
     let bytes = value.as_bytes();
     let mut out = String::with_capacity(value.len() + 8);

@@ -20,23 +20,23 @@ mod text;
 pub(crate) mod values;
 mod view;
 
-pub use self::docs::{
+pub(crate) use self::docs::{
     DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter, ResponseDoc, SchemaDoc,
     TryInput, TryIt,
 };
-pub use self::i18n::Lang;
-pub use self::page::{
+pub(crate) use self::i18n::Lang;
+pub(crate) use self::page::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, ErrorPage, Health, HealthData, HealthRefusal,
     HealthSource, LookupKind, LookupPage, Page, Releases, asn_links, page_link,
 };
-pub use self::view::View;
+pub(crate) use self::view::View;
 use super::negotiate::Format;
-pub use crate::fields::sanitize::one_line;
+pub(crate) use crate::fields::sanitize::one_line;
 
 impl Page {
     /// The body of the page in `format` (UTF-8), in `view`'s language (the
     /// docs page is English only).
-    pub fn render(&self, format: Format, view: &View) -> Vec<u8> {
+    pub(crate) fn render(&self, format: Format, view: &View) -> Vec<u8> {
         use crate::fields::sanitize::page as sanitized;
         match (format, self) {
             (Format::Json, _) => self.json(),
@@ -77,7 +77,7 @@ impl Page {
 
 /// Appends the JSON body of a lookup's answer (`info`, then a newline) to
 /// `out`: what [`Page::render`] gives for a [`Page::Lookup`] in JSON.
-pub fn lookup_json(out: &mut Vec<u8>, info: &crate::model::IpInfo) {
+pub(crate) fn lookup_json(out: &mut Vec<u8>, info: &crate::model::IpInfo) {
     json::ip_info(out, info);
     out.push(b'\n');
 }
@@ -85,7 +85,7 @@ pub fn lookup_json(out: &mut Vec<u8>, info: &crate::model::IpInfo) {
 /// The `Content-Security-Policy` of `page` in HTML: [`csp`], and for a root
 /// page that asks the per-family origins for the visitor's addresses, its
 /// one script by hash and `connect-src` with exactly those origins.
-pub fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
+pub(crate) fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
     use base64::Engine;
     use sha2::Digest;
     if let Page::Docs(_) = page {
@@ -127,7 +127,7 @@ pub fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
 /// [`csp_base`], and scripts only from this origin (the pages' one script
 /// asset, [`assets::script`]). The docs page's style
 /// ([`docs::html::DOCS_STYLE`]) is allowed by its hash too.
-pub fn csp() -> &'static str {
+pub(crate) fn csp() -> &'static str {
     static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     CSP.get_or_init(|| format!("{}; script-src 'self'", csp_base()))
 }

@@ -16,13 +16,13 @@ use crate::model::{self, AsnInfo, IpInfo};
 use crate::web::origin::FamilyOrigins;
 
 /// The DB-IP attribution its licence asks for, as a link.
-pub const ATTRIBUTION_TEXT: &str = "IP Geolocation by DB-IP";
+pub(crate) const ATTRIBUTION_TEXT: &str = "IP Geolocation by DB-IP";
 /// Where the attribution links to.
-pub const ATTRIBUTION_URL: &str = "https://db-ip.com";
+pub(crate) const ATTRIBUTION_URL: &str = "https://db-ip.com";
 
 /// A page of the service, before rendering.
 #[derive(Debug, Clone)]
-pub enum Page {
+pub(crate) enum Page {
     Lookup(Box<LookupPage>),
     /// One autonomous system ([`super::asn`]).
     Asn(Box<AsnPage>),
@@ -33,7 +33,7 @@ pub enum Page {
 
 /// The answer for one address.
 #[derive(Debug, Clone)]
-pub struct LookupPage {
+pub(crate) struct LookupPage {
     pub info: IpInfo,
     pub kind: LookupKind,
     /// The registry entry of a special-purpose address (in JSON as
@@ -49,14 +49,14 @@ pub struct LookupPage {
 
 /// The release dates of the data an answer came from (`YYYY-MM-DD`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Releases {
+pub(crate) struct Releases {
     pub country: String,
     pub asn: String,
 }
 
 impl Releases {
     /// The releases of `db`.
-    pub fn of(db: &crate::geo::GeoDb) -> Releases {
+    pub(crate) fn of(db: &crate::geo::GeoDb) -> Releases {
         let release = db.release();
         Releases {
             country: release.country.date.clone(),
@@ -67,7 +67,7 @@ impl Releases {
 
 impl LookupPage {
     /// The page of an answer, asked by `kind`.
-    pub fn new(answered: Answered, kind: LookupKind) -> Self {
+    pub(crate) fn new(answered: Answered, kind: LookupKind) -> Self {
         LookupPage {
             info: answered.info,
             kind,
@@ -78,14 +78,14 @@ impl LookupPage {
     }
 
     /// The same page, naming the data releases in its footer.
-    pub fn with_releases(mut self, releases: Releases) -> Self {
+    pub(crate) fn with_releases(mut self, releases: Releases) -> Self {
         self.releases = Some(releases);
         self
     }
 
     /// The same page, showing the visitor's address per family from these
     /// origins (nothing when none is configured).
-    pub fn with_families(mut self, families: &Arc<FamilyOrigins>) -> Self {
+    pub(crate) fn with_families(mut self, families: &Arc<FamilyOrigins>) -> Self {
         self.families = (!families.is_empty()).then(|| families.clone());
         self
     }
@@ -94,7 +94,7 @@ impl LookupPage {
 /// An entry of the IANA special-purpose address registries: its name, the
 /// RFCs of its "RFC" column, and what it is for in words.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpecialUse {
+pub(crate) struct SpecialUse {
     pub name: &'static str,
     pub rfcs: &'static [&'static str],
     /// What the block is for and why it has no location, one or two plain
@@ -121,12 +121,12 @@ impl From<SpecialBlock> for SpecialUse {
 
 /// What the root page adds when the caller's own address is a local
 /// network's: the service most likely sees a reverse proxy, not the visitor.
-pub const PROXY_HINT: &str = "If a reverse proxy runs in front of this service, this is the proxy's address, not the visitor's: start the service with --trusted-proxy naming the proxy, and it reads the visitor's address from the proxy's header.";
+pub(crate) const PROXY_HINT: &str = "If a reverse proxy runs in front of this service, this is the proxy's address, not the visitor's: start the service with --trusted-proxy naming the proxy, and it reads the visitor's address from the proxy's header.";
 
 impl LookupPage {
     /// Whether the page is the caller's own (`/`, `/api/v1/me`) and the
     /// caller's address is a local network's: then it says [`PROXY_HINT`].
-    pub fn proxy_hint(&self) -> bool {
+    pub(crate) fn proxy_hint(&self) -> bool {
         matches!(self.kind, LookupKind::Root | LookupKind::ApiMe)
             && self.special.as_ref().is_some_and(|s| s.local_network)
     }
@@ -134,12 +134,12 @@ impl LookupPage {
     /// The words about the address's block: its explanation, then for a
     /// caller on a local network [`PROXY_HINT`]; `None` for an ordinary
     /// address.
-    pub fn special_words(&self) -> Option<String> {
+    pub(crate) fn special_words(&self) -> Option<String> {
         self.special_words_in(Lang::En)
     }
 
     /// [`LookupPage::special_words`] in `lang` ([`super::special_bn`]).
-    pub fn special_words_in(&self, lang: Lang) -> Option<String> {
+    pub(crate) fn special_words_in(&self, lang: Lang) -> Option<String> {
         let special = self.special.as_ref()?;
         let (explanation, hint) = match lang {
             Lang::En => (special.explanation, PROXY_HINT),
@@ -161,13 +161,13 @@ impl SpecialUse {
     /// The entry as the pages name it: `Private-Use (RFC 1918)`, and a
     /// qualifier the registry's name already carries joins the RFCs:
     /// `Documentation (TEST-NET-1, RFC 5737)`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         labelled(self.name, self.rfcs)
     }
 
     /// [`SpecialUse::label`] in `lang`: in Bangla the block's Bangla name
     /// (`ব্যক্তিগত ব্যবহার (RFC 1918)`), the registry's where it has none.
-    pub fn label_in(&self, lang: Lang) -> String {
+    pub(crate) fn label_in(&self, lang: Lang) -> String {
         match lang {
             Lang::En => self.label(),
             Lang::Bn => labelled(
@@ -188,11 +188,11 @@ fn labelled(name: &str, rfcs: &[&str]) -> String {
 }
 
 /// The name of the row that carries [`SpecialUse::label`], right after `range`.
-pub const SPECIAL_ROW: &str = "special_purpose";
+pub(crate) const SPECIAL_ROW: &str = "special_purpose";
 
 /// Which route asked, which decides the text form and the links.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LookupKind {
+pub(crate) enum LookupKind {
     /// `/`: the caller; its text form is the bare address.
     Root,
     /// `/{ip}`: an address page.
@@ -205,7 +205,7 @@ pub enum LookupKind {
 
 /// An error, with its status.
 #[derive(Debug, Clone)]
-pub struct ErrorPage {
+pub(crate) struct ErrorPage {
     pub status: StatusCode,
     pub body: model::Error,
     /// What the lookup form held, given back in the box of the HTML page.
@@ -215,7 +215,7 @@ pub struct ErrorPage {
 impl ErrorPage {
     /// The headline people read first, in words rather than `400 Bad
     /// Request` (the status and the code follow in smaller print).
-    pub fn headline(&self) -> &'static str {
+    pub(crate) fn headline(&self) -> &'static str {
         use model::ErrorCode as C;
         match self.body.error {
             C::InvalidIp => "That is not an address we can look up",
@@ -243,7 +243,7 @@ impl ErrorPage {
 /// What `/healthz` reports: the loaded releases, and the files of the data
 /// directory that were refused (named by file name, never by path).
 #[derive(Debug, Clone, Serialize)]
-pub struct Health {
+pub(crate) struct Health {
     pub status: &'static str,
     pub data: HealthData,
     pub refused: Vec<HealthRefusal>,
@@ -251,7 +251,7 @@ pub struct Health {
 
 /// One file of the data directory that is not served, and why.
 #[derive(Debug, Clone, Serialize)]
-pub struct HealthRefusal {
+pub(crate) struct HealthRefusal {
     pub table: &'static str,
     pub file: String,
     pub reason: String,
@@ -261,7 +261,7 @@ pub struct HealthRefusal {
 
 /// The two tables of the loaded release.
 #[derive(Debug, Clone, Serialize)]
-pub struct HealthData {
+pub(crate) struct HealthData {
     pub country: HealthSource,
     pub asn: HealthSource,
     /// Present when a city database is loaded.
@@ -271,7 +271,7 @@ pub struct HealthData {
 
 /// One table of the loaded release.
 #[derive(Debug, Clone, Serialize)]
-pub struct HealthSource {
+pub(crate) struct HealthSource {
     pub source: String,
     pub file: String,
     pub release_date: String,
@@ -285,7 +285,7 @@ pub struct HealthSource {
 
 impl Health {
     /// The loaded tables, by name: country, asn and, when loaded, city.
-    pub fn tables(&self) -> Vec<(&'static str, &HealthSource)> {
+    pub(crate) fn tables(&self) -> Vec<(&'static str, &HealthSource)> {
         let mut t = vec![("country", &self.data.country), ("asn", &self.data.asn)];
         if let Some(city) = &self.data.city {
             t.push(("city", city));
@@ -296,7 +296,7 @@ impl Health {
 
 /// The fields of an answer as (label, value) rows, in the order of the spec
 /// ([`Field::ALL`]); unknown values are empty.
-pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
+pub(crate) fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
     Field::ALL
         .iter()
         .map(|f| {
@@ -311,7 +311,7 @@ pub fn info_rows(info: &IpInfo) -> Vec<(&'static str, String)> {
 /// The rows of a lookup page: [`info_rows`], and for a special-purpose
 /// address its registry entry ([`SPECIAL_ROW`], labelled with its RFCs)
 /// right after the range it names rather than last.
-pub fn lookup_rows(page: &LookupPage) -> Vec<(&'static str, String)> {
+pub(crate) fn lookup_rows(page: &LookupPage) -> Vec<(&'static str, String)> {
     let mut rows = info_rows(&page.info);
     rows.retain(|(key, _)| *key != SPECIAL_ROW);
     if let Some(special) = &page.special {
@@ -325,31 +325,31 @@ pub fn lookup_rows(page: &LookupPage) -> Vec<(&'static str, String)> {
 }
 
 /// The path of the address page and the API answer for an address.
-pub fn links(info: &IpInfo) -> (String, String) {
+pub(crate) fn links(info: &IpInfo) -> (String, String) {
     (format!("/{}", info.ip), format!("/api/v1/ip/{}", info.ip))
 }
 
 /// The page of one AS, before rendering: its answer holds one page of its
 /// prefixes (`info.page`, [`crate::model::PrefixPage`]).
 #[derive(Debug, Clone)]
-pub struct AsnPage {
+pub(crate) struct AsnPage {
     pub info: AsnInfo,
     /// The data releases the answer came from (the pages' footer).
     pub releases: Option<Releases>,
 }
 
 /// The path of the AS page and of its API answer.
-pub fn asn_links(asn: u32) -> (String, String) {
+pub(crate) fn asn_links(asn: u32) -> (String, String) {
     (format!("/AS{asn}"), format!("/api/v1/asn/{asn}"))
 }
 
 /// The CSV of every prefix of an AS.
-pub fn asn_csv_link(asn: u32) -> String {
+pub(crate) fn asn_csv_link(asn: u32) -> String {
     format!("/api/v1/asn/{asn}/prefixes.csv")
 }
 
 /// `path` for page `n` of the prefixes (page 1 is the path itself).
-pub fn page_link(path: &str, n: u32) -> String {
+pub(crate) fn page_link(path: &str, n: u32) -> String {
     if n <= 1 {
         path.to_owned()
     } else {
@@ -358,14 +358,14 @@ pub fn page_link(path: &str, n: u32) -> String {
 }
 
 /// The number of the first prefix of the page (from 1), and of its last.
-pub fn page_span(info: &AsnInfo) -> (u64, u64) {
+pub(crate) fn page_span(info: &AsnInfo) -> (u64, u64) {
     let listed = (info.prefixes.v4.len() + info.prefixes.v6.len()) as u64;
     let first = u64::from(info.page.number.saturating_sub(1)) * u64::from(info.page.per_page) + 1;
     (first, first + listed.saturating_sub(1))
 }
 
 /// The number of /48 networks in an IPv6 count of addresses (a decimal string).
-pub fn slash48s(v6: &str) -> u128 {
+pub(crate) fn slash48s(v6: &str) -> u128 {
     v6.parse::<u128>().map_or(0, |n| n >> 80)
 }
 

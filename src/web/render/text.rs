@@ -15,7 +15,7 @@ use super::values;
 use super::view::View;
 use crate::fields::sanitize::one_line;
 
-pub fn page(page: &Page, view: &View) -> String {
+pub(crate) fn page(page: &Page, view: &View) -> String {
     let lang = view.lang;
     match page {
         Page::Lookup(p) if p.kind == LookupKind::Root => format!("{}\n", p.info.ip),
@@ -90,7 +90,7 @@ pub fn page(page: &Page, view: &View) -> String {
 
 /// `key: value` lines with the values in one column; a value stays on its
 /// line (line breaks in it become spaces, controls are dropped).
-pub fn aligned(rows: &[(&str, String)]) -> String {
+pub(crate) fn aligned(rows: &[(&str, String)]) -> String {
     // Aligned by characters (a Bangla label is three bytes a letter).
     let width = rows
         .iter()

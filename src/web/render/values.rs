@@ -14,7 +14,7 @@ use crate::model::Accuracy;
 
 /// One row of a group.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Row {
+pub(crate) struct Row {
     /// The element id of the value (`asn`, `country`, ...).
     pub id: &'static str,
     pub label: Msg,
@@ -40,7 +40,7 @@ fn row(id: &'static str, label: Msg, value: String, fields: &'static [&'static s
 
 /// The Network group: AS number, operator, range (and its special-purpose
 /// block), reverse DNS, public or not, version. Unknown values are left out.
-pub fn network(p: &LookupPage, lang: Lang) -> Vec<Row> {
+pub(crate) fn network(p: &LookupPage, lang: Lang) -> Vec<Row> {
     let (info, n) = (&p.info, &p.info.network);
     let mut rows = Vec::new();
     if let Some(asn) = n.asn {
@@ -97,7 +97,7 @@ pub fn network(p: &LookupPage, lang: Lang) -> Vec<Row> {
 /// The Location group: country (and its name in the other language),
 /// code, continent, city, coordinates, accuracy, time zone, local time,
 /// currency, calling code. Unknown values are left out.
-pub fn location(p: &LookupPage, lang: Lang) -> Vec<Row> {
+pub(crate) fn location(p: &LookupPage, lang: Lang) -> Vec<Row> {
     let l = &p.info.location;
     let mut rows = Vec::new();
     let (own, other, other_field, other_tag, other_label) = match lang {
@@ -207,13 +207,13 @@ pub fn location(p: &LookupPage, lang: Lang) -> Vec<Row> {
 }
 
 /// The address page of a range's first address (`8.8.8.0/24` -> `/8.8.8.0`).
-pub fn range_link(range: &str) -> Option<String> {
+pub(crate) fn range_link(range: &str) -> Option<String> {
     let net: ipnet::IpNet = range.parse().ok()?;
     Some(format!("/{}", net.network()))
 }
 
 /// `37.75° N, 97.82° W` (two decimals; `উত্তর`, ... in Bangla).
-pub fn coordinates(lat: f64, lon: f64, lang: Lang) -> String {
+pub(crate) fn coordinates(lat: f64, lon: f64, lang: Lang) -> String {
     let ns = if lat < 0.0 { Msg::South } else { Msg::North };
     let ew = if lon < 0.0 { Msg::West } else { Msg::East };
     format!(
@@ -226,7 +226,7 @@ pub fn coordinates(lat: f64, lon: f64, lang: Lang) -> String {
 }
 
 /// An RFC 3339 time as a clock time and its offset: `6:49 PM (UTC−05:00)`.
-pub fn local_time(rfc3339: &str, lang: Lang) -> String {
+pub(crate) fn local_time(rfc3339: &str, lang: Lang) -> String {
     let Ok(t) = DateTime::<FixedOffset>::parse_from_rfc3339(rfc3339) else {
         return lang.digits(rfc3339);
     };
@@ -238,7 +238,7 @@ pub fn local_time(rfc3339: &str, lang: Lang) -> String {
 }
 
 /// A continent's name (the data's English one) in `lang` (CLDR 48).
-pub fn continent(name: &str, lang: Lang) -> String {
+pub(crate) fn continent(name: &str, lang: Lang) -> String {
     let bn = match name {
         "Africa" => "আফ্রিকা",
         "Antarctica" => "অ্যান্টার্কটিকা",

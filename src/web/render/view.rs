@@ -6,7 +6,7 @@ use super::i18n::Lang;
 /// whether the language was asked in the query (then the page's own links
 /// keep `?lang=`), and the host the caller used (for `curl` commands).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct View {
+pub(crate) struct View {
     pub lang: Lang,
     pub lang_in_query: bool,
     pub host: Option<String>,
@@ -15,7 +15,7 @@ pub struct View {
 impl View {
     /// `path` as a link of this page: with `lang=` when the page's language
     /// came from the query.
-    pub fn href(&self, path: &str) -> String {
+    pub(crate) fn href(&self, path: &str) -> String {
         if !self.lang_in_query {
             return path.to_owned();
         }
@@ -24,7 +24,7 @@ impl View {
     }
 
     /// The host for `curl` commands: the caller's, else `localhost:8080`.
-    pub fn host(&self) -> &str {
+    pub(crate) fn host(&self) -> &str {
         self.host.as_deref().unwrap_or("localhost:8080")
     }
 }

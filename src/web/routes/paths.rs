@@ -7,7 +7,7 @@
 /// The bytes of `template` outside its parameters: of two templates that
 /// both name a path (a literal a parameter's name says it cannot take, as
 /// `/docs` and `/{ip}`), the router takes the one with more.
-pub fn literal_bytes(template: &str) -> usize {
+pub(crate) fn literal_bytes(template: &str) -> usize {
     template
         .split('/')
         .map(|segment| parts(segment).0.len() + 1)
@@ -16,7 +16,7 @@ pub fn literal_bytes(template: &str) -> usize {
 
 /// Whether `path` is one `template` names (`{name}` is one non-empty
 /// segment after the segment's literal prefix).
-pub fn template_matches(template: &str, path: &str) -> bool {
+pub(crate) fn template_matches(template: &str, path: &str) -> bool {
     let (mut want, mut got) = (template.split('/'), path.split('/'));
     loop {
         match (want.next(), got.next()) {
@@ -38,7 +38,7 @@ pub fn template_matches(template: &str, path: &str) -> bool {
 /// is a field), or two parameters that could take one value. What a
 /// parameter can take is given by its name ([`could_be`]); catch-alls
 /// (`{*rest}`, the fallbacks) are left out.
-pub fn shadowed<'a>(templates: impl Iterator<Item = &'a str>) -> Option<(&'a str, &'a str)> {
+pub(crate) fn shadowed<'a>(templates: impl Iterator<Item = &'a str>) -> Option<(&'a str, &'a str)> {
     let routes: Vec<&str> = templates.filter(|t| !t.contains("{*")).collect();
     for (i, a) in routes.iter().enumerate() {
         for b in &routes[i + 1..] {

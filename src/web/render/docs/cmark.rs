@@ -18,7 +18,7 @@ fn safe_url(url: &str) -> bool {
 }
 
 /// `md` as HTML: block elements as they are (paragraphs, lists, tables).
-pub fn html(md: &str) -> String {
+pub(crate) fn html(md: &str) -> String {
     let events = parser(md).map(|event| match event {
         // Raw HTML is shown as the text it is.
         Event::Html(s) | Event::InlineHtml(s) => Event::Text(s),
@@ -48,7 +48,7 @@ pub fn html(md: &str) -> String {
 
 /// `md` as HTML inside one line (a table cell, a heading): without the
 /// paragraph around it.
-pub fn inline_html(md: &str) -> String {
+pub(crate) fn inline_html(md: &str) -> String {
     let out = html(md);
     let trimmed = out.trim_end();
     match trimmed
@@ -62,7 +62,7 @@ pub fn inline_html(md: &str) -> String {
 
 /// `md` as plain text: the words, code spans without backticks, links as
 /// `text (url)`, list items as `- item`, paragraphs apart.
-pub fn text(md: &str) -> String {
+pub(crate) fn text(md: &str) -> String {
     let mut out = String::with_capacity(md.len());
     let mut links: Vec<String> = Vec::new();
     for event in parser(md) {

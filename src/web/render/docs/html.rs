@@ -13,7 +13,7 @@ use super::cmark;
 use super::{DocsPage, Example, Operation, TryIt, schema_anchor};
 
 /// The docs page's own style, allowed by its hash ([`super::super::csp`]).
-pub const DOCS_STYLE: &str = r#"
+pub(crate) const DOCS_STYLE: &str = r#"
 main{max-width:1100px}nav#toc ol{margin:.2rem 0;padding-left:1.3rem}nav#toc>ol>li{margin:.35rem 0}
 nav#toc{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.6rem 1rem;margin:1rem 0}
 h2{margin-top:2.2rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}h3{margin:0 0 .3rem;font-size:1.15rem;word-break:break-all}
@@ -34,9 +34,9 @@ pre.live{flex-basis:100%}h4{margin:.6rem 0 .2rem;font-size:.95rem}
 /// Shows a try-it form's answer on the page: the path filled from the
 /// inputs as `/docs/try` would, the answer's status and body as text
 /// (`textContent`: never markup). Allowed by its hash, with `connect-src 'self'`.
-pub const TRY_SCRIPT: &str = r#"for(const f of document.querySelectorAll("form[data-path]")){f.addEventListener("submit",e=>{e.preventDefault();let p=f.dataset.path.replace(/\{(\w+)\}/g,(m,n)=>encodeURIComponent(f.elements[n].value.trim()));if(f.dataset.query)p+="?"+f.dataset.query;const o=f.querySelector("pre.live");o.hidden=false;o.textContent="GET "+p;fetch(p,{headers:{Accept:"application/json, text/plain;q=0.9"}}).then(r=>r.text().then(t=>{try{t=JSON.stringify(JSON.parse(t),null,2)}catch(_){}o.textContent="GET "+p+"\n"+r.status+"\n\n"+t})).catch(x=>{o.textContent="GET "+p+"\n"+x})})}"#;
+pub(crate) const TRY_SCRIPT: &str = r#"for(const f of document.querySelectorAll("form[data-path]")){f.addEventListener("submit",e=>{e.preventDefault();let p=f.dataset.path.replace(/\{(\w+)\}/g,(m,n)=>encodeURIComponent(f.elements[n].value.trim()));if(f.dataset.query)p+="?"+f.dataset.query;const o=f.querySelector("pre.live");o.hidden=false;o.textContent="GET "+p;fetch(p,{headers:{Accept:"application/json, text/plain;q=0.9"}}).then(r=>r.text().then(t=>{try{t=JSON.stringify(JSON.parse(t),null,2)}catch(_){}o.textContent="GET "+p+"\n"+r.status+"\n\n"+t})).catch(x=>{o.textContent="GET "+p+"\n"+x})})}"#;
 
-pub fn page(d: &DocsPage) -> String {
+pub(crate) fn page(d: &DocsPage) -> String {
     let mut body = format!(
         "<header><div><h1>{} API <small class=\"muted\">{}</small></h1></div></header><div class=\"lead\">{}</div><p>Base URL: <code id=\"base\">{}</code> · <a href=\"/api/v1/openapi.json\">OpenAPI 3.1</a> · <a href=\"/docs?format=md\">Markdown</a> · <a href=\"/docs?format=text\">text</a> · <a href=\"/llms.txt\">llms.txt</a></p>",
         esc(&d.title),

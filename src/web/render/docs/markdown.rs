@@ -26,7 +26,7 @@ fn fence(s: &str) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
-pub fn page(d: &DocsPage) -> String {
+pub(crate) fn page(d: &DocsPage) -> String {
     let mut out = format!(
         "# {} API {}\n\n{}\n\nBase URL: `{}` · [OpenAPI 3.1](/api/v1/openapi.json) · [HTML](/docs) · [llms.txt](/llms.txt)\n\n## Contents\n\n",
         d.title, d.version, d.description, d.base_url

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 /// The human API documentation: the OpenAPI document, flattened.
 #[derive(Debug, Clone, Serialize)]
-pub struct DocsPage {
+pub(crate) struct DocsPage {
     pub title: String,
     pub version: String,
     /// Markdown.
@@ -34,14 +34,14 @@ pub struct DocsPage {
 
 impl DocsPage {
     /// Every operation, in the page's order.
-    pub fn operations(&self) -> impl Iterator<Item = &Operation> {
+    pub(crate) fn operations(&self) -> impl Iterator<Item = &Operation> {
         self.groups.iter().flat_map(|g| g.operations.iter())
     }
 }
 
 /// The operations of one tag.
 #[derive(Debug, Clone, Serialize)]
-pub struct Group {
+pub(crate) struct Group {
     /// The tag's name (the anchor of its heading).
     pub tag: String,
     /// Its heading.
@@ -53,7 +53,7 @@ pub struct Group {
 
 /// One operation of the API, for the docs page and llms.txt.
 #[derive(Debug, Clone, Serialize)]
-pub struct Operation {
+pub(crate) struct Operation {
     /// The operationId: the anchor of the operation on the page.
     pub id: String,
     pub method: String,
@@ -73,7 +73,7 @@ pub struct Operation {
 
 /// A parameter of an operation.
 #[derive(Debug, Clone, Serialize)]
-pub struct Parameter {
+pub(crate) struct Parameter {
     pub name: String,
     pub location: String,
     pub required: bool,
@@ -85,7 +85,7 @@ pub struct Parameter {
 
 /// A response of an operation.
 #[derive(Debug, Clone, Serialize)]
-pub struct ResponseDoc {
+pub(crate) struct ResponseDoc {
     pub status: String,
     /// Markdown.
     pub description: String,
@@ -94,7 +94,7 @@ pub struct ResponseDoc {
 
 /// A request and, where it is data, its answer.
 #[derive(Debug, Clone, Serialize)]
-pub struct Example {
+pub(crate) struct Example {
     pub title: String,
     /// A `curl` command.
     pub request: String,
@@ -107,7 +107,7 @@ pub struct Example {
 
 /// A try-it form: its inputs fill the operation's path.
 #[derive(Debug, Clone, Serialize)]
-pub struct TryIt {
+pub(crate) struct TryIt {
     /// The path template the inputs fill (`/api/v1/ip/{ip}`).
     pub path: String,
     /// The query the answer is asked with (`format=json`), if any.
@@ -117,7 +117,7 @@ pub struct TryIt {
 
 /// An input of a try-it form.
 #[derive(Debug, Clone, Serialize)]
-pub struct TryInput {
+pub(crate) struct TryInput {
     /// The path parameter it fills.
     pub name: String,
     pub label: String,
@@ -129,7 +129,7 @@ pub struct TryInput {
 
 /// One object schema: a table of its properties.
 #[derive(Debug, Clone, Serialize)]
-pub struct SchemaDoc {
+pub(crate) struct SchemaDoc {
     pub name: String,
     /// Markdown.
     pub description: String,
@@ -138,7 +138,7 @@ pub struct SchemaDoc {
 
 /// One property of a schema.
 #[derive(Debug, Clone, Serialize)]
-pub struct FieldDoc {
+pub(crate) struct FieldDoc {
     pub name: String,
     /// `string or null`, `integer`, `Location`, `array of string`, ...
     pub kind: String,
@@ -151,7 +151,7 @@ pub struct FieldDoc {
 
 /// One error code.
 #[derive(Debug, Clone, Serialize)]
-pub struct ErrorDoc {
+pub(crate) struct ErrorDoc {
     pub code: String,
     pub status: u16,
     /// Markdown.
@@ -159,6 +159,6 @@ pub struct ErrorDoc {
 }
 
 /// The HTML anchor of a schema's table.
-pub fn schema_anchor(name: &str) -> String {
+pub(crate) fn schema_anchor(name: &str) -> String {
     format!("schema-{name}")
 }

@@ -21,7 +21,7 @@ fn indent(s: &str, by: &str) -> String {
         .join("\n")
 }
 
-pub fn page(d: &DocsPage) -> String {
+pub(crate) fn page(d: &DocsPage) -> String {
     let mut out = format!(
         "{} API {}\n\n{}\n\nBase URL: {}\n\nContents\n",
         d.title,
