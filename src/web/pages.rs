@@ -213,6 +213,13 @@ async fn lookup_reply(
 ) -> Response {
     let looked_up = match lookup::parse(text) {
         Ok(ip) => Ok(state.lookup.lookup(ip, Rdns::Wait).await),
+        // The address page gives what it could not read back in the box
+        // (and the page says why in the reader's language).
+        Err(e) if kind == LookupKind::Address => {
+            let mut page = invalid_ip(&e);
+            page.input = Some(text.chars().take(300).collect());
+            return error(page, wants, default);
+        }
         Err(e) => Err(e),
     };
     lookup_response(state, looked_up, kind, wants, default, None)

@@ -85,7 +85,11 @@ fn respond_in(page: Page, wants: &Wants, reply: &Reply, layer: Option<bool>) -> 
     } else {
         wants.view()
     };
-    let lang = view.lang;
+    // The docs are written in English only: they say so whatever was asked.
+    let lang = match page {
+        Page::Docs(_) => Lang::En,
+        _ => view.lang,
+    };
     let fast = layer
         .zip(reply.etag.as_ref())
         .filter(|_| status == StatusCode::OK);

@@ -53,7 +53,42 @@ pub(crate) enum Unusable {
     #[error(
         "{input:?} is not an IPv4 or IPv6 address{why}. An address looks like 8.8.8.8 or 2001:4860:4860::8888, an AS number like AS15169."
     )]
-    NotAnAddress { input: String, why: &'static str },
+    NotAnAddress { input: String, why: Why },
+}
+
+/// The usual mistake in text that is not an address, when one is seen
+/// (shown in parentheses after "is not an IPv4 or IPv6 address").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Why {
+    /// Nothing in particular.
+    Unknown,
+    /// `1.2.3.4:99999`.
+    Port,
+    /// A colon in it, but not an IPv6 address.
+    Ipv6Groups,
+    /// Digits and dots, but not four numbers.
+    FourNumbers,
+    /// `1.2.3.010`.
+    LeadingZero,
+    /// `1.2.3.256`.
+    Over255,
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Why::Unknown => "",
+            Why::Port => " (a port after the address is a number from 1 to 65535)",
+            Why::Ipv6Groups => {
+                " (an IPv6 address has up to eight groups of one to four hex digits, separated by colons, with at most one ::)"
+            }
+            Why::FourNumbers => " (an IPv4 address has four numbers separated by dots)",
+            Why::LeadingZero => {
+                " (numbers with a leading zero, such as 010, are refused: some programs read them as octal)"
+            }
+            Why::Over255 => " (each of the four numbers is at most 255)",
+        })
+    }
 }
 
 impl Unusable {
@@ -178,24 +213,24 @@ fn refusal(text: &str, host: &str) -> Unusable {
         return Unusable::HostName(cut(host));
     }
     let why = if host.matches(':').count() == 1 && host.contains('.') {
-        " (a port after the address is a number from 1 to 65535)"
+        Why::Port
     } else if host.contains(':') {
-        " (an IPv6 address has up to eight groups of one to four hex digits, separated by colons, with at most one ::)"
+        Why::Ipv6Groups
     } else if host.split('.').count() != 4 && host.bytes().all(|b| b.is_ascii_digit() || b == b'.')
     {
-        " (an IPv4 address has four numbers separated by dots)"
+        Why::FourNumbers
     } else if host
         .split('.')
         .any(|n| n.len() > 1 && n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit()))
     {
-        " (numbers with a leading zero, such as 010, are refused: some programs read them as octal)"
+        Why::LeadingZero
     } else if host
         .split('.')
         .any(|n| n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<u32>().is_ok_and(|v| v > 255))
     {
-        " (each of the four numbers is at most 255)"
+        Why::Over255
     } else {
-        ""
+        Why::Unknown
     };
     Unusable::NotAnAddress {
         input: cut(text),

@@ -43,12 +43,12 @@ async fn the_root_page_asks_exactly_the_configured_origins() {
     assert!(csp.starts_with("default-src 'none'"), "{csp}");
     assert!(
         html.contains(
-            r#"<a id="ipv4" data-me="https://ipv4.example.org" href="https://ipv4.example.org/">"#
+            r#"<a id="ipv4" data-me="https://ipv4.example.org" data-no="not reachable" href="https://ipv4.example.org/">"#
         ),
         "{html}"
     );
     assert!(
-        html.contains(r#"<a id="ipv6" data-me="https://ipv6.example.org:8443" href="https://ipv6.example.org:8443/">"#),
+        html.contains(r#"<a id="ipv6" data-me="https://ipv6.example.org:8443" data-no="not reachable" href="https://ipv6.example.org:8443/">"#),
         "{html}"
     );
     assert_eq!(html.matches("<script>").count(), 1, "{html}");

@@ -41,6 +41,7 @@ mod formats;
 mod fuzz_regressions;
 mod hostile;
 mod hostile_serving;
+mod language;
 mod links_and_mcp;
 mod mmdb;
 mod operate;

@@ -118,7 +118,7 @@ fn an_unusable_input_comes_back_with_the_reason_and_a_suggestion() {
             r.body
         );
         assert!(r.body.contains("<a href=\"/\">Home</a>"), "{input:?}");
-        assert!(r.body.contains("<a href=\"/docs\">"), "{input:?}");
+        assert!(r.body.contains("<a href=\"/docs\""), "{input:?}");
         // JSON: the Error body.
         let j = wire::get_blocking(server(), &format!("{target}&format=json"), &[CHROME]);
         assert_eq!(j.status, 400);
@@ -169,4 +169,88 @@ fn error_pages_have_human_headlines() {
         );
         assert!(r.body.contains("<a href=\"/\">Home</a>"), "{target}");
     }
+}
+
+/// The error pages in Bangla (issue 23 point 7): the headline, the status
+/// in Bengali digits, the reason and suggestion of the search box and the
+/// message of an address path in Bangla, in HTML, text and Markdown; the
+/// JSON Error body stays English.
+#[test]
+fn error_pages_speak_bangla() {
+    let bn = ("Accept-Language", "bn");
+    for (target, status, reason) in [
+        (form("999.1.1.1"), 400, "প্রতিটি সর্বোচ্চ ২৫৫"),
+        (form("1.2.3.4:99999"), 400, "৬৫,৫৩৫"),
+        (form("google.com"), 400, "একটি হোস্টের নাম"),
+        (form("AS99999999999"), 400, "৪,২৯,৪৯,৬৭,২৯৫"),
+        ("/1.2.3".to_owned(), 400, "৪টি সংখ্যা"),
+        ("/no-such-page".to_owned(), 404, "কোনো পৃষ্ঠা নেই"),
+    ] {
+        let r = wire::get_blocking(server(), &target, &[CHROME, bn]);
+        assert_eq!(r.status, status, "{target}: {}", r.body);
+        assert_eq!(r.must("content-language"), "bn", "{target}");
+        let digits = bengali(status);
+        assert!(
+            r.body.contains(&format!("ত্রুটি {digits}</p>")),
+            "{target}: the status in Bengali digits:\n{}",
+            r.body
+        );
+        let lead = r
+            .body
+            .split("id=\"error-message\">")
+            .nth(1)
+            .and_then(|h| h.split("</p>").next())
+            .unwrap();
+        assert!(lead.contains(reason), "{target}: {lead}");
+        // No English sentence on the page: the message is not marked as
+        // English and none of the English reasons is in it.
+        assert!(!r.body.contains("lang=\"en\">&quot;"), "{target}");
+        for english in ["is not", "a host name", "no such page", "AS numbers go"] {
+            assert!(
+                !r.body.contains(english),
+                "{target}: {english:?} in\n{}",
+                r.body
+            );
+        }
+        let t = wire::get_blocking(server(), &target, &[("User-Agent", "curl/8.14.1"), bn]);
+        assert!(t.body.contains(reason), "{target}: {}", t.body);
+        assert!(
+            t.body.contains(&format!("HTTP অবস্থা: {digits}")),
+            "{}",
+            t.body
+        );
+        let m = wire::get_blocking(
+            server(),
+            &target,
+            &[CHROME, bn, ("Accept", "text/markdown")],
+        );
+        assert!(m.body.starts_with("# ত্রুটি: "), "{}", m.body);
+        assert!(m.body.contains(reason), "{target}: {}", m.body);
+        let sep = if target.contains('?') { '&' } else { '?' };
+        let j = wire::get_blocking(
+            server(),
+            &format!("{target}{sep}format=json"),
+            &[CHROME, bn],
+        );
+        let message = j.json()["message"].as_str().unwrap_or_default().to_owned();
+        assert!(
+            message.is_ascii() && !message.is_empty(),
+            "{target}: JSON {message}"
+        );
+    }
+    // The address path gives its input back in the box.
+    let r = wire::get_blocking(server(), "/1.2.3", &[CHROME]);
+    assert!(
+        r.body.contains("<input name=\"ip\" value=\"1.2.3\""),
+        "{}",
+        r.body
+    );
+}
+
+/// `n` in Bengali digits (written here, not taken from the server's code).
+fn bengali(n: u16) -> String {
+    n.to_string()
+        .chars()
+        .map(|c| ['০', '১', '২', '৩', '৪', '৫', '৬', '৭', '৮', '৯'][c as usize - '0' as usize])
+        .collect()
 }

@@ -224,10 +224,37 @@ async fn html_pages_name_the_registry_entry_and_explain_it() {
             let start = sentence_start(ip).replace('\'', "&#39;");
             assert!(about.starts_with(&start), "{path}: {about}");
             let link = format!(
-                "<a href=\"{}\">{rfc}</a>",
+                "<a id=\"special-rfc\" href=\"{}\">{rfc}</a>",
                 want["rfc_url"].as_str().unwrap()
             );
             assert!(about.contains(&link), "{path}: no {link} in {about}");
+            // In Bangla: the block's Bangla name and sentence (not English
+            // marked as such), the same RFC link.
+            let body = page(&srv, &format!("{path}&lang=bn")).await;
+            assert!(
+                body.starts_with("<!doctype html><html lang=\"bn\">"),
+                "{path}"
+            );
+            let about = body
+                .split("<p id=\"special-about\">")
+                .nth(1)
+                .and_then(|rest| rest.split("</p>").next())
+                .unwrap_or_else(|| panic!("{path} bn: no #special-about:\n{body}"));
+            assert!(about.contains("কোনো অবস্থান নেই"), "{path} bn: {about}");
+            assert!(!about.contains(&start), "{path} bn: English: {about}");
+            assert!(about.contains(&link), "{path} bn: no {link} in {about}");
+            let entry_bn = body
+                .split("<dd id=\"special-block\">")
+                .nth(1)
+                .and_then(|rest| rest.split("</dd>").next())
+                .unwrap_or_default();
+            assert!(
+                entry_bn.contains(rfc)
+                    && entry_bn
+                        .chars()
+                        .any(|c| ('\u{980}'..='\u{9ff}').contains(&c)),
+                "{path} bn: block {entry_bn}"
+            );
         }
     }
 }

@@ -2,9 +2,13 @@
 """The face of the pages (issue 23) in a real headless Chromium, driven by
 Playwright. Run by tests/external/browser.rs against a server it started:
 
-    face_check.py --base http://127.0.0.1:PORT --out DIR [--root-ip ADDR]
+    face_check.py --base http://127.0.0.1:PORT --out DIR --root-ip ADDR
 
-Checks, at 1280 x 800 and 390 x 844:
+The server must trust 127.0.0.1 as a reverse proxy (the test's does; by
+hand: `iplookup serve --trusted-proxy 127.0.0.1/32`): / is shown for ADDR,
+sent as X-Forwarded-For, and the check fails if / shows anything else.
+
+Checks, each at 1280 x 800 and 390 x 844:
   * the first screen: on /8.8.8.8 and /2001:4860:4860::8888, in English and
     Bangla, the AS number, the operator and the range are inside the viewport
     without scrolling, and the map is no taller than half of it;
@@ -18,8 +22,14 @@ Checks, at 1280 x 800 and 390 x 844:
     independently, from the JSON counts);
   * AS174: following `a[rel=next]` from /AS174 to the last page reaches every
     prefix once (the count equals the JSON's total); so does following the
-    JSON API's `Link: rel="next"`; the CSV holds them all;
-  * the prefix filter of /AS15169 (JavaScript) shows only matching prefixes;
+    JSON API's `Link: rel="next"`; the CSV holds them all; its counts are
+    each one unbroken number inside its box (the Bangla IPv6 count too);
+  * the prefix filter of /AS15169 (JavaScript) shows only matching prefixes,
+    and counts them in the page's digits (English and Bangla);
+  * the `curl` commands keep their end (the field) in sight when cut;
+  * /10.1.2.3 says what the block is in a sentence and links RFC 1918, in
+    English and Bangla; / on a local network adds the reverse-proxy hint;
+  * the footer's flags credit links flag-icons' source;
   * the search box on / takes what people paste (spaces, AS numbers, ports,
     brackets, URLs) at 1280 x 800 and 390 x 844, and gives a bad input back;
   * flags are images (this origin's SVG assets) that load;
@@ -176,31 +186,52 @@ def run_first_screen(browser, base):
     print("first screen: AS number, operator and range on the first screen, en and bn, phone and desktop", flush=True)
 
 
+# The end of a command (`/8.8.8.8/asn`) inside the box that shows it: a
+# command too long for its column is cut at its start, never its end.
+FIELD_IN_SIGHT = """(code) => {
+  const u = code.querySelector(".u"), t = code.querySelector("bdo").firstChild;
+  const field = "/" + code.id.slice(4);
+  const r = document.createRange();
+  r.setStart(t, t.length - field.length); r.setEnd(t, t.length);
+  const f = r.getBoundingClientRect(), box = u.getBoundingClientRect();
+  return f.width > 0 && f.left >= box.left - 0.5 && f.right <= box.right + 0.5;
+}"""
+
+
 def run_copy_and_nojs(browser, base):
     host = base.split("://", 1)[1]
-    context = browser.new_context(viewport=DESKTOP, device_scale_factor=1)
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
-    watch = Watch(context, base)
-    page = context.new_page()
-    page.goto(base + "/8.8.8.8")
-    buttons = page.locator("button.copy")
-    check(buttons.count() >= 10, f"copy: {buttons.count()} copy buttons")
-    check(buttons.first.is_visible(), "copy: the buttons are hidden with JavaScript on")
-    for field, shown in [("asn", "AS15169"), ("country_code", "US"), ("organization", "Google LLC")]:
-        code = page.locator(f"code#cmd-{field}")
-        command = code.inner_text()
-        want = f"curl {host}/api/v1/ip/8.8.8.8/{field}"
-        check(command == want, f"copy: command {command!r}, want {want!r}")
-        page.locator(f'button.copy[data-for="cmd-{field}"]').click()
-        page.wait_for_timeout(100)
-        clip = page.evaluate("navigator.clipboard.readText()")
-        check(clip == command, f"copy: clipboard holds {clip!r} after copying {command!r}")
-        # The command prints what the page shows.
-        status, _, body = fetch("http://" + command.split(" ", 1)[1])
-        check(status == 200 and body.strip() in shown, f"copy: {command} printed {status} {body!r}, page shows {shown!r}")
-    check(page.locator('button.copy[data-for="cmd-asn"]').inner_text() in ("Copied", "Copy"), "copy: button label")
-    context.close()
-    watch.verify("copy")
+    for name, viewport in [("desktop", DESKTOP), ("phone", PHONE)]:
+        label = f"copy {name}"
+        context = browser.new_context(viewport=viewport, device_scale_factor=1, is_mobile=name == "phone")
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+        watch = Watch(context, base)
+        page = context.new_page()
+        page.goto(base + "/8.8.8.8")
+        buttons = page.locator("button.copy")
+        check(buttons.count() >= 10, f"{label}: {buttons.count()} copy buttons")
+        check(buttons.first.is_visible(), f"{label}: the buttons are hidden with JavaScript on")
+        for field, shown in [("asn", "AS15169"), ("country_code", "US"), ("organization", "Google LLC")]:
+            code = page.locator(f"code#cmd-{field}")
+            command = code.inner_text()
+            want = f"curl {host}/api/v1/ip/8.8.8.8/{field}"
+            check(command == want, f"{label}: command {command!r}, want {want!r}")
+            check(code.evaluate(FIELD_IN_SIGHT), f"{label}: the end of {command!r} is cut off")
+            button = page.locator(f'button.copy[data-for="cmd-{field}"]')
+            bbox = button.bounding_box()
+            check(bbox is not None and bbox["x"] + bbox["width"] <= viewport["width"], f"{label}: copy button at {bbox}")
+            button.click()
+            page.wait_for_timeout(100)
+            clip = page.evaluate("navigator.clipboard.readText()")
+            check(clip == command, f"{label}: clipboard holds {clip!r} after copying {command!r}")
+            # The command prints what the page shows.
+            status, _, body = fetch("http://" + command.split(" ", 1)[1])
+            check(status == 200 and body.strip() in shown, f"{label}: {command} printed {status} {body!r}, page shows {shown!r}")
+        # Every command on the page keeps its field in sight.
+        cut = [c.get_attribute("id") for c in page.locator("code.cmd").all() if not c.evaluate(FIELD_IN_SIGHT)]
+        check(not cut, f"{label}: commands cut at their end: {cut}")
+        check(page.locator('button.copy[data-for="cmd-asn"]').inner_text() in ("Copied", "Copy"), f"{label}: button label")
+        context.close()
+        watch.verify(label)
 
     context = browser.new_context(viewport=PHONE, device_scale_factor=1, java_script_enabled=False)
     watch = Watch(context, base)
@@ -217,6 +248,9 @@ def run_copy_and_nojs(browser, base):
           f"nojs: coordinates {page.locator('dd#coordinates').inner_text()!r}")
     check(page.locator("#releases").inner_text().startswith("Data: country "), "nojs: the data releases in the footer")
     check(page.locator('footer a[href="/docs"]').count() == 1, "nojs: no link to /docs in the footer")
+    credit = page.locator("footer a#flags-credit")
+    check(credit.count() == 1 and credit.get_attribute("href") == "https://github.com/lipis/flag-icons"
+          and credit.inner_text() == "flag-icons", "nojs: the flags' credit does not link its source")
     with page.expect_navigation():
         page.locator("#summary-asn").click()
     check(page.url == base + "/AS15169", f"nojs: the AS link went to {page.url}")
@@ -232,22 +266,65 @@ def run_copy_and_nojs(browser, base):
 
 
 def run_filter(browser, base):
-    context = browser.new_context(viewport=DESKTOP, device_scale_factor=1)
-    watch = Watch(context, base)
-    page = context.new_page()
-    page.goto(base + "/AS15169")
-    check(page.locator("#filter").is_visible(), "filter: the filter box is hidden with JavaScript")
-    items = page.locator("#prefixes li")
-    texts = items.all_inner_texts()
-    want = sum(1 for t in texts if "8.8." in t)
-    page.locator("#filter input").fill("8.8.")
-    shown = page.locator("#prefixes li:visible").count()
-    check(0 < want == shown < len(texts), f"filter: '8.8.' shows {shown} of {len(texts)}, want {want}")
-    page.locator("#filter input").fill("")
-    check(page.locator("#prefixes li:visible").count() == len(texts), "filter: clearing shows all again")
-    context.close()
-    watch.verify("filter")
-    print(f"filter: '8.8.' keeps {want} of {len(texts)} prefixes", flush=True)
+    for name, viewport in [("desktop", DESKTOP), ("phone", PHONE)]:
+        for lang in ("en", "bn"):
+            label = f"filter {name} {lang}"
+            context = browser.new_context(viewport=viewport, device_scale_factor=1, is_mobile=name == "phone")
+            watch = Watch(context, base)
+            page = context.new_page()
+            page.goto(f"{base}/AS15169?lang={lang}")
+            box = page.locator("#filter input")
+            check(box.is_visible(), f"{label}: the filter box is hidden with JavaScript")
+            b = box.bounding_box()
+            check(b is not None and b["x"] >= 0 and b["x"] + b["width"] <= viewport["width"], f"{label}: filter box at {b}")
+            items = page.locator("#prefixes li")
+            texts = items.all_inner_texts()
+            want = sum(1 for t in texts if "8.8." in t)
+            box.fill("8.8.")
+            shown = page.locator("#prefixes li:visible").count()
+            check(0 < want == shown < len(texts), f"{label}: '8.8.' shows {shown} of {len(texts)}, want {want}")
+            # The count of shown prefixes in the page's digits.
+            count = page.locator("#shown").inner_text()
+            digits = str(want) if lang == "en" else bn_count(want)
+            check(count == digits, f"{label}: the count says {count!r}, want {digits!r}")
+            box.fill("")
+            check(page.locator("#prefixes li:visible").count() == len(texts), f"{label}: clearing shows all again")
+            context.close()
+            watch.verify(label)
+    print(f"filter: '8.8.' keeps {want} of {len(texts)} prefixes (1280x800, 390x844, en and bn)", flush=True)
+
+
+def run_special(browser, base):
+    """What a special-purpose address is, in a sentence with its RFC linked,
+    on /10.1.2.3 in English and Bangla, at both sizes; and on / for a caller
+    on a local network, the reverse-proxy hint."""
+    sentences = {"en": "Private addresses are for", "bn": "ব্যক্তিগত ঠিকানা বাড়ি, অফিস"}
+    hints = {"en": "--trusted-proxy", "bn": "--trusted-proxy সহ চালু করুন"}
+    for name, viewport in [("desktop", DESKTOP), ("phone", PHONE)]:
+        for lang in ("en", "bn"):
+            label = f"special {name} {lang}"
+            context = browser.new_context(viewport=viewport, device_scale_factor=1, is_mobile=name == "phone")
+            watch = Watch(context, base)
+            page = context.new_page()
+            page.goto(f"{base}/10.1.2.3?lang={lang}")
+            about = page.locator("#special-about")
+            check(about.count() == 1 and about.is_visible(), f"{label}: the sentence is not shown")
+            text = about.inner_text()
+            check(text.startswith(sentences[lang]), f"{label}: sentence {text!r}")
+            check(about.get_attribute("lang") is None, f"{label}: the sentence is marked lang={about.get_attribute('lang')}")
+            in_first_screen(page, "#special-about", viewport, label)
+            rfc = page.locator("#special-about a#special-rfc")
+            check(rfc.is_visible() and rfc.inner_text() == "RFC 1918", f"{label}: RFC link text {rfc.inner_text()!r}")
+            check(rfc.get_attribute("href") == "https://www.rfc-editor.org/rfc/rfc1918", f"{label}: RFC link {rfc.get_attribute('href')}")
+            block = page.locator("dd#special-block").inner_text()
+            check("RFC 1918" in block and (lang == "en") == block.startswith("Private-Use"), f"{label}: block {block!r}")
+            # The caller on a local network (the socket peer, no proxy header).
+            page.goto(f"{base}/?lang={lang}")
+            hint = page.locator("#special-about").inner_text()
+            check(hints[lang] in hint, f"{label}: no reverse-proxy hint on /: {hint!r}")
+            context.close()
+            watch.verify(label)
+    print("special: the sentence and its RFC link on /10.1.2.3 and the proxy hint on /, en and bn, 1280x800 and 390x844", flush=True)
 
 
 def run_bangla(browser, base):
@@ -329,25 +406,46 @@ def run_as174(browser, base):
     api = json.loads(fetch(base + "/api/v1/asn/174")[2])
     total = api["prefix_count"]["v4"] + api["prefix_count"]["v6"]
     check(api["page"]["pages"] > 1, f"AS174: {api['page']}")
-    # The HTML pages, following rel=next with JavaScript off.
-    context = browser.new_context(viewport=PHONE, java_script_enabled=False, device_scale_factor=1)
-    page = context.new_page()
-    page.goto(base + "/AS174")
-    seen, pages = [], 0
-    while True:
-        pages += 1
-        seen.extend(page.locator("#prefixes li a").all_inner_texts())
-        nxt = page.locator('a[rel="next"]')
-        if nxt.count() == 0:
-            break
-        with page.expect_navigation():
-            nxt.first.click()
-        if pages > 1000:
-            break
-    context.close()
-    check(len(seen) == total, f"AS174: {len(seen)} prefixes on {pages} HTML pages, the JSON says {total}")
-    check(len(set(seen)) == len(seen), "AS174: a prefix on two pages")
-    check(pages == api["page"]["pages"], f"AS174: {pages} HTML pages, the JSON says {api['page']['pages']}")
+    # The HTML pages, following rel=next with JavaScript off, at both sizes.
+    for name, viewport in [("phone", PHONE), ("desktop", DESKTOP)]:
+        context = browser.new_context(viewport=viewport, java_script_enabled=False, device_scale_factor=1, is_mobile=name == "phone")
+        page = context.new_page()
+        page.goto(base + "/AS174")
+        seen, pages = [], 0
+        while True:
+            pages += 1
+            seen.extend(page.locator("#prefixes li a").all_inner_texts())
+            nxt = page.locator('a[rel="next"]')
+            if nxt.count() == 0:
+                break
+            check(nxt.first.is_visible(), f"AS174 {name}: the next link on page {pages} is not visible")
+            with page.expect_navigation():
+                nxt.first.click()
+            if pages > 1000:
+                break
+        width = page.evaluate("document.documentElement.scrollWidth")
+        check(width <= viewport["width"], f"AS174 {name}: the last page is {width}px wide")
+        context.close()
+        check(len(seen) == total, f"AS174 {name}: {len(seen)} prefixes on {pages} HTML pages, the JSON says {total}")
+        check(len(set(seen)) == len(seen), f"AS174 {name}: a prefix on two pages")
+        check(pages == api["page"]["pages"], f"AS174 {name}: {pages} HTML pages, the JSON says {api['page']['pages']}")
+    # The counts: each one unbroken number, inside its box (the Bangla
+    # IPv6 count is the longest: 31 digits and 15 separators).
+    for name, viewport in [("phone", PHONE), ("desktop", DESKTOP)]:
+        for lang in ("bn", "en"):
+            context = browser.new_context(viewport=viewport, device_scale_factor=1, is_mobile=name == "phone")
+            page = context.new_page()
+            page.goto(f"{base}/AS174?lang={lang}")
+            nums = page.locator("#counts .num")
+            check(nums.count() == 5, f"AS174 {name} {lang}: {nums.count()} counts")
+            broken = [n.inner_text() for n in nums.all() if n.evaluate("e => e.getClientRects().length") != 1]
+            check(not broken, f"AS174 {name} {lang}: counts broken across lines: {broken}")
+            v6 = page.locator("#addresses-v6")
+            over = v6.evaluate("e => e.scrollWidth - e.clientWidth")
+            check(over <= 0, f"AS174 {name} {lang}: the IPv6 count overflows its box by {over}px")
+            want = bn_count(int(api["addresses"]["v6"])) if lang == "bn" else f"{int(api['addresses']['v6']):,}"
+            check(nums.nth(1).inner_text() == want, f"AS174 {name} {lang}: IPv6 count {nums.nth(1).inner_text()!r}, want {want!r}")
+            context.close()
     # The JSON API, following Link: rel="next".
     url, json_seen, n = base + "/api/v1/asn/174", [], 0
     while url:
@@ -372,7 +470,7 @@ def run_as174(browser, base):
     rows = csv.strip().split("\n")
     check(status == 200 and h.get("Content-Type", "").startswith("text/csv"), f"AS174 CSV: {status} {h.get('Content-Type')}")
     check(rows[0] == "prefix,version" and [r.split(",")[0] for r in rows[1:]] == seen, f"AS174 CSV: {len(rows) - 1} rows")
-    print(f"as174: {len(seen)} prefixes on {pages} pages, HTML = JSON = CSV", flush=True)
+    print(f"as174: {len(seen)} prefixes on {pages} pages at 390x844 and 1280x800, HTML = JSON = CSV; counts unbroken", flush=True)
 
 
 SHOTS = [
@@ -385,7 +483,7 @@ SHOTS = [
 
 def run_screenshots(browser, base, out, root_ip):
     os.makedirs(out, exist_ok=True)
-    headers = {"X-Forwarded-For": root_ip} if root_ip else {}
+    headers = {"X-Forwarded-For": root_ip}
     for device, viewport, scheme in [("desktop", DESKTOP, "light"), ("phone", PHONE, "dark")]:
         for lang in ("en", "bn"):
             context = browser.new_context(
@@ -403,6 +501,11 @@ def run_screenshots(browser, base, out, root_ip):
                 page.goto(base + path)
                 page.wait_for_load_state("networkidle")
                 check(page.locator("html").get_attribute("lang") == lang, f"screenshot {name} {lang}: lang")
+                if name == "root":
+                    # The caller the proxy names, not the proxy: the server
+                    # must trust 127.0.0.1 (--trusted-proxy 127.0.0.1/32).
+                    shown = page.locator("h1#ip").inner_text()
+                    check(shown == root_ip, f"screenshot root {lang} {device}: / shows {shown!r}, not {root_ip!r} (is 127.0.0.1 a trusted proxy?)")
                 page.screenshot(path=os.path.join(out, f"{name}-{lang}-{device}.png"))
             context.close()
             watch.verify(f"screenshots {device} {lang}")
@@ -448,7 +551,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--root-ip", default="")
+    ap.add_argument("--root-ip", required=True,
+                    help="the caller / shows, sent as X-Forwarded-For: the server must trust 127.0.0.1 as a proxy")
     a = ap.parse_args()
     base = a.base.rstrip("/")
     exe = os.environ.get("IPLOOKUP_CHROMIUM", "/usr/bin/chromium")
@@ -458,6 +562,7 @@ def main():
         run_first_screen(browser, base)
         run_copy_and_nojs(browser, base)
         run_filter(browser, base)
+        run_special(browser, base)
         run_bangla(browser, base)
         run_as174(browser, base)
         run_search(browser, base)

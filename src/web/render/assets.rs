@@ -15,7 +15,8 @@ const SCRIPT: &str = r#""use strict";
 (function(){
 const https=location.protocol==="https:";
 for(const code of document.querySelectorAll("code.cmd")){
-  if(https){code.textContent=code.textContent.replace(/^curl (?!https:)/,"curl https://");}
+  const url=code.querySelector("bdo");
+  if(https&&url&&!url.textContent.startsWith("https:")){url.textContent="https://"+url.textContent;}
 }
 for(const b of document.querySelectorAll("button.copy")){
   b.hidden=false;

@@ -18,22 +18,10 @@ pub(crate) fn page(page: &Page, view: &View) -> String {
             let mut body = format!(
                 "<h1 class=\"words\">{}: {}</h1><dl>",
                 Msg::Health.text(lang),
-                esc(h.status)
+                esc(status_word(h.status, lang))
             );
-            for (name, t) in h.tables() {
-                body.push_str(&cell(
-                    &format!("{name} release"),
-                    &lang.date(&t.release_date),
-                ));
-                body.push_str(&cell(
-                    &format!("{name} rows"),
-                    &lang.count(u128::from(t.rows)),
-                ));
-                body.push_str(&cell(&format!("{name} source"), &t.source));
-            }
-            for r in &h.refused {
-                let what = format!("{}: {}", r.file, r.reason);
-                body.push_str(&cell(&format!("refused {}", r.table), &what));
+            for (label, value) in health_rows(h, lang).iter().skip(1) {
+                body.push_str(&cell(label, value));
             }
             body.push_str("</dl>");
             document(&Frame::new(Msg::Health.text(lang), "/healthz"), &body, view)
@@ -47,22 +35,61 @@ pub(crate) fn page(page: &Page, view: &View) -> String {
                 Lang::En => e.headline(),
                 _ => super::i18n::error_headline(lang, e.body.error, status),
             };
-            let message = e.body.message.as_deref().unwrap_or(e.body.error.as_str());
-            // The detail is the service's own English sentence; a Bangla page
-            // marks it as English.
-            let detail_lang = if lang == Lang::En { "" } else { " lang=\"en\"" };
+            let message = super::error_words::message(e, lang);
             let body = format!(
-                "<p class=\"kicker\">{} {status}</p><h1 class=\"words\" id=\"error\">{}</h1><p class=\"lead\"{detail_lang}>{}</p>{}<p><a href=\"{}\">{}</a> · <a href=\"{}\">{}</a></p>",
+                "<p class=\"kicker\">{} {}</p><h1 class=\"words\" id=\"error\">{}</h1><p class=\"lead\" id=\"error-message\">{}</p>{}<p><a href=\"{}\">{}</a> · <a href=\"/docs\" hreflang=\"en\">{}</a></p>",
                 Msg::ErrorHeading.text(lang),
+                lang.digits(&status.to_string()),
                 esc(headline),
-                esc(message),
+                esc(&message),
                 lookup_form(e.input.as_deref().unwrap_or(""), view),
                 esc(&view.href("/")),
                 Msg::Home.text(lang),
-                esc(&view.href("/docs")),
                 Msg::ApiDocs.text(lang),
             );
             document(&Frame::new(headline, "/"), &body, view)
         }
+    }
+}
+
+/// The health report as (label, value) rows in `lang`: the status, then
+/// per loaded table its release date, rows and source, then the refused
+/// files (their reasons are the loader's own English words).
+pub(super) fn health_rows(h: &super::page::Health, lang: Lang) -> Vec<(String, String)> {
+    let table = |name: &str| match name {
+        "country" => Msg::Country.text(lang),
+        "city" => Msg::City.text(lang),
+        _ => "ASN",
+    };
+    let mut rows = vec![(
+        Msg::Health.text(lang).to_owned(),
+        status_word(h.status, lang).to_owned(),
+    )];
+    for (name, t) in h.tables() {
+        let name = table(name);
+        rows.push((
+            Msg::HealthRelease.fill(lang, &[name]),
+            lang.date(&t.release_date),
+        ));
+        rows.push((
+            Msg::HealthRows.fill(lang, &[name]),
+            lang.count(u128::from(t.rows)),
+        ));
+        rows.push((Msg::HealthSource.fill(lang, &[name]), t.source.clone()));
+    }
+    for r in &h.refused {
+        rows.push((
+            Msg::HealthRefused.fill(lang, &[table(r.table)]),
+            format!("{}: {}", r.file, r.reason),
+        ));
+    }
+    rows
+}
+
+/// The health status (`ok`) in `lang`.
+fn status_word(status: &str, lang: Lang) -> &str {
+    match (lang, status) {
+        (Lang::Bn, "ok") => "ঠিক আছে",
+        _ => status,
     }
 }

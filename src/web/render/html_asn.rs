@@ -41,8 +41,9 @@ pub(super) fn asn(p: &AsnPage, view: &View) -> String {
     body.push_str(&prefixes(info, view, &path));
     let _ = write!(
         body,
-        "<p>{} <a id=\"json-link\" href=\"{j}\">JSON</a> · <a href=\"{p}{s}format=md\">Markdown</a> · <a href=\"{p}{s}format=text\">text</a> · <a id=\"csv-link\" href=\"{csv}\">CSV</a> · <a href=\"/docs\">{}</a></p>",
+        "<p>{} <a id=\"json-link\" href=\"{j}\">JSON</a> · <a href=\"{p}{s}format=md\">Markdown</a> · <a href=\"{p}{s}format=text\">{}</a> · <a id=\"csv-link\" href=\"{csv}\">CSV</a> · <a href=\"/docs\" hreflang=\"en\">{}</a></p>",
         Msg::ThisPageAs.text(lang),
+        Msg::AsText.text(lang),
         Msg::ApiDocs.text(lang),
         j = esc(&page_link(&api, info.page.number)),
         p = esc(&view.href(&this)),
@@ -64,37 +65,43 @@ pub(super) fn asn(p: &AsnPage, view: &View) -> String {
 
 /// The counts: addresses and prefixes per family, IPv6 also in /48s.
 fn summary(info: &AsnInfo, lang: Lang) -> String {
+    // Each count is one unbroken number (`.num`); a line may break only
+    // between the count of addresses and that of /48s.
+    let num = |n: u128| format!("<span class=\"num\">{}</span>", lang.count(n));
     let v6: u128 = info.addresses.v6.parse().unwrap_or(0);
-    let mut v6_text = lang.count(v6);
+    let mut v6_text = num(v6);
     if v6 > 0 {
         let n48 = lang.count(slash48s(&info.addresses.v6));
-        let _ = write!(v6_text, " ({})", Msg::Slash48s.fill(lang, &[&n48]));
+        let _ = write!(
+            v6_text,
+            " <span class=\"num\">({})</span>",
+            esc(&Msg::Slash48s.fill(lang, &[&n48]))
+        );
     }
     let cells = [
         (
             "addresses-v4",
             Msg::AddressesV4,
-            lang.count(u128::from(info.addresses.v4)),
+            num(u128::from(info.addresses.v4)),
         ),
         ("addresses-v6", Msg::AddressesV6, v6_text),
         (
             "prefixes-v4",
             Msg::PrefixesV4,
-            lang.count(u128::from(info.prefix_count.v4)),
+            num(u128::from(info.prefix_count.v4)),
         ),
         (
             "prefixes-v6",
             Msg::PrefixesV6,
-            lang.count(u128::from(info.prefix_count.v6)),
+            num(u128::from(info.prefix_count.v6)),
         ),
     ];
     let mut out = String::from("<section class=\"group\" id=\"counts\"><dl>");
     for (id, label, value) in cells {
         let _ = write!(
             out,
-            "<div><dt>{}</dt><dd id=\"{id}\">{}</dd></div>",
+            "<div><dt>{}</dt><dd id=\"{id}\">{value}</dd></div>",
             label.text(lang),
-            esc(&value)
         );
     }
     out.push_str("</dl></section>");
@@ -103,7 +110,6 @@ fn summary(info: &AsnInfo, lang: Lang) -> String {
 
 /// The countries as a table: flag, name (in the page's language), addresses, share bar.
 fn countries(info: &AsnInfo, lang: Lang) -> String {
-    let table = CountryTable::embedded().ok();
     let mut out = format!(
         "<table id=\"countries\"><thead><tr><th>{}</th><th class=\"n\">{}</th><th class=\"n\">{}</th><th class=\"bar-cell\"></th></tr></thead><tbody>",
         Msg::Country.text(lang),
@@ -111,13 +117,7 @@ fn countries(info: &AsnInfo, lang: Lang) -> String {
         Msg::Share.text(lang)
     );
     for c in &info.countries {
-        let name = match lang {
-            Lang::Bn => table
-                .and_then(|t| t.get(&c.country_code))
-                .and_then(|row| row.name_bn.clone())
-                .unwrap_or_else(|| c.country.clone()),
-            Lang::En => c.country.clone(),
-        };
+        let name = country_name(c, lang);
         let width = (c.share * 100.0).clamp(0.0, 100.0);
         let _ = write!(
             out,
@@ -130,6 +130,18 @@ fn countries(info: &AsnInfo, lang: Lang) -> String {
     }
     out.push_str("</tbody></table>");
     out
+}
+
+/// A country's name in `lang` (CLDR's Bangla name from the country table).
+fn country_name(c: &crate::model::AsnCountry, lang: Lang) -> String {
+    match lang {
+        Lang::Bn => CountryTable::embedded()
+            .ok()
+            .and_then(|t| t.get(&c.country_code))
+            .and_then(|row| row.name_bn.clone())
+            .unwrap_or_else(|| c.country.clone()),
+        Lang::En => c.country.clone(),
+    }
 }
 
 /// The world map with each country of the AS's IPv4 space drawn over it,
@@ -156,7 +168,7 @@ fn share_map(info: &AsnInfo, lang: Lang) -> String {
             "<path class=\"hit\" id=\"{}\" fill-opacity=\"{opacity:.2}\" d=\"{}\"><title>{} {}</title></path>",
             esc(&c.country_code),
             esc(d),
-            esc(&c.country),
+            esc(&country_name(c, lang)),
             lang.percent(c.share)
         );
     }

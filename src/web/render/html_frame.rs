@@ -31,10 +31,11 @@ form{display:flex;gap:.5rem;margin:.5rem 0 1rem;max-width:640px}input{flex:1;min
 button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.5rem;background:#0b5cc0;color:#fff;cursor:pointer}
 .groups{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.groups{grid-template-columns:minmax(0,1fr) minmax(0,1fr);align-items:start}}
 .group{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.2rem 1rem .5rem;min-width:0}
-h2{font-size:.85rem;margin:.6rem 0 .3rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
+h2{font-size:.85rem;margin:.6rem 0 .3rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}h2:lang(bn){text-transform:none;letter-spacing:0}
 dl{margin:0}dl>div{padding:.4rem 0;border-top:1px solid var(--line);display:grid;grid-template-columns:9rem minmax(0,1fr);gap:0 .75rem}dl>div:first-child{border-top:0}
 dt{color:var(--muted);font-size:.9rem}dd{margin:0;overflow-wrap:anywhere}
-dd.cmd{grid-column:2;display:flex;gap:.4rem;align-items:center;font-size:.75rem;min-width:0}code.cmd{color:var(--muted);white-space:nowrap;overflow-x:auto;min-width:0;flex:0 1 auto;scrollbar-width:thin}
+dd.cmd{grid-column:2;display:flex;gap:.4rem;align-items:center;font-size:.75rem;min-width:0}code.cmd{color:var(--muted);white-space:nowrap;overflow:hidden;min-width:0;flex:0 1 auto}code.cmd .u{display:inline-block;vertical-align:bottom;max-width:calc(100% - 5ch);overflow:hidden;text-overflow:ellipsis;direction:rtl}
+.num{white-space:nowrap}#addresses-v6{overflow-x:auto}#addresses-v6 .num{font-size:min(1em,3.5vw)}
 button.copy{flex:none;white-space:nowrap;font-size:.72rem;padding:.05rem .45rem;background:transparent;color:var(--accent);border:1px solid var(--line);border-radius:.35rem}button.copy.done{color:var(--fg)}
 .split{display:grid;gap:.5rem 1.5rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.split{grid-template-columns:minmax(0,1.1fr) minmax(0,1fr);align-items:start}}
 .lead{font-size:1.1rem}
@@ -60,6 +61,9 @@ pub(super) struct Frame<'a> {
     pub script: bool,
     /// More of the head: a page's own style (the docs page's).
     pub head: &'a str,
+    /// The page is written in the request's language and links to itself
+    /// in the other one; `false` for a page in English only (the docs).
+    pub translated: bool,
 }
 
 impl<'a> Frame<'a> {
@@ -70,6 +74,7 @@ impl<'a> Frame<'a> {
             releases: None,
             script: false,
             head: "",
+            translated: true,
         }
     }
 }
@@ -136,23 +141,43 @@ pub(super) fn document(frame: &Frame, body: &str, view: &View) -> String {
         })
         .unwrap_or_default();
     let md_sep = if canonical.contains('?') { '&' } else { '?' };
+    // The other language: a link in the bar and an alternate in the head,
+    // only where the page exists in it.
+    let (alternate, lang_link) = if frame.translated {
+        let href = esc(&switch.href(&canonical));
+        (
+            format!(
+                "<link rel=\"alternate\" hreflang=\"{oc}\" href=\"{href}\">",
+                oc = other.code()
+            ),
+            format!(
+                "<a id=\"lang-link\" lang=\"{oc}\" hreflang=\"{oc}\" href=\"{href}\">{}</a>",
+                other.own_name(),
+                oc = other.code()
+            ),
+        )
+    } else {
+        (String::new(), String::new())
+    };
+    // The licence's attribution and the flags' credit are names: English on
+    // every page (marked as such on a page in another language).
+    let en = if lang == Lang::En { "" } else { " lang=\"en\"" };
     format!(
-        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\"><link rel=\"alternate\" hreflang=\"{oc}\" href=\"{switch_href}\"><style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"{docs}\">API</a><a id=\"lang-link\" lang=\"{oc}\" hreflang=\"{oc}\" href=\"{switch_href}\">{other_name}</a></nav></div><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\">{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags} · <a href=\"/docs\">{api_docs}</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
+        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\">{alternate}<style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"/docs\" hreflang=\"en\">API</a>{lang_link}</nav></div><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\"{en}>{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags} <a id=\"flags-credit\" href=\"{FLAGS_URL}\"{en}>flag-icons</a> (MIT) · <a href=\"/docs\" hreflang=\"en\">{api_docs}</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
         code = lang.code(),
         t = esc(frame.title),
         c = esc(&canonical),
-        oc = other.code(),
-        switch_href = esc(&switch.href(&canonical)),
-        other_name = other.own_name(),
         home = esc(&view.href("/")),
-        docs = esc(&view.href("/docs")),
         asn_also = Msg::AsnAlso.text(lang),
         centroids = Msg::Centroids.text(lang),
-        flags = Msg::FlagsCredit.text(lang),
+        flags = Msg::FlagsCreditName.text(lang),
         api_docs = Msg::ApiDocs.text(lang),
         head = frame.head,
     )
 }
+
+/// Where the flags come from (credited in the footer like the data).
+const FLAGS_URL: &str = "https://github.com/lipis/flag-icons";
 
 /// A path without its `lang=` query parameter.
 fn strip_lang(path: &str) -> String {

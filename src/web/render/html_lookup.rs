@@ -36,24 +36,19 @@ pub(super) fn lookup(p: &LookupPage, view: &View) -> String {
         esc(&info.ip)
     );
     body.push_str(&summary(p, view));
-    // What a special-purpose block is for, in the service's English words
-    // (marked as English on a Bangla page), with its RFC linked.
-    if let (Some(words), Some(special)) = (p.special_words(), &p.special) {
-        let words_lang = if view.lang == Lang::En {
-            ""
-        } else {
-            " lang=\"en\""
-        };
+    // What a special-purpose block is for, in the page's language, with its
+    // RFC linked.
+    if let (Some(words), Some(special)) = (p.special_words_in(lang), &p.special) {
         let _ = write!(
             body,
-            "<p id=\"special-about\"{words_lang}>{} <a href=\"{}\">{}</a></p>",
+            "<p id=\"special-about\">{} <a id=\"special-rfc\" href=\"{}\">{}</a></p>",
             esc(&words),
             esc(&special.rfc_url),
             esc(special.rfcs.first().copied().unwrap_or_default()),
         );
     }
     if let Some(families) = p.families.as_deref().filter(|_| kind == LookupKind::Root) {
-        body.push_str(&family_addresses(families));
+        body.push_str(&family_addresses(families, lang));
     }
     body.push_str(&lookup_form(
         if kind == LookupKind::Address {
@@ -106,8 +101,9 @@ pub(super) fn lookup(p: &LookupPage, view: &View) -> String {
     let sep = if self_path.contains('?') { '&' } else { '?' };
     let _ = write!(
         body,
-        "<p>{} <a id=\"json-link\" href=\"{api}\">JSON</a> · <a href=\"{p}{sep}format=md\">Markdown</a> · <a href=\"{p}{sep}format=text\">text</a> · <a href=\"/docs\">{}</a></p>",
+        "<p>{} <a id=\"json-link\" href=\"{api}\">JSON</a> · <a href=\"{p}{sep}format=md\">Markdown</a> · <a href=\"{p}{sep}format=text\">{}</a> · <a href=\"/docs\" hreflang=\"en\">{}</a></p>",
         Msg::ThisPageAs.text(lang),
+        Msg::AsText.text(lang),
         Msg::ApiDocs.text(lang),
         api = esc(&api_path),
         p = esc(&view.href(&self_path)),
@@ -139,7 +135,7 @@ fn summary(p: &LookupPage, view: &View) -> String {
         None if info.is_public == Some(false) => parts.push(match &p.special {
             Some(s) => format!(
                 "<span><span id=\"special\">{}</span>: {}</span>",
-                esc(&s.label()),
+                esc(&s.label_in(lang)),
                 Msg::SpecialNoLocation.text(lang)
             ),
             None => format!("<span>{}</span>", Msg::PrivateNoLocation.text(lang)),
@@ -177,7 +173,10 @@ struct Commands<'a> {
 }
 
 /// One `<div><dt><dd>` row: label, value (linked, in its language) and the
-/// commands that print it, each with its copy button.
+/// commands that print it, each with its copy button. A command too long
+/// for its column is cut at its start, after `curl` (`curl …/8.8.8.8/asn`:
+/// the URL is right-aligned in its box, kept left-to-right by `<bdo>`), so
+/// the field it prints stays in sight; the whole command is what is copied.
 fn row(r: &Row, cmd: &Commands, view: &View) -> String {
     let value = match &r.link {
         Some(link) => format!(
@@ -197,7 +196,7 @@ fn row(r: &Row, cmd: &Commands, view: &View) -> String {
         let id = format!("cmd-{field}");
         let _ = write!(
             out,
-            "<dd class=\"cmd\"><code class=\"cmd\" id=\"{id}\" title=\"{}\">curl {}{}/{field}</code><button type=\"button\" class=\"copy\" data-for=\"{id}\" data-done=\"{}\" hidden>{}</button></dd>",
+            "<dd class=\"cmd\"><code class=\"cmd\" id=\"{id}\" title=\"{}\">curl <span class=\"u\"><bdo dir=\"ltr\">{}{}/{field}</bdo></span></code><button type=\"button\" class=\"copy\" data-for=\"{id}\" data-done=\"{}\" hidden>{}</button></dd>",
             Msg::CommandFor.text(cmd.lang),
             esc(cmd.host),
             esc(cmd.base),
@@ -213,19 +212,22 @@ fn row(r: &Row, cmd: &Commands, view: &View) -> String {
 /// asks its origin's `/api/v1/me` and shows the address it answers as its
 /// text (`textContent`: never markup). Allowed by its hash in the page's
 /// CSP ([`super::csp_for`]), with `connect-src` naming exactly the origins.
-pub(super) const FAMILY_SCRIPT: &str = r#"for(const a of document.querySelectorAll("a[data-me]")){fetch(a.dataset.me+"/api/v1/me",{headers:{Accept:"application/json"}}).then(r=>r.ok?r.json():Promise.reject(r.status)).then(j=>{a.textContent=j.ip}).catch(()=>{a.textContent="not reachable"})}"#;
+pub(super) const FAMILY_SCRIPT: &str = r#"for(const a of document.querySelectorAll("a[data-me]")){fetch(a.dataset.me+"/api/v1/me",{headers:{Accept:"application/json"}}).then(r=>r.ok?r.json():Promise.reject(r.status)).then(j=>{a.textContent=j.ip}).catch(()=>{a.textContent=a.dataset.no})}"#;
 
 /// "Your IPv4 address: ... · Your IPv6 address: ...": links to the
 /// single-family origins (what works without JavaScript), which the script
 /// fills in with the addresses they see.
-fn family_addresses(families: &FamilyOrigins) -> String {
+fn family_addresses(families: &FamilyOrigins, lang: Lang) -> String {
     let mut out = String::from("<p class=\"families\">");
     for (i, (family, origin)) in families.each().enumerate() {
         let origin = origin.to_string();
         let id = family.to_ascii_lowercase();
         let _ = write!(
             out,
-            "{sep}Your {family} address: <a id=\"{id}\" data-me=\"{o}\" href=\"{o}/\">ask {o}</a>",
+            "{sep}{}: <a id=\"{id}\" data-me=\"{o}\" data-no=\"{}\" href=\"{o}/\">{}</a>",
+            Msg::YourFamilyAddress.fill(lang, &[family]),
+            Msg::NotReachable.text(lang),
+            esc(&Msg::AskOrigin.fill(lang, &[&origin])),
             sep = if i == 0 { "" } else { " · " },
             o = esc(&origin),
         );
@@ -263,8 +265,9 @@ fn map_figure(info: &IpInfo, lang: Lang) -> String {
     let (x, y) = ((lon + 180.0) * 1000.0 / 360.0, (90.0 - lat) * 500.0 / 180.0);
     let _ = write!(
         svg,
-        "<circle class=\"pin\" id=\"pin\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"7\"><title>{} {lat}, {lon}</title></circle></svg>",
-        Msg::CountryCentroid.text(lang)
+        "<circle class=\"pin\" id=\"pin\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"7\"><title>{}: {}</title></circle></svg>",
+        Msg::CountryCentroid.text(lang),
+        values::coordinates(lat, lon, lang)
     );
     let name = match lang {
         Lang::Bn => l.country_bn.as_deref().or(l.country.as_deref()),

@@ -295,7 +295,6 @@ catalogue! {
     DataReleases => "Data: country {}, ASN {}", "ডেটা: দেশ {}, ASN {}";
     Centroids => "Coordinates are country centroids, not street addresses.", "স্থানাঙ্কগুলো দেশের কেন্দ্রবিন্দু, রাস্তার ঠিকানা নয়।";
     AsnAlso => "ASN data also from RouteViews and NRO (CC BY 4.0)", "ASN ডেটা RouteViews ও NRO থেকেও (CC BY 4.0)";
-    FlagsCredit => "Flags: flag-icons (MIT)", "পতাকা: flag-icons (MIT)";
     AutonomousSystem => "Autonomous system", "অটোনোমাস সিস্টেম";
     Addresses => "Addresses", "ঠিকানা";
     AddressesV4 => "IPv4 addresses", "IPv4 ঠিকানা";
@@ -327,6 +326,24 @@ catalogue! {
     ErrOverloaded => "The service is busy: try again in a moment", "সেবাটি এখন ব্যস্ত: একটু পরে আবার চেষ্টা করুন";
     ErrOther => "That did not work", "এটি কাজ করেনি";
     Message => "Message", "বার্তা";
+    About => "About", "বিবরণ";
+    RfcLink => "RFC", "RFC";
+    AsText => "text", "টেক্সট";
+    Status => "Status", "HTTP অবস্থা";
+    ErrorCodeLabel => "Error code", "ত্রুটির কোড";
+    StatusLine => "Status {}, error `{}`.", "HTTP অবস্থা {}, ত্রুটির কোড `{}`।";
+    YourFamilyAddress => "Your {} address", "আপনার {} ঠিকানা";
+    AskOrigin => "ask {}", "{}-কে জিজ্ঞেস করুন";
+    NotReachable => "not reachable", "পৌঁছানো গেল না";
+    PrevKey => "prev", "আগের পৃষ্ঠা";
+    NextKey => "next", "পরের পৃষ্ঠা";
+    PageKey => "page", "পৃষ্ঠা";
+    OtherForms => "Other forms:", "অন্য রূপে:";
+    HealthRelease => "{} release", "{}: প্রকাশের তারিখ";
+    HealthRows => "{} rows", "{}: সারি";
+    HealthSource => "{} source", "{}: উৎস";
+    HealthRefused => "refused {}", "{}: বাতিল ফাইল";
+    FlagsCreditName => "Flags:", "পতাকা:";
 }
 
 /// The headline of an error page: what happened, in words.

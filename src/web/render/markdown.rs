@@ -23,19 +23,40 @@ pub(crate) fn page(page: &Page, view: &View) -> String {
                 _ => Msg::IpAddress,
             };
             let mut out = format!("# {}: {}\n", heading.text(lang), escape(&p.info.ip));
+            if let (Some(words), Some(special)) = (p.special_words_in(lang), &p.special) {
+                let _ = writeln!(
+                    out,
+                    "\n**{}।** {} [{}]({})",
+                    escape(&special.label_in(lang)),
+                    escape(&words),
+                    special.rfcs.first().copied().unwrap_or_default(),
+                    special.rfc_url
+                );
+            }
             for (title, rows) in [
                 (Msg::Network, values::network(p, lang)),
                 (Msg::Location, values::location(p, lang)),
             ] {
-                let _ = writeln!(out, "\n## {}\n\n| | |\n|---|---|", title.text(lang));
+                let _ = writeln!(out, "\n## {}\n", title.text(lang));
+                if rows.is_empty() {
+                    let why = if p.info.is_public == Some(false) {
+                        Msg::PrivateNoLocation
+                    } else {
+                        Msg::NoLocation
+                    };
+                    let _ = writeln!(out, "{}", why.text(lang));
+                    continue;
+                }
+                out.push_str("| | |\n|---|---|\n");
                 for r in rows {
                     let _ = writeln!(out, "| {} | {} |", r.label.text(lang), escape(&r.value));
                 }
             }
             let _ = writeln!(
                 out,
-                "\n{} [JSON]({api_path}) · [text]({page_path}?format=text&lang=bn) · [HTML]({page_path}?lang=bn) · [{}](/docs)\n",
+                "\n{} [JSON]({api_path}) · [{}]({page_path}?format=text&lang=bn) · [HTML]({page_path}?lang=bn) · [{}](/docs)\n",
                 Msg::ThisPageAs.text(lang),
+                Msg::AsText.text(lang),
                 Msg::ApiDocs.text(lang),
             );
             attribution(&mut out);
@@ -73,6 +94,14 @@ pub(crate) fn page(page: &Page, view: &View) -> String {
             out
         }
         Page::Asn(p) => asn_markdown(p, lang),
+        Page::Health(h) if lang != Lang::En => {
+            let rows = super::html::health_rows(h, lang);
+            let mut out = format!("# {}\n\n| | |\n|---|---|\n", Msg::Health.text(lang));
+            for (key, value) in rows {
+                let _ = writeln!(out, "| {} | {} |", escape(&key), escape(&value));
+            }
+            out
+        }
         Page::Health(h) => {
             let mut out = format!("# Health: {}\n\n", h.status);
             let rows: Vec<(String, String)> = h
@@ -101,16 +130,17 @@ pub(crate) fn page(page: &Page, view: &View) -> String {
         Page::Docs(_) => String::new(),
         Page::Error(e) if lang != Lang::En => {
             let headline = super::i18n::error_headline(lang, e.body.error, e.status.as_u16());
-            let mut out = format!(
-                "# {}: {headline}\n\n`{}`",
+            let status = lang.digits(&e.status.as_u16().to_string());
+            let code = e.body.error.to_string();
+            format!(
+                "# {}: {headline}\n\n{}\n\n{} [{}]({}) · [{}](/docs)\n",
                 Msg::ErrorHeading.text(lang),
-                e.body.error
-            );
-            if let Some(m) = &e.body.message {
-                let _ = write!(out, ": {}", escape(m));
-            }
-            let _ = writeln!(out, "\n\n[{}](/docs)", Msg::ApiDocs.text(lang));
-            out
+                escape(&super::error_words::message(e, lang)),
+                Msg::StatusLine.fill(lang, &[&status, &code]),
+                Msg::Home.text(lang),
+                view.href("/"),
+                Msg::ApiDocs.text(lang),
+            )
         }
         Page::Error(e) => {
             // The code is one of the service's own identifiers (`bad_format`).
@@ -214,7 +244,15 @@ fn asn_markdown(p: &AsnPage, lang: Lang) -> String {
     }
     let key = |en: &'static str, msg: Msg| if bn { msg.text(lang) } else { en };
     let summary = [
-        (key("asn", Msg::AsNumber), info.asn.to_string()),
+        (
+            key("asn", Msg::AsNumber),
+            // An identifier in Bangla, as the HTML page writes it.
+            if bn {
+                format!("AS{}", info.asn)
+            } else {
+                info.asn.to_string()
+            },
+        ),
         (
             key("organization", Msg::Operator),
             info.organization.clone(),
@@ -233,7 +271,14 @@ fn asn_markdown(p: &AsnPage, lang: Lang) -> String {
             count(u128::from(info.prefix_count.v6)),
         ),
     ];
-    table(&mut out, &summary);
+    if bn {
+        out.push_str("| | |\n|---|---|\n");
+        for (key, value) in &summary {
+            let _ = writeln!(out, "| {key} | {} |", escape(value));
+        }
+    } else {
+        table(&mut out, &summary);
+    }
     if !info.countries.is_empty() {
         let table = crate::geo::countries::CountryTable::embedded().ok();
         if bn {
@@ -318,9 +363,12 @@ fn asn_markdown(p: &AsnPage, lang: Lang) -> String {
         Msg::DownloadCsv.text(lang),
         asn_csv_link(info.asn)
     );
+    let q = if bn { "&lang=bn" } else { "" };
     let _ = writeln!(
         out,
-        "Other forms: [JSON]({api}) · [text]({page}?format=text) · [HTML]({page}?format=html) · [Markdown]({page}?format=md)\n"
+        "{} [JSON]({api}) · [{}]({page}?format=text{q}) · [HTML]({page}?format=html{q}) · [Markdown]({page}?format=md{q})\n",
+        Msg::OtherForms.text(lang),
+        Msg::AsText.text(lang),
     );
     attribution(&mut out);
     out

@@ -4,6 +4,7 @@
 mod asset;
 pub(crate) mod assets;
 mod docs;
+mod error_words;
 pub(crate) mod flags;
 mod html;
 mod html_asn;
@@ -14,6 +15,7 @@ mod json;
 pub(crate) mod map;
 mod markdown;
 mod page;
+mod special_bn;
 mod text;
 pub(crate) mod values;
 mod view;

@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use serde::Serialize;
 
 use super::docs::DocsPage;
+use super::i18n::Lang;
 use crate::fields::Field;
 use crate::geo::special::SpecialBlock;
 use crate::lookup::Answered;
@@ -134,11 +135,23 @@ impl LookupPage {
     /// caller on a local network [`PROXY_HINT`]; `None` for an ordinary
     /// address.
     pub(crate) fn special_words(&self) -> Option<String> {
+        self.special_words_in(Lang::En)
+    }
+
+    /// [`LookupPage::special_words`] in `lang` ([`super::special_bn`]).
+    pub(crate) fn special_words_in(&self, lang: Lang) -> Option<String> {
         let special = self.special.as_ref()?;
-        let mut words = special.explanation.to_owned();
+        let (explanation, hint) = match lang {
+            Lang::En => (special.explanation, PROXY_HINT),
+            Lang::Bn => (
+                super::special_bn::sentence(special.name),
+                super::special_bn::PROXY_HINT,
+            ),
+        };
+        let mut words = explanation.to_owned();
         if self.proxy_hint() {
             words.push(' ');
-            words.push_str(PROXY_HINT);
+            words.push_str(hint);
         }
         Some(words)
     }
@@ -149,12 +162,28 @@ impl SpecialUse {
     /// qualifier the registry's name already carries joins the RFCs:
     /// `Documentation (TEST-NET-1, RFC 5737)`.
     pub(crate) fn label(&self) -> String {
-        let rfcs = self.rfcs.join(", ");
-        match self.name.strip_suffix(')') {
-            Some(open) if open.contains('(') => format!("{open}, {rfcs})"),
-            _ if rfcs.is_empty() => self.name.to_owned(),
-            _ => format!("{} ({rfcs})", self.name),
+        labelled(self.name, self.rfcs)
+    }
+
+    /// [`SpecialUse::label`] in `lang`: in Bangla the block's Bangla name
+    /// (`ব্যক্তিগত ব্যবহার (RFC 1918)`), the registry's where it has none.
+    pub(crate) fn label_in(&self, lang: Lang) -> String {
+        match lang {
+            Lang::En => self.label(),
+            Lang::Bn => labelled(
+                super::special_bn::name(self.name).unwrap_or(self.name),
+                self.rfcs,
+            ),
         }
+    }
+}
+
+fn labelled(name: &str, rfcs: &[&str]) -> String {
+    let rfcs = rfcs.join(", ");
+    match name.strip_suffix(')') {
+        Some(open) if open.contains('(') => format!("{open}, {rfcs})"),
+        _ if rfcs.is_empty() => name.to_owned(),
+        _ => format!("{name} ({rfcs})"),
     }
 }
 

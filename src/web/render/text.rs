@@ -26,13 +26,27 @@ pub(crate) fn page(page: &Page, view: &View) -> String {
                 .into_iter()
                 .chain(values::location(p, lang))
             {
+                let special = r.id == "special-block";
                 rows.push((r.label.text(lang), r.value));
+                // What the block is for, and where its RFC is.
+                if let (true, Some(words), Some(s)) =
+                    (special, p.special_words_in(lang), &p.special)
+                {
+                    rows.push((Msg::About.text(lang), words));
+                    rows.push((Msg::RfcLink.text(lang), s.rfc_url.clone()));
+                }
             }
             rows.push((Msg::Source.text(lang), attribution()));
             aligned(&rows)
         }
         Page::Lookup(p) => aligned(&credited(with_words(lookup_rows(p), p))),
         Page::Asn(p) => asn_text(p, lang),
+        Page::Health(h) if lang != Lang::En => {
+            let rows: Vec<(String, String)> = super::html::health_rows(h, lang);
+            let rows: Vec<(&str, String)> =
+                rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+            aligned(&rows)
+        }
         Page::Health(h) => {
             let mut rows = vec![("status".to_owned(), h.status.to_owned())];
             for (name, t) in h.tables() {
@@ -57,10 +71,14 @@ pub(crate) fn page(page: &Page, view: &View) -> String {
                 Msg::ErrorHeading.text(lang),
                 super::i18n::error_headline(lang, e.body.error, e.status.as_u16()).to_owned(),
             ),
-            ("error", e.body.error.to_string()),
+            (
+                Msg::Status.text(lang),
+                lang.digits(&e.status.as_u16().to_string()),
+            ),
+            (Msg::ErrorCodeLabel.text(lang), e.body.error.to_string()),
             (
                 Msg::Message.text(lang),
-                e.body.message.clone().unwrap_or_default(),
+                super::error_words::message(e, lang),
             ),
         ]),
         Page::Error(e) => aligned(&[
@@ -115,7 +133,15 @@ fn asn_text(p: &AsnPage, lang: Lang) -> String {
         v6 = format!("{v6} ({})", Msg::Slash48s.fill(lang, &[&n48]));
     }
     let mut rows = vec![
-        (key("asn", Msg::AsNumber), info.asn.to_string()),
+        (
+            key("asn", Msg::AsNumber),
+            // An identifier in Bangla, as the HTML page writes it.
+            if bn {
+                format!("AS{}", info.asn)
+            } else {
+                info.asn.to_string()
+            },
+        ),
         (
             key("organization", Msg::Operator),
             info.organization.clone(),
@@ -175,14 +201,14 @@ fn asn_text(p: &AsnPage, lang: Lang) -> String {
     );
     let (n, pages) = (info.page.number, info.page.pages);
     rows.push((
-        "page",
+        key("page", Msg::PageKey),
         format!("{}/{}", count(u128::from(n)), count(u128::from(pages))),
     ));
     if n > 1 {
-        rows.push(("prev", page_link(&path, n - 1)));
+        rows.push((key("prev", Msg::PrevKey), page_link(&path, n - 1)));
     }
     if n < pages {
-        rows.push(("next", page_link(&path, n + 1)));
+        rows.push((key("next", Msg::NextKey), page_link(&path, n + 1)));
     }
     rows.push((key("source", Msg::Source), attribution()));
     aligned(&rows)

@@ -67,7 +67,7 @@ pub(crate) fn network(p: &LookupPage, lang: Lang) -> Vec<Row> {
         rows.push(row(
             "special-block",
             Msg::SpecialBlock,
-            special.label(),
+            special.label_in(lang),
             &[],
         ));
     }
@@ -199,7 +199,7 @@ pub(crate) fn location(p: &LookupPage, lang: Lang) -> Vec<Row> {
         rows.push(row(
             "calling_code",
             Msg::CallingCode,
-            c.to_string(),
+            lang.digits(c),
             &["calling_code"],
         ));
     }

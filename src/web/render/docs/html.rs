@@ -68,6 +68,7 @@ pub(crate) fn page(d: &DocsPage) -> String {
     let head = format!("<style>{DOCS_STYLE}</style>");
     let frame = Frame {
         head: &head,
+        translated: false,
         ..Frame::new("API documentation", "/docs")
     };
     document(&frame, &body, &View::default())
