@@ -259,19 +259,19 @@ impl AsSystem<'_> {
     }
 
     /// How many IPv4 prefixes [`AsSystem::prefixes_v4`] gives.
-    pub fn prefix_count_v4(&self) -> u64 {
+    pub(crate) fn prefix_count_v4(&self) -> u64 {
         self.ends_v4.last().map_or(0, |n| u64::from(*n))
     }
 
     /// How many IPv6 prefixes [`AsSystem::prefixes_v6`] gives.
-    pub fn prefix_count_v6(&self) -> u64 {
+    pub(crate) fn prefix_count_v6(&self) -> u64 {
         self.ends_v6.last().map_or(0, |n| u64::from(*n))
     }
 
     /// At most `count` IPv4 prefixes from the `offset`-th (0-based) on, and
     /// how many there are in all: the page starts at its run, found by the
     /// running counts, so a page costs what it holds.
-    pub fn prefixes_v4_page(&self, offset: u64, count: usize) -> (Vec<Ipv4Net>, u64) {
+    pub(crate) fn prefixes_v4_page(&self, offset: u64, count: usize) -> (Vec<Ipv4Net>, u64) {
         let (first, skip) = page_start(self.ends_v4, offset);
         let page = self.v4[first.min(self.v4.len())..]
             .iter()
@@ -284,7 +284,7 @@ impl AsSystem<'_> {
 
     /// At most `count` IPv6 prefixes from the `offset`-th on, and how many
     /// there are in all (as [`AsSystem::prefixes_v4_page`]).
-    pub fn prefixes_v6_page(&self, offset: u64, count: usize) -> (Vec<Ipv6Net>, u64) {
+    pub(crate) fn prefixes_v6_page(&self, offset: u64, count: usize) -> (Vec<Ipv6Net>, u64) {
         let (first, skip) = page_start(self.ends_v6, offset);
         let page = self.v6[first.min(self.v6.len())..]
             .iter()

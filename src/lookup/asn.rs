@@ -49,7 +49,7 @@ fn plural(n: &u64) -> &'static str {
 
 /// Which of its prefixes an AS answer lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Prefixes {
+pub(crate) enum Prefixes {
     /// Every one, on one page (the CSV of them, the MCP tool).
     All,
     /// Page `number` (from 1) of `per_page` (at least 1): the IPv4 prefixes,

@@ -27,7 +27,7 @@ fn all() -> &'static HashMap<&'static str, Asset> {
 }
 
 /// The flag of the country `code` (either case), if the set has one.
-pub fn flag(code: &str) -> Option<&'static Asset> {
+pub(crate) fn flag(code: &str) -> Option<&'static Asset> {
     if code.len() != 2 || !code.bytes().all(|b| b.is_ascii_alphabetic()) {
         return None;
     }
