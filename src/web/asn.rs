@@ -271,26 +271,22 @@ fn asn_error(e: &AsnError) -> ErrorPage {
 
 /// The routes this module answers.
 pub(crate) const SERVED: &[Served] = &[
-    Served {
-        route: &routes::API_ASN,
-        handler: |_| get(api_asn),
-        described: &[describe::<__path_api_asn>],
-    },
-    Served {
-        route: &routes::API_ASN_CSV,
-        handler: |_| get(api_asn_csv),
-        described: &[describe::<__path_api_asn_csv>],
-    },
-    Served {
-        route: &routes::API_ASN_MISSING,
-        handler: |_| get(api_asn_missing),
-        described: &[],
-    },
-    Served {
-        route: &routes::ASN_PAGE,
-        handler: |_| get(asn_page),
-        described: &[describe::<__path_asn_page>],
-    },
+    Served::new(
+        &routes::API_ASN,
+        |_| get(api_asn),
+        &[describe::<__path_api_asn>],
+    ),
+    Served::new(
+        &routes::API_ASN_CSV,
+        |_| get(api_asn_csv),
+        &[describe::<__path_api_asn_csv>],
+    ),
+    Served::new(&routes::API_ASN_MISSING, |_| get(api_asn_missing), &[]),
+    Served::new(
+        &routes::ASN_PAGE,
+        |_| get(asn_page),
+        &[describe::<__path_asn_page>],
+    ),
 ];
 
 #[cfg(test)]

@@ -68,8 +68,8 @@ fn not_found(wants: &Wants) -> Response {
 }
 
 /// The routes this module answers.
-pub(crate) const SERVED: &[Served] = &[Served {
-    route: &routes::ASSETS,
-    handler: |_| get(asset),
-    described: &[describe::<__path_asset>],
-}];
+pub(crate) const SERVED: &[Served] = &[Served::new(
+    &routes::ASSETS,
+    |_| get(asset),
+    &[describe::<__path_asset>],
+)];

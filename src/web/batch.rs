@@ -509,11 +509,11 @@ fn not_acceptable() -> Response {
 }
 
 /// The routes this module answers.
-pub(crate) const SERVED: &[Served] = &[Served {
-    route: &routes::API_IP_BATCH,
-    handler: |_| post(api_ip_batch),
-    described: &[describe::<__path_api_ip_batch>],
-}];
+pub(crate) const SERVED: &[Served] = &[Served::new(
+    &routes::API_IP_BATCH,
+    |_| post(api_ip_batch),
+    &[describe::<__path_api_ip_batch>],
+)];
 
 #[cfg(test)]
 mod tests {

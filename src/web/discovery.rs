@@ -222,31 +222,27 @@ pub(crate) async fn skill_md(base: BaseUrl) -> Response {
 /// The routes this module answers (`/mcp`'s `GET` is [`mcp_get`], with
 /// rmcp's `POST`: [`super::openapi`] attaches both).
 pub(crate) const SERVED: &[Served] = &[
-    Served {
-        route: &routes::API_CATALOG,
-        handler: |_| get(api_catalog),
-        described: &[describe::<__path_api_catalog>],
-    },
-    Served {
-        route: &routes::SERVER_CARD,
-        handler: |_| get(server_card),
-        described: &[describe::<__path_server_card>],
-    },
-    Served {
-        route: &routes::SERVER_CARD_ALIAS,
-        handler: |_| get(server_card),
-        described: &[],
-    },
-    Served {
-        route: &routes::SKILLS_INDEX,
-        handler: |_| get(skills_index),
-        described: &[describe::<__path_skills_index>],
-    },
-    Served {
-        route: &routes::SKILL_MD,
-        handler: |_| get(skill_md),
-        described: &[describe::<__path_skill_md>],
-    },
+    Served::new(
+        &routes::API_CATALOG,
+        |_| get(api_catalog),
+        &[describe::<__path_api_catalog>],
+    ),
+    Served::new(
+        &routes::SERVER_CARD,
+        |_| get(server_card),
+        &[describe::<__path_server_card>],
+    ),
+    Served::new(&routes::SERVER_CARD_ALIAS, |_| get(server_card), &[]),
+    Served::new(
+        &routes::SKILLS_INDEX,
+        |_| get(skills_index),
+        &[describe::<__path_skills_index>],
+    ),
+    Served::new(
+        &routes::SKILL_MD,
+        |_| get(skill_md),
+        &[describe::<__path_skill_md>],
+    ),
 ];
 
 #[cfg(test)]

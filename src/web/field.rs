@@ -157,14 +157,14 @@ fn not_utf8(path: &str, wants: &Wants, route: &Route) -> Response {
 
 /// The routes this module answers.
 pub(crate) const SERVED: &[Served] = &[
-    Served {
-        route: &routes::API_ME_FIELD,
-        handler: |_| get(api_me_field),
-        described: &[describe::<__path_api_me_field>],
-    },
-    Served {
-        route: &routes::API_IP_FIELD,
-        handler: |_| get(api_ip_field),
-        described: &[describe::<__path_api_ip_field>],
-    },
+    Served::new(
+        &routes::API_ME_FIELD,
+        |_| get(api_me_field),
+        &[describe::<__path_api_me_field>],
+    ),
+    Served::new(
+        &routes::API_IP_FIELD,
+        |_| get(api_ip_field),
+        &[describe::<__path_api_ip_field>],
+    ),
 ];

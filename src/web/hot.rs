@@ -259,9 +259,7 @@ fn json_now(state: &AppState, text: &str, wants: &Wants, started: Instant) -> Op
         render::lookup_json(out, info);
         Some(Bytes::copy_from_slice(out))
     })?;
-    let mut response = Response::new(Body::from(body));
-    *response.headers_mut() = headers;
-    Some(response)
+    Some(respond::prebuilt_response(body, headers))
 }
 
 thread_local! {

@@ -158,11 +158,11 @@ fn release_age_seconds(date: &str) -> Option<f64> {
 }
 
 /// The routes this module answers.
-pub(crate) const SERVED: &[Served] = &[Served {
-    route: &routes::METRICS,
-    handler: |_| get(metrics),
-    described: &[describe::<__path_metrics>],
-}];
+pub(crate) const SERVED: &[Served] = &[Served::new(
+    &routes::METRICS,
+    |_| get(metrics),
+    &[describe::<__path_metrics>],
+)];
 
 #[cfg(test)]
 mod tests {

@@ -371,41 +371,29 @@ pub(crate) async fn method_not_allowed(
 
 /// The routes this module answers.
 pub(crate) const SERVED: &[Served] = &[
-    Served {
-        route: &routes::ROOT,
-        handler: |_| get(root),
-        described: &[describe::<__path_root>],
-    },
-    Served {
-        route: &routes::ADDRESS,
-        handler: |_| get(address_page),
-        described: &[describe::<__path_address_page>],
-    },
-    Served {
-        route: &routes::API_ME,
-        handler: |_| get(api_me),
-        described: &[describe::<__path_api_me>],
-    },
-    Served {
-        route: &routes::API_IP,
-        handler: |_| get(api_ip),
-        described: &[describe::<__path_api_ip>],
-    },
-    Served {
-        route: &routes::API_IP_MISSING,
-        handler: |_| get(api_ip_missing),
-        described: &[],
-    },
-    Served {
-        route: &routes::API_IP_FIELD_MISSING,
-        handler: |_| get(api_ip_missing),
-        described: &[],
-    },
-    Served {
-        route: &routes::HEALTHZ,
-        handler: |_| get(healthz),
-        described: &[describe::<__path_healthz>],
-    },
+    Served::new(&routes::ROOT, |_| get(root), &[describe::<__path_root>]),
+    Served::new(
+        &routes::ADDRESS,
+        |_| get(address_page),
+        &[describe::<__path_address_page>],
+    ),
+    Served::new(
+        &routes::API_ME,
+        |_| get(api_me),
+        &[describe::<__path_api_me>],
+    ),
+    Served::new(
+        &routes::API_IP,
+        |_| get(api_ip),
+        &[describe::<__path_api_ip>],
+    ),
+    Served::new(&routes::API_IP_MISSING, |_| get(api_ip_missing), &[]),
+    Served::new(&routes::API_IP_FIELD_MISSING, |_| get(api_ip_missing), &[]),
+    Served::new(
+        &routes::HEALTHZ,
+        |_| get(healthz),
+        &[describe::<__path_healthz>],
+    ),
 ];
 
 #[cfg(test)]

@@ -148,6 +148,13 @@ pub(crate) fn prebuilt_json(
     prebuilt(&unread, Format::Json, lang, reply, tag, tls)
 }
 
+/// A 200 of `body` under headers built before it ([`prebuilt_json`]).
+pub(crate) fn prebuilt_response(body: Bytes, headers: HeaderMap) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.headers_mut() = headers;
+    response
+}
+
 /// The headers of `page` in `format` and `lang` with `status`: type,
 /// `Vary`, `Content-Language` (not of JSON), caching, the CSP of HTML, and
 /// for a 200 with a tag its `ETag`.

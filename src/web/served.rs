@@ -22,6 +22,21 @@ pub(crate) struct Served {
     pub described: &'static [Describe],
 }
 
+impl Served {
+    /// `route`, answered by `handler`, described by `described`.
+    pub(crate) const fn new(
+        route: &'static Route,
+        handler: fn(&AppState) -> MethodRouter<AppState>,
+        described: &'static [Describe],
+    ) -> Self {
+        Served {
+            route,
+            handler,
+            described,
+        }
+    }
+}
+
 /// Adds one operation to the document, and the schemas it names.
 pub(crate) type Describe = fn(&mut OpenApi);
 

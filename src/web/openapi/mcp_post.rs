@@ -11,14 +11,14 @@ use crate::web::routes;
 use crate::web::served::{Served, describe};
 
 /// `/mcp`: rmcp's `POST` (described here) and the server card on `GET`.
-pub(crate) const SERVED: &[Served] = &[Served {
-    route: &routes::MCP,
-    handler: |state| mcp::route(state).get(discovery::mcp_get),
-    described: &[
+pub(crate) const SERVED: &[Served] = &[Served::new(
+    &routes::MCP,
+    |state| mcp::route(state).get(discovery::mcp_get),
+    &[
         describe::<discovery::__path_mcp_get>,
         describe::<__path_mcp_post>,
     ],
-}];
+)];
 
 /// `POST /mcp` in the OpenAPI document: written out here rather than derived,
 /// because rmcp (not a handler of ours) reads the body. It states the

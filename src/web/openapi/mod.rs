@@ -60,31 +60,23 @@ pub(crate) const ALL_SERVED: &[&[Served]] = &[
 
 /// The routes this module answers.
 const SERVED: &[Served] = &[
-    Served {
-        route: &routes::DOCS,
-        handler: |_| get(docs_page),
-        described: &[describe::<__path_docs_page>],
-    },
-    Served {
-        route: &routes::DOCS_TRY,
-        handler: |_| get(try_it::try_it),
-        described: &[],
-    },
-    Served {
-        route: &routes::OPENAPI,
-        handler: |_| get(openapi_json),
-        described: &[describe::<__path_openapi_json>],
-    },
-    Served {
-        route: &routes::OPENAPI_ALIAS,
-        handler: |_| get(openapi_alias),
-        described: &[],
-    },
-    Served {
-        route: &routes::LLMS_TXT,
-        handler: |_| get(llms_txt),
-        described: &[describe::<__path_llms_txt>],
-    },
+    Served::new(
+        &routes::DOCS,
+        |_| get(docs_page),
+        &[describe::<__path_docs_page>],
+    ),
+    Served::new(&routes::DOCS_TRY, |_| get(try_it::try_it), &[]),
+    Served::new(
+        &routes::OPENAPI,
+        |_| get(openapi_json),
+        &[describe::<__path_openapi_json>],
+    ),
+    Served::new(&routes::OPENAPI_ALIAS, |_| get(openapi_alias), &[]),
+    Served::new(
+        &routes::LLMS_TXT,
+        |_| get(llms_txt),
+        &[describe::<__path_llms_txt>],
+    ),
 ];
 
 /// Every route served, once each.
