@@ -149,6 +149,7 @@ pub(crate) fn prebuilt_json(
 }
 
 /// A 200 of `body` under headers built before it ([`prebuilt_json`]).
+#[inline]
 pub(crate) fn prebuilt_response(body: Bytes, headers: HeaderMap) -> Response {
     let mut response = Response::new(Body::from(body));
     *response.headers_mut() = headers;
