@@ -324,6 +324,19 @@ fn long_named(n: usize) -> Vec<String> {
         .collect()
 }
 
+/// The server over `dir`'s release (any row count) with `--batch-answer-mib mib`.
+fn serve_with_answer_budget(dir: &TempDir, mib: &str) -> support::proc::Running {
+    support::proc::serve(&[
+        "--data-dir",
+        dir.str(),
+        "--no-reverse-dns",
+        ANY_ROWS[0],
+        ANY_ROWS[1],
+        "--batch-answer-mib",
+        mib,
+    ])
+}
+
 /// With a budget of 1 MiB (a quarter, 256 KiB, per client), a batch whose
 /// answer would pass the client's share is refused with 413 whatever the
 /// data makes of an entry, and a smaller one is answered; MCP `lookup_ips`
@@ -332,15 +345,7 @@ fn long_named(n: usize) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_answer_over_the_clients_share_of_bytes_is_refused() {
     let dir = long_names_dir();
-    let server = support::proc::serve(&[
-        "--data-dir",
-        dir.str(),
-        "--no-reverse-dns",
-        ANY_ROWS[0],
-        ANY_ROWS[1],
-        "--batch-answer-mib",
-        "1",
-    ]);
+    let server = serve_with_answer_budget(&dir, "1");
     let json = [("content-type", "application/json")];
     let big = serde_json::to_vec(&long_named(1000)).unwrap();
     let refused = post(server.addr, "/api/v1/ip", &json, &big).await;
@@ -408,15 +413,7 @@ async fn mcp_lookup_asn_pages_an_as_at_the_bound_and_charges_the_page() {
         serde_json::to_vec(&call).unwrap()
     };
     for (budget, answered) in [("64", true), ("1", false)] {
-        let server = support::proc::serve(&[
-            "--data-dir",
-            dir.str(),
-            "--no-reverse-dns",
-            ANY_ROWS[0],
-            ANY_ROWS[1],
-            "--batch-answer-mib",
-            budget,
-        ]);
+        let server = serve_with_answer_budget(&dir, budget);
         let mcp = post(server.addr, "/mcp", &headers, &call(None)).await;
         assert_eq!(mcp.status, 200, "{}", mcp.body);
         let answer: Value = mcp.json();
