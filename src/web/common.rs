@@ -45,7 +45,11 @@
 //!    matches any current representation). These headers, CORS's and
 //!    HSTS are [`super::respond::layer_headers`]; the hot route's handler
 //!    puts them on its own answers ([`CommonLayer::for_finishing_route`]),
-//!    so that it can build a whole answer's headers once and copy them.
+//!    so that it can build a whole answer's headers once and copy them;
+//! 10. last, a text answer of [`super::encoding::THRESHOLD`] bytes or more
+//!    is compressed as `Accept-Encoding` asks (br, gzip) and says `Vary:
+//!    Accept-Encoding` ([`super::encoding`]); the hot route compresses its
+//!    own (its JSON is always below the threshold).
 //!
 //! The timers are only armed when they can matter: the request timeout and
 //! the body deadline when the handler does not finish on its first poll (a
@@ -172,6 +176,13 @@ where
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
         let if_none_match = super::policy::if_none_match(&request);
+        // The hot route compresses its own answers (`super::hot`).
+        let coding = if self.inner_finishes {
+            None
+        } else {
+            super::encoding::chosen(request.headers())
+        };
+        let head = request.method() == Method::HEAD;
         let early = if preflight {
             // `/mcp` refuses a preflight from an origin it would refuse.
             super::mcp::preflight_refusal(&shared.state, &request)
@@ -196,6 +207,8 @@ where
             inner_finishes: self.inner_finishes,
             route,
             if_none_match,
+            coding,
+            head,
         }
     }
 }
@@ -303,6 +316,10 @@ pub struct CommonFuture<F> {
     route: &'static Route,
     /// The `If-None-Match` of a `GET` or `HEAD`.
     if_none_match: Option<HeaderValue>,
+    /// The content coding the request accepts ([`super::encoding`]).
+    coding: Option<super::encoding::Coding>,
+    /// A `HEAD` request.
+    head: bool,
 }
 
 impl<F> Future for CommonFuture<F>
@@ -362,6 +379,8 @@ impl<F> CommonFuture<F> {
         if !finished {
             let tls = self.shared.state.tls;
             super::respond::layer_headers(response.headers_mut(), self.preflight, tls);
+            let method = if self.head { Method::HEAD } else { Method::GET };
+            response = super::encoding::compress(response, self.coding, &method);
         }
         self.metrics.record(
             response.status(),

@@ -1,7 +1,8 @@
 //! The discovery documents, for tools and agents: `/llms.txt` (its text; the
 //! route is served by [`super::openapi`], which lists the API in it), the
 //! RFC 9727 api-catalog, the MCP server card (also on a plain `GET /mcp`),
-//! the agent skills index and its SKILL.md. Each is built on the base URL
+//! the agent skills index and its SKILL.md, and `/robots.txt`. Each but
+//! robots.txt is built on the base URL
 //! ([`BaseUrl`]); the prose of llms.txt and SKILL.md lives in `assets/`.
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -219,6 +220,16 @@ pub(crate) async fn skill_md(base: BaseUrl) -> Response {
     document(skill(&base.url), &base)
 }
 
+/// `/robots.txt` (RFC 9309): every crawler may read the pages; the API,
+/// `/mcp` and the metrics are for programs that ask for them.
+pub(crate) const ROBOTS: &str =
+    "User-agent: *\nDisallow: /api/\nDisallow: /mcp\nDisallow: /metrics\nAllow: /\n";
+
+/// `GET /robots.txt` (not described: it is for crawlers).
+pub(crate) async fn robots_txt() -> Response {
+    super::policy::document(ROBOTS)
+}
+
 /// The routes this module answers (`/mcp`'s `GET` is [`mcp_get`], with
 /// rmcp's `POST`: [`super::openapi`] attaches both).
 pub(crate) const SERVED: &[Served] = &[
@@ -233,6 +244,7 @@ pub(crate) const SERVED: &[Served] = &[
         &[describe::<__path_server_card>],
     ),
     Served::new(&routes::SERVER_CARD_ALIAS, |_| get(server_card), &[]),
+    Served::new(&routes::ROBOTS_TXT, |_| get(robots_txt), &[]),
     Served::new(
         &routes::SKILLS_INDEX,
         |_| get(skills_index),

@@ -30,6 +30,7 @@ use tower::Service;
 
 use super::clock;
 use super::common::{Common, CommonFuture};
+use super::encoding;
 use super::negotiate::Format;
 use super::pages;
 use super::render;
@@ -208,7 +209,8 @@ impl Future for AnswerFuture {
                         let wants = Wants::read(request.uri(), request.headers());
                         let text = picked_address(&request);
                         json_now(&state, text, &wants, started).unwrap_or_else(|| {
-                            pages::api_ip_answer_now(&state, text, &wants, started)
+                            let answer = pages::api_ip_answer_now(&state, text, &wants, started);
+                            compressed(answer, &request)
                         })
                     }
                     // Polled again after `Ready`: an empty 500.
@@ -262,6 +264,15 @@ fn json_now(state: &AppState, text: &str, wants: &Wants, started: Instant) -> Op
     Some(respond::prebuilt_response(body, headers))
 }
 
+/// `answer` compressed as `request` asks ([`encoding`]): the answers
+/// other than [`json_now`]'s (another format, an error). `json_now`'s are
+/// never compressed (a lookup's JSON is below [`encoding::THRESHOLD`]), so
+/// it reads no `Accept-Encoding` and costs the same with it as without.
+fn compressed(answer: Response, request: &Request) -> Response {
+    let coding = encoding::chosen(request.headers());
+    encoding::compress(answer, coding, request.method())
+}
+
 thread_local! {
     /// This thread's last hot answer and its JSON: their memory is reused
     /// by the next (bounded by the longest answer the data holds).
@@ -304,7 +315,7 @@ impl Service<Request> for ApiIp {
             let mut response = pages::api_ip_answer(&state, text, &wants).await;
             // The common layer leaves its headers to this route.
             respond::layer_headers(response.headers_mut(), false, state.tls);
-            response
+            compressed(response, &request)
         }))
     }
 }

@@ -5,6 +5,7 @@
 //!   and public URLs, the caller's address through trusted proxies;
 //!   [`clock`]: one clock read where a request starts and one where it
 //!   ends; [`host`]: the `Host` check; [`etag`]: the one `If-None-Match` matcher;
+//!   [`encoding`]: `Accept-Encoding` and compressed answers;
 //!   [`search`]: the lookup form's box, read the way people paste into it;
 //! - [`routes`]: the route table, every route's policy as data;
 //! - [`admission`]: what one client, and all together, may hold: connections,
@@ -33,6 +34,7 @@ pub mod client;
 pub(crate) mod clock;
 pub(crate) mod common;
 pub(crate) mod discovery;
+pub(crate) mod encoding;
 pub(crate) mod etag;
 pub(crate) mod field;
 pub(crate) mod host;

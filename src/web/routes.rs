@@ -228,6 +228,11 @@ pub(crate) const OPENAPI_ALIAS: Route = Route {
 };
 /// `/llms.txt`.
 pub(crate) const LLMS_TXT: Route = document("/llms.txt", "text/markdown; charset=utf-8", PAGE);
+/// `/robots.txt` (RFC 9309): crawlers may read the pages, not the API.
+pub(crate) const ROBOTS_TXT: Route = Route {
+    documented: false,
+    ..document("/robots.txt", "text/plain; charset=utf-8", PAGE)
+};
 /// `/.well-known/api-catalog` (RFC 9727).
 pub(crate) const API_CATALOG: Route = document(
     "/.well-known/api-catalog",
@@ -323,6 +328,7 @@ pub(crate) const ALL: &[&Route] = &[
     &DOCS_TRY,
     &OPENAPI_ALIAS,
     &SERVER_CARD_ALIAS,
+    &ROBOTS_TXT,
     &API_IP_MISSING,
     &API_IP_FIELD_MISSING,
     &API_ASN_MISSING,

@@ -1,6 +1,11 @@
-//! One file the pages load, named by its content ([`Asset`]).
+//! One file the pages load, named by its content ([`Asset`]), with its
+//! compressed forms, each made once, when first asked for.
+
+use std::sync::OnceLock;
 
 use sha2::Digest;
+
+use crate::web::encoding::{self, Coding};
 
 /// One asset: its bytes, the name it is served under and its `ETag`.
 #[derive(Debug)]
@@ -13,6 +18,19 @@ pub(crate) struct Asset {
     pub etag: String,
     /// The `Content-Type`.
     pub content_type: &'static str,
+    /// The body in brotli and in gzip (at their best levels), made when
+    /// first asked for; `None` when the coding saves nothing.
+    br: OnceLock<Option<Encoded>>,
+    gzip: OnceLock<Option<Encoded>>,
+}
+
+/// An asset's body in one content coding, and its strong `ETag` (the
+/// identity's, with the coding's name: RFC 9110 section 8.8.3, a strong tag
+/// differs between codings).
+#[derive(Debug)]
+pub(crate) struct Encoded {
+    pub body: Vec<u8>,
+    pub etag: String,
 }
 
 impl Asset {
@@ -30,6 +48,35 @@ impl Asset {
             etag: format!("\"{hash}\""),
             body,
             content_type,
+            br: OnceLock::new(),
+            gzip: OnceLock::new(),
         }
+    }
+
+    /// Whether the asset is big enough to be sent compressed to a client
+    /// that asks (the answer then varies with `Accept-Encoding`).
+    pub(crate) fn compressible(&self) -> bool {
+        self.body.len() >= encoding::THRESHOLD
+    }
+
+    /// The asset in `coding`, compressed once at the best level; `None`
+    /// when it is below the threshold or the coding saves nothing.
+    pub(crate) fn encoded(&self, coding: Coding) -> Option<&Encoded> {
+        if !self.compressible() {
+            return None;
+        }
+        let cell = match coding {
+            Coding::Br => &self.br,
+            Coding::Gzip => &self.gzip,
+        };
+        cell.get_or_init(|| {
+            let body = coding.encode(&self.body, true);
+            let hash = self.etag.trim_matches('"');
+            (body.len() < self.body.len()).then(|| Encoded {
+                body,
+                etag: format!("\"{hash}-{}\"", coding.name()),
+            })
+        })
+        .as_ref()
     }
 }

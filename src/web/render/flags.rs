@@ -2,7 +2,8 @@
 //! two letters on Windows): the 4x3 SVGs of npm `flag-icons` 7.5.0 (MIT,
 //! `assets/flags/LICENSE`), one per code of the country table, optimised
 //! with svgo by `tools/flags/build` into `assets/flags/flags-4x3.tsv`
-//! (`code<TAB>svg` per line). Each is served as its own asset,
+//! (`code<TAB>svg` per line), simplified for 24 x 18 px (a 64 x 48 viewBox,
+//! each under 2 KB: `tools/flags/simplify.py`). Each is served as its own asset,
 //! `/assets/flag-{code}.{hash}.svg` ([`super::assets`]).
 
 use std::collections::HashMap;
@@ -62,7 +63,11 @@ mod tests {
         assert_eq!(all().len(), table.len());
         assert!(flag("XK").is_some(), "Kosovo");
         assert!(flag("zz").is_none() && flag("../x").is_none() && flag("").is_none());
+        // Small flags (issue 32): a page of an AS's 100 countries stays light.
+        for (code, a) in all() {
+            assert!(a.body.len() <= 2000, "{code}: {} bytes", a.body.len());
+        }
         let total: usize = all().values().map(|a| a.body.len()).sum();
-        assert!(total < 1_700_000, "the flags add {total} bytes");
+        assert!(total < 200_000, "the flags add {total} bytes");
     }
 }

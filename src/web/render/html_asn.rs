@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use super::html_frame::{Frame, document, esc, flag_img, lookup_form};
+use super::html_frame::{Frame, document, esc, flag_img_lazy, lookup_form};
 use super::i18n::{Lang, Msg};
 use super::map;
 use super::page::{AsnPage, asn_csv_link, asn_links, page_link, page_span, slash48s};
@@ -122,7 +122,7 @@ fn countries(info: &AsnInfo, lang: Lang) -> String {
         let _ = write!(
             out,
             "<tr><td>{} {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"bar-cell\"><div class=\"share\"><svg viewBox=\"0 0 100 1\" preserveAspectRatio=\"none\" width=\"100%\" height=\"100%\"><rect width=\"{width:.2}\" height=\"1\" fill=\"currentColor\"/></svg></div></td></tr>",
-            flag_img(Some(&c.country_code)),
+            flag_img_lazy(Some(&c.country_code)),
             esc(&name),
             lang.count(u128::from(c.addresses)),
             lang.percent(c.share),

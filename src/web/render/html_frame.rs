@@ -106,9 +106,19 @@ pub(super) fn cell(label: &str, value: &str) -> String {
 
 /// A flag image for the country `code`, empty when the set has none.
 pub(super) fn flag_img(code: Option<&str>) -> String {
+    flag_tag(code, "")
+}
+
+/// [`flag_img`] for a list of countries, most of them below the first
+/// screen: loaded only when scrolled near (`loading="lazy"`).
+pub(super) fn flag_img_lazy(code: Option<&str>) -> String {
+    flag_tag(code, " loading=\"lazy\" decoding=\"async\"")
+}
+
+fn flag_tag(code: Option<&str>, attributes: &str) -> String {
     match code.and_then(super::flags::flag) {
         Some(f) => format!(
-            "<img class=\"flag\" src=\"{}\" alt=\"\" width=\"24\" height=\"18\">",
+            "<img class=\"flag\" src=\"{}\" alt=\"\" width=\"24\" height=\"18\"{attributes}>",
             f.path
         ),
         None => String::new(),
