@@ -249,7 +249,8 @@ fn the_docs_are_english_and_say_so() {
     // The pages that link the docs say they are English.
     let r = wire::get_blocking(server(), "/8.8.8.8?lang=bn", &[CHROME]);
     assert!(
-        r.body.contains("<a href=\"/docs\" hreflang=\"en\">API</a>"),
+        r.body
+            .contains("<a href=\"/docs\" hreflang=\"en\">API নথি</a>"),
         "{}",
         r.body
     );

@@ -37,7 +37,7 @@ pub(crate) fn page(page: &Page, view: &View) -> String {
             };
             let message = super::error_words::message(e, lang);
             let body = format!(
-                "<p class=\"kicker\">{} {}</p><h1 class=\"words\" id=\"error\">{}</h1><p class=\"lead\" id=\"error-message\">{}</p>{}<p><a href=\"{}\">{}</a> · <a href=\"/docs\" hreflang=\"en\">{}</a></p>",
+                "<p class=\"kicker\">{} {}</p><h1 class=\"words\" id=\"error\">{}</h1><p class=\"lead\" id=\"error-message\">{}</p>{}<p><a href=\"{}\">{}</a></p>",
                 Msg::ErrorHeading.text(lang),
                 lang.digits(&status.to_string()),
                 esc(headline),
@@ -45,7 +45,6 @@ pub(crate) fn page(page: &Page, view: &View) -> String {
                 lookup_form(e.input.as_deref().unwrap_or(""), view),
                 esc(&view.href("/")),
                 Msg::Home.text(lang),
-                Msg::ApiDocs.text(lang),
             );
             document(&Frame::new(headline, "/"), &body, view)
         }

@@ -41,10 +41,9 @@ pub(super) fn asn(p: &AsnPage, view: &View) -> String {
     body.push_str(&prefixes(info, view, &path));
     let _ = write!(
         body,
-        "<p>{} <a id=\"json-link\" href=\"{j}\">JSON</a> · <a href=\"{p}{s}format=md\">Markdown</a> · <a href=\"{p}{s}format=text\">{}</a> · <a id=\"csv-link\" href=\"{csv}\">CSV</a> · <a href=\"/docs\" hreflang=\"en\">{}</a></p>",
+        "<p>{} <a id=\"json-link\" href=\"{j}\">JSON</a> · <a href=\"{p}{s}format=md\">Markdown</a> · <a href=\"{p}{s}format=text\">{}</a> · <a id=\"csv-link\" href=\"{csv}\">CSV</a></p>",
         Msg::ThisPageAs.text(lang),
         Msg::AsText.text(lang),
-        Msg::ApiDocs.text(lang),
         j = esc(&page_link(&api, info.page.number)),
         p = esc(&view.href(&this)),
         s = if view.lang_in_query || this.contains('?') {

@@ -36,10 +36,11 @@ dl{margin:0}dl>div{padding:.4rem 0;border-top:1px solid var(--line);display:grid
 dt{color:var(--muted);font-size:.9rem}dd{margin:0;overflow-wrap:anywhere}
 dd.cmd{grid-column:2;display:flex;gap:.4rem;align-items:center;font-size:.75rem;min-width:0}code.cmd{color:var(--muted);white-space:nowrap;overflow:hidden;min-width:0;flex:0 1 auto}code.cmd .u{display:inline-block;vertical-align:bottom;max-width:calc(100% - 5ch);overflow:hidden;text-overflow:ellipsis;direction:rtl}
 .num{white-space:nowrap}#addresses-v6{overflow-x:auto}#addresses-v6 .num{font-size:min(1em,3.5vw)}
-button.copy{flex:none;white-space:nowrap;font-size:.72rem;padding:.05rem .45rem;background:transparent;color:var(--accent);border:1px solid var(--line);border-radius:.35rem}button.copy.done{color:var(--fg)}
+button.copy{flex:none;white-space:nowrap;font-size:.72rem;min-height:24px;min-width:24px;padding:.1rem .5rem;background:transparent;color:var(--accent);border:1px solid var(--line);border-radius:.35rem}button.copy.done{color:var(--fg)}
 .split{display:grid;gap:.5rem 1.5rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.split{grid-template-columns:minmax(0,1.1fr) minmax(0,1fr);align-items:start}}
 .lead{font-size:1.1rem}
-@media (max-width:560px){dl>div{grid-template-columns:minmax(0,1fr)}dd.cmd{grid-column:1}}
+@media (max-width:560px){dl>div{grid-template-columns:minmax(0,1fr)}dd.cmd{grid-column:1}form{flex-wrap:wrap}form input{flex:1 1 100%}}
+#filter input{font:inherit;width:min(100%,24rem);padding:.3rem .6rem;border:1px solid var(--line);border-radius:.5rem;background:var(--card);color:var(--fg)}
 .map{margin:.5rem 0}.map svg{display:block;width:100%;height:auto;max-height:45vh}.map path{fill:var(--land);stroke:var(--card);stroke-width:.3}
 .map path.hit{fill:var(--hit)}.map .pin{fill:none;stroke:var(--fg);stroke-width:2}
 .note{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}
@@ -172,15 +173,23 @@ pub(super) fn document(frame: &Frame, body: &str, view: &View) -> String {
     // The licence's attribution and the flags' credit are names: English on
     // every page (marked as such on a page in another language).
     let en = if lang == Lang::En { "" } else { " lang=\"en\"" };
+    // The flags' credit, on the pages that show a flag.
+    let flags_credit = if body.contains("<img class=\"flag\"") {
+        format!(
+            "{} <a id=\"flags-credit\" href=\"{FLAGS_URL}\"{en}>flag-icons</a> (MIT) · ",
+            Msg::FlagsCreditName.text(lang)
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\">{alternate}<style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"/docs\" hreflang=\"en\">API</a>{lang_link}</nav></div><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\"{en}>{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags} <a id=\"flags-credit\" href=\"{FLAGS_URL}\"{en}>flag-icons</a> (MIT) · <a href=\"/docs\" hreflang=\"en\">{api_docs}</a> · <a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
+        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\">{alternate}<style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"/docs\" hreflang=\"en\">{api_docs}</a>{lang_link}</nav></div><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\"{en}>{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags_credit}<a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
         code = lang.code(),
         t = esc(frame.title),
         c = esc(&canonical),
         home = esc(&view.href("/")),
         asn_also = Msg::AsnAlso.text(lang),
         centroids = Msg::Centroids.text(lang),
-        flags = Msg::FlagsCreditName.text(lang),
         api_docs = Msg::ApiDocs.text(lang),
         head = frame.head,
     )

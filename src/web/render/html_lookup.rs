@@ -101,10 +101,9 @@ pub(super) fn lookup(p: &LookupPage, view: &View) -> String {
     let sep = if self_path.contains('?') { '&' } else { '?' };
     let _ = write!(
         body,
-        "<p>{} <a id=\"json-link\" href=\"{api}\">JSON</a> · <a href=\"{p}{sep}format=md\">Markdown</a> · <a href=\"{p}{sep}format=text\">{}</a> · <a href=\"/docs\" hreflang=\"en\">{}</a></p>",
+        "<p>{} <a id=\"json-link\" href=\"{api}\">JSON</a> · <a href=\"{p}{sep}format=md\">Markdown</a> · <a href=\"{p}{sep}format=text\">{}</a></p>",
         Msg::ThisPageAs.text(lang),
         Msg::AsText.text(lang),
-        Msg::ApiDocs.text(lang),
         api = esc(&api_path),
         p = esc(&view.href(&self_path)),
     );

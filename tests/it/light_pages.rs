@@ -1,0 +1,153 @@
+//! Pages that load light (issue 32), over a real loopback socket as a
+//! browser asks for them (`Accept-Encoding: gzip, deflate, br, zstd`): each
+//! page and what it loads at first (the map, the script, the flags not
+//! marked lazy, and the first screen's lazy ones) is under 60 KB sent and 20
+//! requests; the flags of an AS's countries load lazily; the docs are
+//! linked once; the flags' credit shows where a flag does; copy buttons are
+//! tap targets of 24 px.
+
+use crate::support;
+
+const CHROME: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
+const BROWSER_ENCODINGS: &str = "gzip, deflate, br, zstd";
+/// Lazy images a first screen may show (a phone shows fewer rows).
+const LAZY_ON_FIRST_SCREEN: usize = 10;
+
+/// The page's HTML (decoded) and the bytes sent for it.
+async fn page(server: &support::TestServer, path: &str) -> (String, usize) {
+    let response = support::client()
+        .get(server.url(path))
+        .header("User-Agent", CHROME)
+        .header("Accept-Encoding", BROWSER_ENCODINGS)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "{path}");
+    let coding = response
+        .headers()
+        .get("content-encoding")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let body = response.bytes().await.unwrap();
+    let sent = body.len();
+    let html = match coding.as_deref() {
+        Some("br") => {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(
+                &mut brotli::Decompressor::new(body.as_ref(), 4096),
+                &mut out,
+            )
+            .unwrap();
+            String::from_utf8(out).unwrap()
+        }
+        None => String::from_utf8(body.to_vec()).unwrap(),
+        Some(other) => panic!("{path}: {other}"),
+    };
+    (html, sent)
+}
+
+/// The same-origin assets the page loads at first: `src="/assets/..."`
+/// (images without `loading="lazy"`, and the first screen's lazy ones) and
+/// `href="/assets/..."` (the map's `<image>`).
+fn first_load(html: &str) -> Vec<String> {
+    let mut eager = Vec::new();
+    let mut lazy = Vec::new();
+    for (i, _) in html.match_indices("\"/assets/") {
+        let tag_start = html[..i].rfind('<').unwrap_or(0);
+        let tag_end = i + html[i..].find('>').unwrap_or(0);
+        let tag = &html[tag_start..tag_end];
+        let url = html[i + 1..].split('"').next().unwrap().to_owned();
+        if tag.contains("loading=\"lazy\"") {
+            lazy.push(url);
+        } else {
+            eager.push(url);
+        }
+    }
+    eager.extend(lazy.into_iter().take(LAZY_ON_FIRST_SCREEN));
+    eager.sort();
+    eager.dedup();
+    eager
+}
+
+#[tokio::test]
+async fn every_page_loads_under_60_kb_and_20_requests() {
+    let server = support::start(support::config()).await;
+    for path in [
+        "/",
+        "/8.8.8.8",
+        "/10.1.2.3",
+        "/AS15169",
+        "/AS174",
+        "/docs",
+        "/8.8.8.8?lang=bn",
+    ] {
+        let (html, mut sent) = page(&server, path).await;
+        let assets = first_load(&html);
+        for asset in &assets {
+            let response = support::client()
+                .get(server.url(asset))
+                .header("Accept-Encoding", BROWSER_ENCODINGS)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 200, "{path}: {asset}");
+            sent += response.bytes().await.unwrap().len();
+        }
+        let requests = 1 + assets.len();
+        assert!(
+            sent < 60_000,
+            "{path}: {sent} bytes at first load ({assets:?})"
+        );
+        assert!(requests < 20, "{path}: {requests} requests");
+    }
+}
+
+#[tokio::test]
+async fn as_flags_are_lazy_the_docs_linked_once_and_the_flags_credited_where_shown() {
+    let server = support::start(support::config()).await;
+    let (as174, _) = page(&server, "/AS174").await;
+    let flags: Vec<&str> = as174
+        .split("<img class=\"flag\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('>').unwrap()])
+        .collect();
+    assert!(flags.len() > 50, "AS174 lists its countries with flags");
+    assert!(
+        flags.iter().all(|f| f.contains("loading=\"lazy\"")),
+        "{flags:?}"
+    );
+    for path in [
+        "/8.8.8.8",
+        "/AS174",
+        "/docs",
+        "/",
+        "/10.1.2.3",
+        "/AS15169?lang=bn",
+    ] {
+        let (html, _) = page(&server, path).await;
+        assert_eq!(
+            html.matches("href=\"/docs\"").count(),
+            1,
+            "{path}: the docs linked once"
+        );
+        let shows_flag = html.contains("<img class=\"flag\"");
+        assert_eq!(
+            html.contains("id=\"flags-credit\""),
+            shows_flag,
+            "{path}: the flags' credit where a flag shows, and only there"
+        );
+    }
+    let (with_flag, _) = page(&server, "/8.8.8.8").await;
+    assert!(with_flag.contains("id=\"flags-credit\""));
+    let (without, _) = page(&server, "/10.1.2.3").await;
+    assert!(!without.contains("id=\"flags-credit\""));
+    // Copy buttons are tap targets of at least 24 x 24 px.
+    let rule = with_flag
+        .split("button.copy{")
+        .nth(1)
+        .and_then(|r| r.split('}').next())
+        .expect("the copy buttons' style");
+    assert!(
+        rule.contains("min-height:24px") && rule.contains("min-width:24px"),
+        "{rule}"
+    );
+}
