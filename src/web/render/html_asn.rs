@@ -107,21 +107,33 @@ fn summary(info: &AsnInfo, lang: Lang) -> String {
     out
 }
 
+/// The rows of the countries' table that show their flag (the largest
+/// shares).
+const FLAGGED_ROWS: usize = 12;
+
 /// The countries as a table: flag, name (in the page's language), addresses, share bar.
 fn countries(info: &AsnInfo, lang: Lang) -> String {
     let mut out = format!(
-        "<table id=\"countries\"><thead><tr><th>{}</th><th class=\"n\">{}</th><th class=\"n\">{}</th><th class=\"bar-cell\"></th></tr></thead><tbody>",
+        "<table id=\"countries\"><thead><tr><th>{}</th><th class=\"n\">{}</th><th class=\"n\">{}</th><th class=\"bar-cell\"><span class=\"vh\">{}</span></th></tr></thead><tbody>",
         Msg::Country.text(lang),
         Msg::Addresses.text(lang),
+        Msg::Share.text(lang),
         Msg::Share.text(lang)
     );
-    for c in &info.countries {
+    // Flags for the first rows only (issue 32: AS174's 100 flags were 100
+    // requests); the rest load lazily if at all.
+    for (row, c) in info.countries.iter().enumerate() {
+        let flag = if row < FLAGGED_ROWS {
+            flag_img_lazy(Some(&c.country_code))
+        } else {
+            String::new()
+        };
         let name = country_name(c, lang);
         let width = (c.share * 100.0).clamp(0.0, 100.0);
         let _ = write!(
             out,
             "<tr><td>{} {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"bar-cell\"><div class=\"share\"><svg viewBox=\"0 0 100 1\" preserveAspectRatio=\"none\" width=\"100%\" height=\"100%\"><rect width=\"{width:.2}\" height=\"1\" fill=\"currentColor\"/></svg></div></td></tr>",
-            flag_img_lazy(Some(&c.country_code)),
+            flag,
             esc(&name),
             lang.count(u128::from(c.addresses)),
             lang.percent(c.share),

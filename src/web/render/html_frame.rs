@@ -15,7 +15,7 @@ use crate::fields::sanitize::is_unsafe;
 pub(super) const STYLE: &str = r#"
 :root{color-scheme:light dark;--bg:#f6f7f9;--fg:#15181d;--muted:#5b6470;--card:#fff;--line:#dfe3e8;--accent:#0b63ce;--land:#cfd6de;--hit:#e4572e;--code:#eef1f5}
 @media (prefers-color-scheme:dark){:root{--bg:#0f1216;--fg:#e8ebef;--muted:#9aa4b1;--card:#171b21;--line:#2a3038;--accent:#6aa9ff;--land:#39424d;--hit:#ff7a50;--code:#1f252d}}
-*{box-sizing:border-box}[hidden]{display:none!important}
+*{box-sizing:border-box}[hidden]{display:none!important}.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans Bengali",sans-serif;background:var(--bg);color:var(--fg)}
 a{color:var(--accent)}code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .bar{max-width:1080px;margin:0 auto;padding:.6rem 1.25rem 0;display:flex;justify-content:space-between;align-items:center;gap:1rem}
@@ -46,7 +46,7 @@ button.copy{flex:none;white-space:nowrap;font-size:.72rem;min-height:24px;min-wi
 .note{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .4rem;border-top:1px solid var(--line);vertical-align:middle}th{color:var(--muted);font-weight:600;font-size:.85rem}td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .bar-cell{width:30%}.share{height:.6rem;background:var(--line);border-radius:.3rem;overflow:hidden}.share svg{display:block;color:var(--hit)}
-ul.prefixes{list-style:none;padding:0;margin:.5rem 0;columns:13rem auto;column-gap:1.2rem;font-size:.9rem}ul.prefixes li{break-inside:avoid;padding:.05rem 0}
+ul.prefixes{list-style:none;padding:0;margin:.5rem 0;columns:13rem auto;column-gap:1.2rem;font-size:.9rem}ul.prefixes li{break-inside:avoid}ul.prefixes a{display:inline-block;min-height:24px;line-height:24px}.pager a{display:inline-block;min-height:24px;line-height:24px}
 .pager{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center;margin:.5rem 0}
 footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3rem 0}
 "#;
@@ -152,23 +152,19 @@ pub(super) fn document(frame: &Frame, body: &str, view: &View) -> String {
         })
         .unwrap_or_default();
     let md_sep = if canonical.contains('?') { '&' } else { '?' };
-    // The other language: a link in the bar and an alternate in the head,
-    // only where the page exists in it.
-    let (alternate, lang_link) = if frame.translated {
+    // The other language: a link in the bar, only where the page exists in
+    // it. No `<link rel="alternate" hreflang>` in the head: search engines
+    // want its URL absolute (issue 32, Lighthouse's SEO audit), and the
+    // renderers know no base URL (`--public-url` or the request's scheme).
+    let lang_link = if frame.translated {
         let href = esc(&switch.href(&canonical));
-        (
-            format!(
-                "<link rel=\"alternate\" hreflang=\"{oc}\" href=\"{href}\">",
-                oc = other.code()
-            ),
-            format!(
-                "<a id=\"lang-link\" lang=\"{oc}\" hreflang=\"{oc}\" href=\"{href}\">{}</a>",
-                other.own_name(),
-                oc = other.code()
-            ),
+        format!(
+            "<a id=\"lang-link\" lang=\"{oc}\" hreflang=\"{oc}\" href=\"{href}\">{}</a>",
+            other.own_name(),
+            oc = other.code()
         )
     } else {
-        (String::new(), String::new())
+        String::new()
     };
     // The licence's attribution and the flags' credit are names: English on
     // every page (marked as such on a page in another language).
@@ -183,7 +179,7 @@ pub(super) fn document(frame: &Frame, body: &str, view: &View) -> String {
         String::new()
     };
     format!(
-        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\">{alternate}<style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"/docs\" hreflang=\"en\">{api_docs}</a>{lang_link}</nav></div><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\"{en}>{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags_credit}<a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
+        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\"><style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"/docs\" hreflang=\"en\">{api_docs}</a>{lang_link}</nav></div><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\"{en}>{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags_credit}<a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
         code = lang.code(),
         t = esc(frame.title),
         c = esc(&canonical),

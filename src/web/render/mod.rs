@@ -116,7 +116,7 @@ pub(crate) fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
     });
     let origins: Vec<String> = families.each().map(|(_, o)| o.to_string()).collect();
     format!(
-        "{}; script-src 'self' 'sha256-{script}'; connect-src {}",
+        "{}; script-src 'self' 'sha256-{script}'; connect-src 'self' {}",
         csp_base(),
         origins.join(" ")
     )
@@ -125,11 +125,13 @@ pub(crate) fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
 
 /// The `Content-Security-Policy` of HTML pages and of the assets they load:
 /// [`csp_base`], and scripts only from this origin (the pages' one script
-/// asset, [`assets::script`]). The docs page's style
+/// asset, [`assets::script`]), and requests only to this origin
+/// (`connect-src 'self'`: Lighthouse and other tools read `/robots.txt`
+/// from within the page, issue 32). The docs page's style
 /// ([`docs::html::DOCS_STYLE`]) is allowed by its hash too.
 pub(crate) fn csp() -> &'static str {
     static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    CSP.get_or_init(|| format!("{}; script-src 'self'", csp_base()))
+    CSP.get_or_init(|| format!("{}; script-src 'self'; connect-src 'self'", csp_base()))
 }
 
 /// Nothing external, the pages' inline style and the map's own style
