@@ -109,7 +109,7 @@ fn summary(info: &AsnInfo, lang: Lang) -> String {
 
 /// The rows of the countries' table that show their flag (the largest
 /// shares).
-const FLAGGED_ROWS: usize = 12;
+const FLAGGED_ROWS: usize = 8;
 
 /// The countries as a table: flag, name (in the page's language), addresses, share bar.
 fn countries(info: &AsnInfo, lang: Lang) -> String {
