@@ -47,9 +47,9 @@
 //!    puts them on its own answers ([`CommonLayer::for_finishing_route`]),
 //!    so that it can build a whole answer's headers once and copy them;
 //! 10. last, a text answer of [`super::encoding::THRESHOLD`] bytes or more
-//!    is compressed as `Accept-Encoding` asks (br, gzip) and says `Vary:
-//!    Accept-Encoding` ([`super::encoding`]); the hot route compresses its
-//!    own (its JSON is always below the threshold).
+//!     is compressed as `Accept-Encoding` asks (br, gzip) and says `Vary:
+//!     Accept-Encoding` ([`super::encoding`]); the hot route compresses its
+//!     own (its JSON is always below the threshold).
 //!
 //! The timers are only armed when they can matter: the request timeout and
 //! the body deadline when the handler does not finish on its first poll (a
