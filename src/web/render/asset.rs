@@ -80,3 +80,21 @@ impl Asset {
         .as_ref()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_asset_is_compressed_once_per_coding() {
+        let big = Asset::new("t", "svg", b"<svg><path d=\"M0 0h1\"/></svg>".repeat(100));
+        let br = big.encoded(Coding::Br).unwrap();
+        assert!(std::ptr::eq(br, big.encoded(Coding::Br).unwrap()), "kept");
+        let gz = big.encoded(Coding::Gzip).unwrap();
+        assert!(br.body.len() < big.body.len() && gz.body.len() < big.body.len());
+        assert_eq!(br.etag, format!("\"{}-br\"", big.etag.trim_matches('"')));
+        assert_ne!(br.etag, gz.etag);
+        let small = Asset::new("s", "svg", b"<svg/>".to_vec());
+        assert!(small.encoded(Coding::Br).is_none() && !small.compressible());
+    }
+}
