@@ -8,6 +8,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+mod network;
+pub use network::{
+    AddressCounts, AsPrefix, AsPrefixDetails, AsnCountryV6, CountryAs, CountryFacts, CountryInfo,
+    PrefixInfo, PrefixRow, PrefixSearch, RowCount, SpecialAsnInfo,
+};
+
 /// Text that is often a constant or comes from the compiled-in country table
 /// (borrowed, no copy per answer), and otherwise owned. On the wire a string.
 pub type Text = Cow<'static, str>;
@@ -166,11 +172,25 @@ pub struct AsnInfo {
     pub prefix_count: AsnPrefixCount,
     /// Which page of the prefixes `prefixes` holds.
     pub page: PrefixPage,
-    /// How many addresses its prefixes hold per family (an `AsnAddresses` object).
-    pub addresses: AsnAddresses,
+    /// How many addresses its prefixes hold per family, and their share
+    /// of the world's addresses in the data (an `AddressCounts` object).
+    pub addresses: AddressCounts,
     /// The countries its IPv4 addresses lie in, most addresses first
     /// (`AsnCountry` objects).
     pub countries: Vec<AsnCountry>,
+    /// The countries its IPv6 addresses lie in, most addresses first
+    /// (`AsnCountryV6` objects).
+    pub countries_v6: Vec<AsnCountryV6>,
+    /// The prefixes of this page again, each with its country and size.
+    pub prefix_details: AsPrefixDetails,
+    /// With `?q=`: what was searched for and how many prefixes match;
+    /// `prefixes` and `page` then list the matches only.
+    pub search: Option<PrefixSearch>,
+    /// The IANA special-purpose entry of the number (AS0, AS23456, the
+    /// documentation and private-use ranges, AS65535, AS4294967295), or
+    /// null for an ordinary AS. Such a number names no public network: the
+    /// answer says why, and lists whatever rows of the data name it.
+    pub special_purpose: Option<SpecialAsnInfo>,
 }
 
 /// Every block the data attributes to the AS: adjacent rows merged, then
@@ -215,18 +235,6 @@ pub struct PrefixPage {
     /// Prefixes per page (the last may hold fewer).
     #[schema(minimum = 1, examples(500))]
     pub per_page: u32,
-}
-
-/// How many addresses the prefixes hold, per family.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
-pub struct AsnAddresses {
-    /// IPv4 addresses (at most 2^32: a JSON number).
-    #[schema(minimum = 0, maximum = 4294967296_i64, examples(8_871_424))]
-    pub v4: u64,
-    /// IPv6 addresses as a decimal string: the count can pass 2^64, past
-    /// what JSON numbers carry exactly.
-    #[schema(pattern = "^[0-9]{1,39}$", examples("79228162514264337593543950336"))]
-    pub v6: String,
 }
 
 /// One country of an AS's IPv4 space.
@@ -311,11 +319,16 @@ pub enum ErrorCode {
     BadHost,
     /// A request body sent with a `Content-Type` the route does not read (415).
     UnsupportedMediaType,
+    /// The text is not a prefix: no `/`, a length out of range, or host
+    /// bits set (400).
+    InvalidPrefix,
+    /// No country has this code (404).
+    UnknownCountry,
 }
 
 impl ErrorCode {
     /// Every code, in the order above.
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::InvalidIp,
         ErrorCode::NotFound,
         ErrorCode::UnknownField,
@@ -334,6 +347,8 @@ impl ErrorCode {
         ErrorCode::BadBody,
         ErrorCode::BadHost,
         ErrorCode::UnsupportedMediaType,
+        ErrorCode::InvalidPrefix,
+        ErrorCode::UnknownCountry,
     ];
 
     /// The code as it is written on the wire.
@@ -357,6 +372,8 @@ impl ErrorCode {
             ErrorCode::BadBody => "bad_body",
             ErrorCode::BadHost => "bad_host",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::InvalidPrefix => "invalid_prefix",
+            ErrorCode::UnknownCountry => "unknown_country",
         }
     }
 }
@@ -370,9 +387,13 @@ impl ErrorCode {
             | ErrorCode::BadQuery
             | ErrorCode::BadFormat
             | ErrorCode::BadBody
-            | ErrorCode::BadHost => 400,
+            | ErrorCode::BadHost
+            | ErrorCode::InvalidPrefix => 400,
             ErrorCode::ForbiddenOrigin => 403,
-            ErrorCode::NotFound | ErrorCode::UnknownField | ErrorCode::UnknownAsn => 404,
+            ErrorCode::NotFound
+            | ErrorCode::UnknownField
+            | ErrorCode::UnknownAsn
+            | ErrorCode::UnknownCountry => 404,
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::NotAcceptable => 406,
             ErrorCode::BodyTimeout => 408,
@@ -427,6 +448,12 @@ impl ErrorCode {
             }
             ErrorCode::BadHost => {
                 "The `Host` header is missing (HTTP/1.1), given twice, or not a `host[:port]`."
+            }
+            ErrorCode::InvalidPrefix => {
+                "The text is not a prefix (`8.8.8.0/24`, `2001:4860::/32`): no `/`, not an address before it, a length out of range, or host bits set (the message names the canonical prefix)."
+            }
+            ErrorCode::UnknownCountry => {
+                "No country has this two-letter code (the message suggests the nearest name or code)."
             }
         }
     }

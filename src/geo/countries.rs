@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 
 use chrono_tz::Tz;
 
+mod zones;
+
 const EMBEDDED: &str = include_str!("../../data/countries.tsv");
 const COLUMNS: [&str; 9] = [
     "code",
@@ -43,6 +45,17 @@ impl Country {
     /// The flag emoji: the two regional-indicator symbols of the code.
     pub fn flag(&self) -> &str {
         &self.flag
+    }
+
+    /// Every time zone of the country: its primary zone first, then the
+    /// others tzdb's `zone.tab` lists for it ([`zones`]).
+    pub fn time_zones(&self) -> Vec<&'static str> {
+        let primary = self.time_zone.map(|tz| tz.name());
+        let rest = zones::zones_of(&self.code)
+            .iter()
+            .copied()
+            .filter(|z| Some(*z) != primary);
+        primary.into_iter().chain(rest).collect()
     }
 }
 
