@@ -151,8 +151,7 @@ pub(crate) fn describe_asn(
         (None, Some(entry)) => Arc::new(AsProfile::empty(number, entry.name)),
         (None, None) => return Err(AsnError::Unknown(number)),
     };
-    let world = db.country_space().world();
-    info(&profile, which, q, (world.v4, world.v6), special)
+    info(&profile, which, q, db.world(), special)
 }
 
 /// Whether the prefix `p` matches the search `q` (lower case): its text

@@ -69,7 +69,7 @@ impl From<BuildError> for NetworkError {
 /// in decimal digits, with no host bits set.
 pub(crate) fn parse_prefix(text: &str) -> Result<IpNet, NetworkError> {
     let shown: String = text.chars().take(60).collect();
-    let bad = |why: String| NetworkError::InvalidPrefix(why);
+    let bad = NetworkError::InvalidPrefix;
     let Some((addr, len)) = text.split_once('/') else {
         let hint = address::parse(text)
             .map(|ip| {
@@ -143,7 +143,7 @@ pub(crate) fn describe_prefix(
             country_code: r.country.map(|c| Cow::Borrowed(c.code.as_str())),
             asn: r.network.map(|n| n.0),
             organization: r.network.map(|n| n.1.to_owned()),
-            addresses: span(r.first, r.last).to_string(),
+            addresses: span_text(r.first, r.last),
             prefixes: r.prefixes.iter().map(address::net_text).collect(),
         })
         .collect();
@@ -163,13 +163,17 @@ pub(crate) fn describe_prefix(
     })
 }
 
-/// How many addresses `a..=b` holds (saturating).
-fn span(a: IpAddr, b: IpAddr) -> u128 {
-    match (a, b) {
-        (IpAddr::V4(a), IpAddr::V4(b)) => u128::from(u32::from(b) - u32::from(a)) + 1,
-        (IpAddr::V6(a), IpAddr::V6(b)) => (u128::from(b) - u128::from(a)).saturating_add(1),
-        _ => 0,
-    }
+/// How many addresses `a..=b` holds, in decimal (2^128 for all of IPv6).
+fn span_text(a: IpAddr, b: IpAddr) -> String {
+    let wide = |ip: IpAddr| match ip {
+        IpAddr::V4(a) => u128::from(u32::from(a)),
+        IpAddr::V6(a) => u128::from(a),
+    };
+    let d = wide(b).saturating_sub(wide(a));
+    d.checked_add(1).map_or_else(
+        || "340282366920938463463374607431768211456".to_owned(),
+        |n| n.to_string(),
+    )
 }
 
 /// The country of a code (`BD`, `bd`); an unknown one gets a suggestion.

@@ -214,6 +214,7 @@ mod tests {
         assert!(bd.holders.windows(2).all(|w| w[0].v4 >= w[1].v4));
         let world: u64 = space.entries().iter().map(|e| e.space.v4).sum();
         assert_eq!(space.world().v4, world);
+        assert_eq!(db.world(), (space.world().v4, space.world().v6));
         assert!(space.get("ZZ").is_none());
     }
 }

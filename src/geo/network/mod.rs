@@ -31,6 +31,8 @@ pub(crate) struct Caches {
     asn_index: OnceLock<Arc<AsnIndex>>,
     /// Each country's address space and its ASes.
     countries: OnceLock<Arc<CountrySpace>>,
+    /// The addresses of every row with a country, per family.
+    world: OnceLock<(u64, u128)>,
     /// AS profiles (prefixes with country and size, CSV), bounded by bytes.
     profiles: Profiles,
 }
@@ -42,6 +44,7 @@ impl Caches {
         Caches {
             asn_index: self.asn_index.clone(),
             countries: self.countries.clone(),
+            world: self.world.clone(),
             profiles: Profiles::default(),
         }
     }
@@ -81,6 +84,17 @@ impl GeoDb {
             .countries
             .get_or_init(|| Arc::new(CountrySpace::build(self)))
             .clone()
+    }
+
+    /// How many IPv4 and IPv6 addresses the rows with a country hold (the
+    /// world's, for shares), counted once per release (one pass over the
+    /// country rows, without the rest of the country space).
+    pub(crate) fn world(&self) -> (u64, u128) {
+        *self.network.world.get_or_init(|| {
+            let rows = self.country_tables();
+            let v4 = rows.v4.covered();
+            (u64::try_from(v4).unwrap_or(u64::MAX), rows.v6.covered())
+        })
     }
 
     /// The AS number index of this release, built on first use. Its bound on

@@ -269,4 +269,44 @@ mod tests {
         let (held, bound) = db.as_profile_bytes();
         assert!(held >= profile.bytes() && held <= bound);
     }
+
+    /// Every AS's profile once: what they would hold together unbounded,
+    /// the largest, and what the cache keeps (the figures of
+    /// `BENCHMARKS.md`, "The network view").
+    #[test]
+    #[ignore = "a measurement: builds every AS's profile (about a minute in a debug build)"]
+    fn every_profile_once_stays_within_the_bound() {
+        let db = GeoDb::embedded().unwrap();
+        let started = std::time::Instant::now();
+        let asns: Vec<u32> = {
+            let mut n: Vec<u32> = db
+                .asn_tables()
+                .v4
+                .values()
+                .iter()
+                .chain(db.asn_tables().v6.values())
+                .filter_map(|id| db.asn_tables().networks.get(*id).map(|(n, _)| n))
+                .collect();
+            n.sort_unstable();
+            n.dedup();
+            n
+        };
+        let (mut total, mut largest) = (0usize, (0usize, 0u32));
+        for asn in &asns {
+            let profile = db.as_profile(*asn).unwrap();
+            total += profile.bytes();
+            largest = largest.max((profile.bytes(), *asn));
+            let (held, bound) = db.as_profile_bytes();
+            assert!(held <= bound, "{held} > {bound}");
+        }
+        eprintln!(
+            "{} ASes in {:?}: profiles {} bytes together, largest AS{} {} bytes; kept {:?}",
+            asns.len(),
+            started.elapsed(),
+            total,
+            largest.1,
+            largest.0,
+            db.as_profile_bytes()
+        );
+    }
 }
