@@ -47,8 +47,8 @@ awk -v b="$BASE" '{ printf "url = \"%s/api/v1/asn/AS%s\"\noutput = \"/dev/null\"
 cut -f1 data/countries.tsv | tail -n +2 |
     awk -v b="$BASE" '{ printf "url = \"%s/api/v1/country/%s\"\noutput = \"/dev/null\"\n", b, $1 }' > "$WORK/cc.cfg"
 start=$(date +%s.%N)
-curl -s --parallel --parallel-max "$PARALLEL" -K "$WORK/cc.cfg" -w '%{http_code}\n' > "$WORK/cc.codes"
+curl -s --no-progress-meter --parallel --parallel-max "$PARALLEL" -K "$WORK/cc.cfg" -w '%{http_code}\n' > "$WORK/cc.codes"
 echo "every country ($(wc -l < "$WORK/cc.codes") answers: $(sort "$WORK/cc.codes" | uniq -c | tr -s ' \n' ' ')) in $(echo "$(date +%s.%N) - $start" | bc) s: $(mem)"
 start=$(date +%s.%N)
-curl -s --parallel --parallel-max "$PARALLEL" -K "$WORK/as.cfg" -w '%{http_code}\n' > "$WORK/as.codes"
+curl -s --no-progress-meter --parallel --parallel-max "$PARALLEL" -K "$WORK/as.cfg" -w '%{http_code}\n' > "$WORK/as.codes"
 echo "every AS ($(wc -l < "$WORK/as.codes") answers: $(sort "$WORK/as.codes" | uniq -c | tr -s ' \n' ' ')) in $(echo "$(date +%s.%N) - $start" | bc) s: $(mem)"

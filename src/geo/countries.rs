@@ -250,6 +250,20 @@ mod tests {
         );
     }
 
+    /// Every zone of every country is one `chrono_tz` knows, the primary
+    /// zone first.
+    #[test]
+    fn every_country_has_its_primary_zone_first_among_known_zones() {
+        for c in CountryTable::embedded().unwrap().iter() {
+            for zone in c.time_zones() {
+                assert!(zone.parse::<Tz>().is_ok(), "{}: {zone}", c.code);
+            }
+            if let Some(tz) = c.time_zone {
+                assert_eq!(c.time_zones().first(), Some(&tz.name()), "{}", c.code);
+            }
+        }
+    }
+
     #[test]
     fn refuses_a_bad_table() {
         let head = COLUMNS.join("\t");

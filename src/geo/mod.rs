@@ -23,6 +23,7 @@
 //! - [`network`]: the network view built once per release: countries'
 //!   address space and their ASes, AS profiles (prefixes with country and
 //!   size, CSV), the rows under a prefix; the caches on [`GeoDb`].
+//! - [`caches`]: the accessors of those caches on [`GeoDb`].
 //! - [`block`]: `network.range`, the largest CIDR block inside a source row.
 //! - [`db`]: [`GeoDb`], one release assembled, and the lookup of one address.
 //! - [`files`]: the files of a data directory: names, gzip, size caps, stamps.
@@ -32,6 +33,7 @@
 
 pub(crate) mod asn;
 pub(crate) mod block;
+pub(crate) mod caches;
 pub mod countries;
 pub(crate) mod db;
 pub(crate) mod error;

@@ -20,14 +20,13 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 use super::Lookup;
-use super::network::counts;
 use crate::address;
 use crate::geo::GeoDb;
 use crate::geo::network::profiles::{AsPrefix, AsProfile};
 use crate::geo::special::asn::{SpecialAsn, special_asn};
 use crate::model::{
-    self, AsPrefixDetails, AsnCountry, AsnCountryV6, AsnInfo, AsnPrefixCount, AsnPrefixes,
-    ErrorCode, PrefixPage, PrefixSearch, SpecialAsnInfo,
+    self, AddressCounts, AsPrefixDetails, AsnCountry, AsnCountryV6, AsnInfo, AsnPrefixCount,
+    AsnPrefixes, ErrorCode, PrefixPage, PrefixSearch, SpecialAsnInfo,
 };
 
 /// Why an AS question got no answer.
@@ -134,6 +133,24 @@ pub(crate) fn parse_asn(text: &str) -> Result<u32, AsnError> {
         return Err(AsnError::Invalid);
     }
     digits.parse().map_err(|_| AsnError::Invalid)
+}
+
+/// `part` of `whole`, 0 to 1, rounded to nine places (0 for an empty whole).
+pub(crate) fn share(part: u128, whole: u128) -> f64 {
+    if whole == 0 {
+        return 0.0;
+    }
+    ((part as f64 / whole as f64) * 1e9).round() / 1e9
+}
+
+/// Counts of `v4` and `v6` addresses out of `whole`.
+pub(crate) fn counts(v4: u64, v6: u128, whole: (u64, u128)) -> AddressCounts {
+    AddressCounts {
+        v4,
+        v6: v6.to_string(),
+        v4_share: share(u128::from(v4), u128::from(whole.0)),
+        v6_share: share(v6, whole.1),
+    }
 }
 
 /// What `db` attributes to the AS `number`, with the prefixes `which`

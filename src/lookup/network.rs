@@ -15,13 +15,13 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 use super::Lookup;
-use super::asn::{BuildError, build};
+use super::asn::{BuildError, build, counts};
 use crate::address;
 use crate::geo::countries::{Country, CountryTable};
 use crate::geo::{GeoDb, special};
 use crate::model::{
-    self, AddressCounts, CountryAs, CountryFacts, CountryInfo, ErrorCode, PrefixInfo, PrefixPage,
-    PrefixRow, RowCount,
+    self, CountryAs, CountryFacts, CountryInfo, ErrorCode, PrefixInfo, PrefixPage, PrefixRow,
+    RowCount,
 };
 
 /// Why a prefix or country question got no answer.
@@ -248,24 +248,6 @@ pub(crate) fn facts(c: &'static Country) -> CountryFacts {
         time_zones: c.time_zones().into_iter().map(str::to_owned).collect(),
         latitude: c.latitude,
         longitude: c.longitude,
-    }
-}
-
-/// `part` of `whole`, 0 to 1, rounded to nine places (0 for an empty whole).
-pub(crate) fn share(part: u128, whole: u128) -> f64 {
-    if whole == 0 {
-        return 0.0;
-    }
-    ((part as f64 / whole as f64) * 1e9).round() / 1e9
-}
-
-/// Counts of `v4` and `v6` addresses out of `whole`.
-pub(crate) fn counts(v4: u64, v6: u128, whole: (u64, u128)) -> AddressCounts {
-    AddressCounts {
-        v4,
-        v6: v6.to_string(),
-        v4_share: share(u128::from(v4), u128::from(whole.0)),
-        v6_share: share(v6, whole.1),
     }
 }
 

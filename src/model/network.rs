@@ -2,13 +2,20 @@
 //! the one type for a country's facts wherever a country is answered whole),
 //! address counts ([`AddressCounts`], one neutral type for an AS, a country,
 //! a prefix), and the answers of `GET /api/v1/country/{cc}`
-//! ([`CountryInfo`]) and `GET /api/v1/prefix/{prefix}` ([`PrefixInfo`]).
+//! ([`CountryInfo`]) and `GET /api/v1/prefix/{ip}/{length}` ([`PrefixInfo`]);
+//! and the pieces they share with the AS and address answers (the
+//! special-purpose block, prefix counts, pages). Nothing here imports
+//! [`super`]: it re-exports these.
+
+use std::borrow::Cow;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{PrefixPage, SpecialPurpose, Text};
+/// Text that is often a constant or comes from the compiled-in country table
+/// (borrowed, no copy per answer), and otherwise owned. On the wire a string.
+pub type Text = Cow<'static, str>;
 
 /// What the service knows of a country (Unicode CLDR names, Natural Earth
 /// centroid, tzdb zones, ISO 4217 currency, ITU calling code).
@@ -223,7 +230,7 @@ pub struct PrefixSearch {
     #[schema(examples("2001:550"))]
     pub q: String,
     /// How many prefixes match, per family (on every page together).
-    pub matches: super::AsnPrefixCount,
+    pub matches: AsnPrefixCount,
 }
 
 /// A special-purpose AS number (IANA Special-Purpose AS Numbers registry).
@@ -245,4 +252,61 @@ pub struct SpecialAsnInfo {
     /// What the numbers are for, in a sentence or two.
     #[schema(examples("Private AS numbers (2-byte), for networks inside one organisation."))]
     pub explanation: String,
+}
+
+/// An entry of the IANA IPv4 and IPv6 Special-Purpose Address Registries
+/// (RFC 6890), or the IPv6 space IANA lists as "Reserved by IETF".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+pub struct SpecialPurpose {
+    /// The registry's name for the block (`Private-Use`, `Loopback`,
+    /// `Shared Address Space`, `Documentation (TEST-NET-1)`, `Unique-Local`,
+    /// `Reserved by IETF`, ...). The single-field answer
+    /// `/api/v1/ip/{ip}/special_purpose` and the CSV column
+    /// `special_purpose` are this name.
+    #[schema(value_type = String, examples("Private-Use"))]
+    pub name: Text,
+    /// The RFCs that define the block, as the registry's RFC column lists
+    /// them, separated by `, ` (`RFC 1918`, `RFC 4193, RFC 8190`).
+    #[schema(value_type = String, examples("RFC 1918"))]
+    pub rfc: Text,
+    /// The RFC Editor's page of the first RFC in `rfc`.
+    #[schema(format = "uri", examples("https://www.rfc-editor.org/rfc/rfc1918"))]
+    #[schemars(extend("format" = "uri"))]
+    pub rfc_url: String,
+    /// The block in CIDR notation (the most specific registry entry that
+    /// holds the address).
+    #[schema(examples("10.0.0.0/8"))]
+    pub range: String,
+}
+
+/// How many prefixes an AS has, per family.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema,
+)]
+pub struct AsnPrefixCount {
+    /// How many IPv4 prefixes the AS has, on every page together.
+    #[schema(examples(135))]
+    pub v4: u64,
+    /// How many IPv6 prefixes the AS has, on every page together.
+    #[schema(examples(45))]
+    pub v6: u64,
+}
+
+/// One page of an AS's prefixes: the IPv4 prefixes then the IPv6 ones, in
+/// pages of `per_page`; page `number` of `pages` (numbered from 1). The
+/// other pages are `?page=N`, linked from the `Link` header (`rel="next"`,
+/// `rel="prev"`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema,
+)]
+pub struct PrefixPage {
+    /// This page's number, from 1 (`?page=N`).
+    #[schema(minimum = 1, examples(1))]
+    pub number: u32,
+    /// How many pages the prefixes fill.
+    #[schema(minimum = 1, examples(1))]
+    pub pages: u32,
+    /// Prefixes per page (the last may hold fewer).
+    #[schema(minimum = 1, examples(500))]
+    pub per_page: u32,
 }

@@ -248,7 +248,6 @@ fn link_header(base: &str, info: &AsnInfo, wants: &Wants) -> Option<HeaderValue>
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),
         (status = 400, description = "Not an AS number (error `invalid_asn`)", body = model::Error),
         (status = 404, description = "No row of the data names this AS (error `unknown_asn`)", body = model::Error),
-        (status = 503, description = "The client's large answers in flight hold its share of answer bytes, or the answer could not be built in time (error `overloaded`)", body = model::Error),
     ))]
 pub(crate) async fn api_asn_csv(
     State(state): State<AppState>,

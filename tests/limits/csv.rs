@@ -94,9 +94,10 @@ async fn two_hundred_unread_csvs_of_the_largest_as_hold_a_few_mb() {
         peak.saturating_sub(before)
     );
     // An answer is charged until hyper has taken its last piece: at most
-    // the client's share of slots (4) wait charged at once; one taken whole
-    // into the kernel's and hyper's buffers gives its charge back.
-    assert!(ok >= 4, "{statuses:?}");
+    // the client's share of slots (4) wait charged at once (measured: 4
+    // answered, 196 refused; one taken whole into the kernel's buffer
+    // would give its charge back). Uncharged, all 200 were answered.
+    assert!((4..=8).contains(&ok), "{statuses:?}");
     assert_eq!(ok + busy, 200, "{statuses:?}");
     assert!(
         peak < before + 32 * 1024,

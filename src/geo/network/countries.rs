@@ -7,15 +7,16 @@
 //! thread, `lookup::country`), in one pass over the country rows (the
 //! totals) and one over the merged index (an AS's addresses in a country:
 //! the index entries that name both). For the embedded release it holds
-//! about 2 MiB (see `BENCHMARKS.md`), 24 bytes per (country, AS) pair.
+//! 4.2 MB (see `BENCHMARKS.md`), 32 bytes per (country, AS) pair.
 
 use std::collections::HashMap;
 
 use iplookup_data::index;
+use iplookup_data::networks::Networks;
 use iplookup_data::ranges::{Key, RangeTable};
+use iplookup_data::tables::{CountryTables, Index};
 
-use super::super::countries::Country;
-use super::super::db::GeoDb;
+use super::super::countries::{Country, CountryTable};
 
 /// Addresses and rows of one family or both.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -53,10 +54,15 @@ pub(crate) struct CountrySpace {
 }
 
 impl CountrySpace {
-    /// Counts `db`'s country rows and its merged index.
-    pub(crate) fn build(db: &GeoDb) -> CountrySpace {
-        let mut by_code: HashMap<u16, Space> = HashMap::new();
-        let rows = db.country_tables();
+    /// Counts the country rows and the merged index of a release.
+    pub(crate) fn build(
+        rows: &CountryTables,
+        idx: &Index,
+        networks: &Networks,
+        countries: &'static CountryTable,
+    ) -> CountrySpace {
+        // By packed code (a table of 2^16: no hashing per row).
+        let mut by_code = vec![Space::default(); 1 << 16];
         count_rows(&rows.v4, &mut by_code, |s, n| {
             s.v4 += n as u64;
             s.rows_v4 += 1;
@@ -65,22 +71,38 @@ impl CountrySpace {
             s.v6 = s.v6.saturating_add(n);
             s.rows_v6 += 1;
         });
-        let mut pairs: HashMap<(u16, u32), (u64, u128)> = HashMap::new();
-        let idx = db.index();
-        let networks = &db.asn_tables().networks;
+        // Per network id, its addresses per country (a few countries each):
+        // no hashing per index entry.
+        let mut per_id: Vec<Vec<(u16, u64, u128)>> = vec![Vec::new(); networks.len() + 1];
         let mut add = |code: u16, id: u32, v4: u64, v6: u128| {
-            let Some((asn, _)) = networks.get(id) else {
+            let Some(list) = per_id.get_mut(id as usize) else {
                 return;
             };
-            let entry = pairs.entry((code, asn)).or_default();
-            entry.0 += v4;
-            entry.1 = entry.1.saturating_add(v6);
+            match list.iter_mut().find(|e| e.0 == code) {
+                Some(e) => {
+                    e.1 += v4;
+                    e.2 = e.2.saturating_add(v6);
+                }
+                None => list.push((code, v4, v6)),
+            }
         };
         for (code, id, n) in holders(&idx.v4, &idx.codes) {
             add(code, id, n as u64, 0);
         }
         for (code, id, n) in holders(&idx.v6, &idx.codes) {
             add(code, id, 0, n);
+        }
+        // Ids of one AS (the data may name it differently on different rows) together.
+        let mut pairs: HashMap<(u16, u32), (u64, u128)> = HashMap::new();
+        for (id, list) in per_id.iter().enumerate() {
+            let Some((asn, _)) = networks.get(id as u32) else {
+                continue;
+            };
+            for &(code, v4, v6) in list {
+                let entry = pairs.entry((code, asn)).or_default();
+                entry.0 += v4;
+                entry.1 = entry.1.saturating_add(v6);
+            }
         }
         let mut grouped: HashMap<u16, Vec<Holder>> = HashMap::new();
         for ((code, asn), (v4, v6)) in pairs {
@@ -89,11 +111,13 @@ impl CountrySpace {
                 .or_default()
                 .push(Holder { asn, v4, v6 });
         }
-        let countries = db.countries();
         let mut world = Space::default();
         let mut entries: Vec<CountryEntry> = by_code
             .into_iter()
+            .enumerate()
+            .filter(|(_, space)| *space != Space::default())
             .filter_map(|(code, space)| {
+                let code = code as u16;
                 let country = countries.get_packed(code)?;
                 world.v4 += space.v4;
                 world.v6 = world.v6.saturating_add(space.v6);
@@ -148,15 +172,15 @@ impl CountrySpace {
 /// country.
 fn count_rows<K: Key>(
     table: &RangeTable<K, u16>,
-    by_code: &mut HashMap<u16, Space>,
+    by_code: &mut [Space],
     mut add: impl FnMut(&mut Space, u128),
 ) {
     for (i, code) in table.values().iter().enumerate() {
-        if *code == 0 {
+        let Some(space) = by_code.get_mut(usize::from(*code)).filter(|_| *code != 0) else {
             continue;
-        }
+        };
         let (s, e) = table.span_at(i);
-        add(by_code.entry(*code).or_default(), e.wide() - s.wide() + 1);
+        add(space, e.wide() - s.wide() + 1);
     }
 }
 

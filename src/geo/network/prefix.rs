@@ -16,9 +16,9 @@ use iplookup_data::networks::Networks;
 use iplookup_data::ranges::{Key, RangeTable};
 use ipnet::{IpNet, Ipv4Subnets, Ipv6Subnets};
 
-use super::super::block::largest_block;
+use iplookup_data::tables::Index;
+
 use super::super::countries::{Country, CountryTable};
-use super::super::db::GeoDb;
 
 /// One entry of the merged index under a prefix, clipped to it.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,55 +57,43 @@ struct Reader<'a, K: Key> {
     countries: &'static CountryTable,
 }
 
-impl GeoDb {
-    /// `net` in the data: its covering block, the number of rows it lies
-    /// in or covers, and at most `count` of them from the `offset`-th
-    /// (0-based). `net` is taken as it is (callers pass it canonical).
-    pub(crate) fn prefix(&self, net: IpNet, offset: u64, count: usize) -> PrefixView<'_> {
-        let index = self.index();
-        let networks = &self.asn_tables().networks;
-        let countries = self.countries();
-        let (rows, row_count) = match net {
-            IpNet::V4(n) => Reader {
-                table: &index.v4,
-                codes: &index.codes,
-                networks,
-                countries,
-            }
-            .rows(
-                u32::from(n.network()),
-                u32::from(n.broadcast()),
-                offset,
-                count,
-                |k| IpAddr::V4(Ipv4Addr::from(k)),
-            ),
-            IpNet::V6(n) => Reader {
-                table: &index.v6,
-                codes: &index.codes,
-                networks,
-                countries,
-            }
-            .rows(
-                u128::from(n.network()),
-                u128::from(n.broadcast()),
-                offset,
-                count,
-                |k| IpAddr::V6(Ipv6Addr::from(k)),
-            ),
-        };
-        let covering = self
-            .row(net.network())
-            .and_then(|(s, e)| {
-                let inside = |a: IpAddr| a >= s && a <= e;
-                (inside(net.network()) && inside(net.broadcast())).then_some((s, e))
-            })
-            .and_then(|(s, e)| largest_block(net.network(), s, e));
-        PrefixView {
-            net,
-            covering,
-            rows,
-            row_count,
+/// The rows of the merged `index` over `net`: at most `count` from the
+/// `offset`-th (0-based), and how many there are.
+pub(crate) fn rows<'a>(
+    index: &'a Index,
+    networks: &'a Networks,
+    countries: &'static CountryTable,
+    net: IpNet,
+    offset: u64,
+    count: usize,
+) -> (Vec<PrefixRow<'a>>, u64) {
+    match net {
+        IpNet::V4(n) => Reader {
+            table: &index.v4,
+            codes: &index.codes,
+            networks,
+            countries,
         }
+        .rows(
+            u32::from(n.network()),
+            u32::from(n.broadcast()),
+            offset,
+            count,
+            |k| IpAddr::V4(Ipv4Addr::from(k)),
+        ),
+        IpNet::V6(n) => Reader {
+            table: &index.v6,
+            codes: &index.codes,
+            networks,
+            countries,
+        }
+        .rows(
+            u128::from(n.network()),
+            u128::from(n.broadcast()),
+            offset,
+            count,
+            |k| IpAddr::V6(Ipv6Addr::from(k)),
+        ),
     }
 }
 

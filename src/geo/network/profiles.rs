@@ -19,9 +19,10 @@ use bytes::Bytes;
 use iplookup_data::ranges::{Key, RangeTable};
 use ipnet::{IpNet, Ipv4Subnets, Ipv6Subnets};
 
+use iplookup_data::tables::CountryTables;
+
 use super::super::asn::AsSystem;
 use super::super::countries::{Country, CountryTable};
-use super::super::db::GeoDb;
 
 /// The most bytes the AS profiles of one release hold at once: beyond it
 /// the oldest are dropped (and built again when asked for).
@@ -67,9 +68,12 @@ pub(crate) struct AsProfile {
 pub(crate) const CSV_HEADER: &str = "prefix,version,country_code,addresses\n";
 
 impl AsProfile {
-    /// The profile of `system` in `db`.
-    pub(crate) fn build(system: &AsSystem<'_>, db: &GeoDb) -> AsProfile {
-        let (table, countries) = (db.country_tables(), db.countries());
+    /// The profile of `system`, its countries read from `table`.
+    pub(crate) fn build(
+        system: &AsSystem<'_>,
+        table: &CountryTables,
+        countries: &'static CountryTable,
+    ) -> AsProfile {
         let (v4, countries_v4) = family(&system.v4, &table.v4, countries, |s, e| {
             Ipv4Subnets::new(Ipv4Addr::from(s), Ipv4Addr::from(e), 0)
                 .map(|n| (n.into(), n.network().into(), n.broadcast().into()))
