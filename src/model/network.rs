@@ -22,35 +22,35 @@ pub type Text = Cow<'static, str>;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct CountryFacts {
     /// ISO 3166-1 alpha-2 code, upper case.
-    #[schema(value_type = String, examples("BD"))]
+    #[schema(value_type = String, examples("BT"))]
     pub country_code: Text,
     /// The name in English.
-    #[schema(value_type = String, examples("Bangladesh"))]
+    #[schema(value_type = String, examples("Bhutan"))]
     pub country: Text,
     /// The name in Bangla.
-    #[schema(value_type = Option<String>, examples("বাংলাদেশ"))]
+    #[schema(value_type = Option<String>, examples("ভুটান"))]
     pub country_bn: Option<Text>,
     /// The flag as an emoji (two regional indicator symbols).
-    #[schema(value_type = String, examples("🇧🇩"))]
+    #[schema(value_type = String, examples("🇧🇹"))]
     pub flag: Text,
     /// The continent's name in English.
     #[schema(value_type = Option<String>, examples("Asia"))]
     pub continent: Option<Text>,
     /// ISO 4217 code of the main currency.
-    #[schema(value_type = Option<String>, examples("BDT"))]
+    #[schema(value_type = Option<String>, examples("BTN"))]
     pub currency: Option<Text>,
     /// The international calling code, with `+`.
-    #[schema(value_type = Option<String>, examples("+880"))]
+    #[schema(value_type = Option<String>, examples("+975"))]
     pub calling_code: Option<Text>,
     /// Every IANA time zone of the country: the primary one first, then
     /// the others tzdb's `zone.tab` lists for it.
-    #[schema(examples(json!(["Asia/Dhaka"])))]
+    #[schema(examples(json!(["Asia/Thimphu"])))]
     pub time_zones: Vec<String>,
     /// Latitude of the country's centroid, decimal degrees.
-    #[schema(examples(23.8))]
+    #[schema(examples(27.4))]
     pub latitude: Option<f64>,
     /// Longitude of the country's centroid, decimal degrees.
-    #[schema(examples(90.3))]
+    #[schema(examples(90.4))]
     pub longitude: Option<f64>,
 }
 
@@ -111,10 +111,10 @@ pub struct CountryInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct CountryAs {
     /// The AS number.
-    #[schema(minimum = 0, maximum = 4294967295_i64, examples(24389))]
+    #[schema(minimum = 0, maximum = 4294967295_i64, examples(18024))]
     pub asn: u32,
     /// The organisation name most of its rows give.
-    #[schema(examples("Grameenphone Ltd."))]
+    #[schema(examples("Bhutan Telecom Ltd."))]
     pub organization: String,
     /// Its addresses in the country, and their share of the country's.
     pub addresses: AddressCounts,

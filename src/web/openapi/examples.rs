@@ -28,7 +28,7 @@ pub(crate) const V6: &str = "2001:4860:4860::8888";
 pub(crate) const AS: &str = "AS15169";
 /// The prefix and the country of the examples.
 pub(crate) const PREFIX: &str = "8.8.8.0/24";
-pub(crate) const COUNTRY: &str = "BD";
+pub(crate) const COUNTRY: &str = "BT";
 /// An address in a special-purpose block.
 pub(crate) const PRIVATE: &str = "10.1.2.3";
 /// The batch example's body.
@@ -179,7 +179,7 @@ pub(crate) fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
         (
             "api_country",
             vec![example(
-                "Bangladesh: its facts, address space and first ASes",
+                "Bhutan: its facts, address space and ASes",
                 &format!("/api/v1/country/{COUNTRY}"),
                 json,
                 lookup
