@@ -11,6 +11,7 @@
 //! release while readers keep the one they started with, never locking.
 
 pub(crate) mod asn;
+pub(crate) mod network;
 
 use std::borrow::Cow;
 use std::cell::RefCell;

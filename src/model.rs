@@ -2,15 +2,16 @@
 //! SPEC.md section 2 names them. Every field is always present; unknown
 //! values are `null`.
 
-use std::borrow::Cow;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// Text that is often a constant or comes from the compiled-in country table
-/// (borrowed, no copy per answer), and otherwise owned. On the wire a string.
-pub type Text = Cow<'static, str>;
+mod network;
+pub use network::{
+    AddressCounts, AsPrefix, AsPrefixDetails, AsnCountryV6, AsnPrefixCount, CountryAs,
+    CountryFacts, CountryInfo, PrefixInfo, PrefixPage, PrefixRow, PrefixSearch, RowCount,
+    SpecialAsnInfo, SpecialPurpose, Text,
+};
 
 /// The answer of both lookup endpoints.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
@@ -37,31 +38,6 @@ pub struct IpInfo {
     /// TURN anycast, the NAT64 prefix 64:ff9b::/96, ...) are named too;
     /// their addresses stay public and keep what the data says of them.
     pub special_purpose: Option<SpecialPurpose>,
-}
-
-/// An entry of the IANA IPv4 and IPv6 Special-Purpose Address Registries
-/// (RFC 6890), or the IPv6 space IANA lists as "Reserved by IETF".
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
-pub struct SpecialPurpose {
-    /// The registry's name for the block (`Private-Use`, `Loopback`,
-    /// `Shared Address Space`, `Documentation (TEST-NET-1)`, `Unique-Local`,
-    /// `Reserved by IETF`, ...). The single-field answer
-    /// `/api/v1/ip/{ip}/special_purpose` and the CSV column
-    /// `special_purpose` are this name.
-    #[schema(value_type = String, examples("Private-Use"))]
-    pub name: Text,
-    /// The RFCs that define the block, as the registry's RFC column lists
-    /// them, separated by `, ` (`RFC 1918`, `RFC 4193, RFC 8190`).
-    #[schema(value_type = String, examples("RFC 1918"))]
-    pub rfc: Text,
-    /// The RFC Editor's page of the first RFC in `rfc`.
-    #[schema(format = "uri", examples("https://www.rfc-editor.org/rfc/rfc1918"))]
-    #[schemars(extend("format" = "uri"))]
-    pub rfc_url: String,
-    /// The block in CIDR notation (the most specific registry entry that
-    /// holds the address).
-    #[schema(examples("10.0.0.0/8"))]
-    pub range: String,
 }
 
 /// Where the address is, at country precision (city with a city database).
@@ -166,11 +142,25 @@ pub struct AsnInfo {
     pub prefix_count: AsnPrefixCount,
     /// Which page of the prefixes `prefixes` holds.
     pub page: PrefixPage,
-    /// How many addresses its prefixes hold per family (an `AsnAddresses` object).
-    pub addresses: AsnAddresses,
+    /// How many addresses its prefixes hold per family, and their share
+    /// of the world's addresses in the data (an `AddressCounts` object).
+    pub addresses: AddressCounts,
     /// The countries its IPv4 addresses lie in, most addresses first
     /// (`AsnCountry` objects).
     pub countries: Vec<AsnCountry>,
+    /// The countries its IPv6 addresses lie in, most addresses first
+    /// (`AsnCountryV6` objects).
+    pub countries_v6: Vec<AsnCountryV6>,
+    /// The prefixes of this page again, each with its country and size.
+    pub prefix_details: AsPrefixDetails,
+    /// With `?q=`: what was searched for and how many prefixes match;
+    /// `prefixes` and `page` then list the matches only.
+    pub search: Option<PrefixSearch>,
+    /// The IANA special-purpose entry of the number (AS0, AS23456, the
+    /// documentation and private-use ranges, AS65535, AS4294967295), or
+    /// null for an ordinary AS. Such a number names no public network: the
+    /// answer says why, and lists whatever rows of the data name it.
+    pub special_purpose: Option<SpecialAsnInfo>,
 }
 
 /// Every block the data attributes to the AS: adjacent rows merged, then
@@ -183,50 +173,6 @@ pub struct AsnPrefixes {
     /// IPv6 prefixes in CIDR notation, ascending.
     #[schema(examples("2001:4860::/32"))]
     pub v6: Vec<String>,
-}
-
-/// How many prefixes an AS has, per family.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema,
-)]
-pub struct AsnPrefixCount {
-    /// How many IPv4 prefixes the AS has, on every page together.
-    #[schema(examples(135))]
-    pub v4: u64,
-    /// How many IPv6 prefixes the AS has, on every page together.
-    #[schema(examples(45))]
-    pub v6: u64,
-}
-
-/// One page of an AS's prefixes: the IPv4 prefixes then the IPv6 ones, in
-/// pages of `per_page`; page `number` of `pages` (numbered from 1). The
-/// other pages are `?page=N`, linked from the `Link` header (`rel="next"`,
-/// `rel="prev"`).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema,
-)]
-pub struct PrefixPage {
-    /// This page's number, from 1 (`?page=N`).
-    #[schema(minimum = 1, examples(1))]
-    pub number: u32,
-    /// How many pages the prefixes fill.
-    #[schema(minimum = 1, examples(1))]
-    pub pages: u32,
-    /// Prefixes per page (the last may hold fewer).
-    #[schema(minimum = 1, examples(500))]
-    pub per_page: u32,
-}
-
-/// How many addresses the prefixes hold, per family.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
-pub struct AsnAddresses {
-    /// IPv4 addresses (at most 2^32: a JSON number).
-    #[schema(minimum = 0, maximum = 4294967296_i64, examples(8_871_424))]
-    pub v4: u64,
-    /// IPv6 addresses as a decimal string: the count can pass 2^64, past
-    /// what JSON numbers carry exactly.
-    #[schema(pattern = "^[0-9]{1,39}$", examples("79228162514264337593543950336"))]
-    pub v6: String,
 }
 
 /// One country of an AS's IPv4 space.
@@ -311,11 +257,16 @@ pub enum ErrorCode {
     BadHost,
     /// A request body sent with a `Content-Type` the route does not read (415).
     UnsupportedMediaType,
+    /// The text is not a prefix: no `/`, a length out of range, or host
+    /// bits set (400).
+    InvalidPrefix,
+    /// No country has this code (404).
+    UnknownCountry,
 }
 
 impl ErrorCode {
     /// Every code, in the order above.
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::InvalidIp,
         ErrorCode::NotFound,
         ErrorCode::UnknownField,
@@ -334,6 +285,8 @@ impl ErrorCode {
         ErrorCode::BadBody,
         ErrorCode::BadHost,
         ErrorCode::UnsupportedMediaType,
+        ErrorCode::InvalidPrefix,
+        ErrorCode::UnknownCountry,
     ];
 
     /// The code as it is written on the wire.
@@ -357,6 +310,8 @@ impl ErrorCode {
             ErrorCode::BadBody => "bad_body",
             ErrorCode::BadHost => "bad_host",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::InvalidPrefix => "invalid_prefix",
+            ErrorCode::UnknownCountry => "unknown_country",
         }
     }
 }
@@ -370,9 +325,13 @@ impl ErrorCode {
             | ErrorCode::BadQuery
             | ErrorCode::BadFormat
             | ErrorCode::BadBody
-            | ErrorCode::BadHost => 400,
+            | ErrorCode::BadHost
+            | ErrorCode::InvalidPrefix => 400,
             ErrorCode::ForbiddenOrigin => 403,
-            ErrorCode::NotFound | ErrorCode::UnknownField | ErrorCode::UnknownAsn => 404,
+            ErrorCode::NotFound
+            | ErrorCode::UnknownField
+            | ErrorCode::UnknownAsn
+            | ErrorCode::UnknownCountry => 404,
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::NotAcceptable => 406,
             ErrorCode::BodyTimeout => 408,
@@ -427,6 +386,12 @@ impl ErrorCode {
             }
             ErrorCode::BadHost => {
                 "The `Host` header is missing (HTTP/1.1), given twice, or not a `host[:port]`."
+            }
+            ErrorCode::InvalidPrefix => {
+                "The text is not a prefix (`8.8.8.0/24`, `2001:4860::/32`): no `/`, not an address before it, a length out of range, or host bits set (the message names the canonical prefix)."
+            }
+            ErrorCode::UnknownCountry => {
+                "No country has this two-letter code (the message suggests the nearest name or code)."
             }
         }
     }

@@ -1,6 +1,5 @@
 //! Autonomous systems as a whole: every range the ASN table attributes to
-//! one AS number, merged and cut into CIDR blocks, and the countries its
-//! IPv4 space lies in ([`AsSystem`]).
+//! one AS number, merged into ranges ([`AsSystem`]).
 //!
 //! The [`AsnIndex`] (AS number -> its merged runs of rows per family, with
 //! the running count of the CIDR prefixes they expand to, and the name most
@@ -8,9 +7,9 @@
 //! an ASN file is loaded (on the loader thread, where [`AsnIndex::build`]
 //! also refuses a file in which one AS expands to more prefixes than the
 //! policy allows), and for the embedded release on the first AS question, on
-//! a blocking thread (`lookup::asn`). An answer then costs a binary search
-//! and the prefixes it shows: a page of prefixes (`AsSystem::prefixes_v4_page`)
-//! starts at its run by the running counts, never by expanding the runs before it.
+//! a blocking thread (`lookup::asn`). An AS's runs then cost a binary
+//! search; its prefixes, their countries and its CSV are its profile's
+//! (`super::network::profiles`), built once per release and AS.
 //!
 //! For the embedded release the index holds 7.6 MiB (12 bytes per run, 16
 //! per AS; the largest AS, AS4134, expands to 9,912 prefixes); a service
@@ -18,17 +17,17 @@
 //! with the machine loaded (load average 16 on 2 cores): 4.5 s for the first
 //! AS answer (the index), 20 ms for the next.
 
-use std::collections::HashMap;
+#[cfg(test)]
 use std::net::{Ipv4Addr, Ipv6Addr};
 
+#[cfg(test)]
 use ipnet::{Ipv4Net, Ipv4Subnets, Ipv6Net, Ipv6Subnets};
 
 use iplookup_data::networks::Networks;
 use iplookup_data::policy::{Bound, Policy, Violation};
 use iplookup_data::ranges::{Key, RangeTable};
 
-use super::countries::{Country, CountryTable};
-use iplookup_data::tables::{AsnTables, CountryTables};
+use iplookup_data::tables::AsnTables;
 
 /// The runs of one family grouped by AS number: `runs[offsets[i]..offsets[i + 1]]`
 /// are the runs of the AS `asns[i]`, in address order; a run is the first and
@@ -190,6 +189,12 @@ impl AsnIndex {
         self.v4.bytes() + self.v6.bytes() + 8 * self.names.len()
     }
 
+    /// The name `asn` gets (that of most of its rows) among `networks`,
+    /// `None` when no row names it.
+    pub(crate) fn name<'n>(&self, networks: &'n Networks, asn: u32) -> Option<&'n str> {
+        Some(networks.get(self.name_id(asn)?)?.1)
+    }
+
     /// The network id whose name `asn` gets, `None` when no row names it.
     fn name_id(&self, asn: u32) -> Option<u32> {
         let i = self.names.binary_search_by_key(&asn, |(n, _)| *n).ok()?;
@@ -235,16 +240,11 @@ pub struct AsSystem<'a> {
     pub v4: Vec<(u32, u32)>,
     /// Its IPv6 ranges, likewise.
     pub v6: Vec<(u128, u128)>,
-    /// The countries its IPv4 addresses lie in and how many of them, most first
-    /// (addresses in no country row are counted nowhere).
-    pub countries: Vec<(&'static Country, u64)>,
-    /// The running prefix counts of `v4` and `v6` (see [`AsRuns`]).
-    ends_v4: &'a [u32],
-    ends_v6: &'a [u32],
 }
 
 impl AsSystem<'_> {
     /// The IPv4 ranges as their minimal CIDR cover.
+    #[cfg(test)]
     pub(crate) fn prefixes_v4(&self) -> impl Iterator<Item = Ipv4Net> + '_ {
         self.v4
             .iter()
@@ -252,47 +252,11 @@ impl AsSystem<'_> {
     }
 
     /// The IPv6 ranges as their minimal CIDR cover.
+    #[cfg(test)]
     pub(crate) fn prefixes_v6(&self) -> impl Iterator<Item = Ipv6Net> + '_ {
         self.v6
             .iter()
             .flat_map(|&(s, e)| Ipv6Subnets::new(Ipv6Addr::from(s), Ipv6Addr::from(e), 0))
-    }
-
-    /// How many IPv4 prefixes [`AsSystem::prefixes_v4`] gives.
-    pub(crate) fn prefix_count_v4(&self) -> u64 {
-        self.ends_v4.last().map_or(0, |n| u64::from(*n))
-    }
-
-    /// How many IPv6 prefixes [`AsSystem::prefixes_v6`] gives.
-    pub(crate) fn prefix_count_v6(&self) -> u64 {
-        self.ends_v6.last().map_or(0, |n| u64::from(*n))
-    }
-
-    /// At most `count` IPv4 prefixes from the `offset`-th (0-based) on, and
-    /// how many there are in all: the page starts at its run, found by the
-    /// running counts, so a page costs what it holds.
-    pub(crate) fn prefixes_v4_page(&self, offset: u64, count: usize) -> (Vec<Ipv4Net>, u64) {
-        let (first, skip) = page_start(self.ends_v4, offset);
-        let page = self.v4[first.min(self.v4.len())..]
-            .iter()
-            .flat_map(|&(s, e)| Ipv4Subnets::new(Ipv4Addr::from(s), Ipv4Addr::from(e), 0))
-            .skip(skip)
-            .take(count)
-            .collect();
-        (page, self.prefix_count_v4())
-    }
-
-    /// At most `count` IPv6 prefixes from the `offset`-th on, and how many
-    /// there are in all (as [`AsSystem::prefixes_v4_page`]).
-    pub(crate) fn prefixes_v6_page(&self, offset: u64, count: usize) -> (Vec<Ipv6Net>, u64) {
-        let (first, skip) = page_start(self.ends_v6, offset);
-        let page = self.v6[first.min(self.v6.len())..]
-            .iter()
-            .flat_map(|&(s, e)| Ipv6Subnets::new(Ipv6Addr::from(s), Ipv6Addr::from(e), 0))
-            .skip(skip)
-            .take(count)
-            .collect();
-        (page, self.prefix_count_v6())
     }
 
     /// IPv4 addresses in all.
@@ -309,37 +273,21 @@ impl AsSystem<'_> {
     }
 }
 
-/// The run holding the `offset`-th prefix, and how many of its prefixes
-/// come before it (past the end: the run count, 0).
-fn page_start(ends: &[u32], offset: u64) -> (usize, usize) {
-    let run = ends.partition_point(|&end| u64::from(end) <= offset);
-    let before = match run {
-        0 => 0,
-        r => ends.get(r - 1).map_or(0, |n| u64::from(*n)),
-    };
-    (run, offset.saturating_sub(before) as usize)
-}
-
 /// The autonomous system `asn` in the tables, `None` when no row names it.
 pub(crate) fn system<'a>(
     index: &'a AsnIndex,
     asn_tables: &'a AsnTables,
-    country: &CountryTables,
-    countries: &'static CountryTable,
     asn: u32,
 ) -> Option<AsSystem<'a>> {
     let id = index.name_id(asn)?;
-    let ((r4, ends_v4), (r6, ends_v6)) = (index.v4.runs(asn), index.v6.runs(asn));
+    let ((r4, _), (r6, _)) = (index.v4.runs(asn), index.v6.runs(asn));
     let v4 = spans(&asn_tables.v4, r4);
     let v6 = spans(&asn_tables.v6, r6);
     Some(AsSystem {
         asn,
         name: asn_tables.networks.get(id).map_or("", |(_, name)| name),
-        countries: shares(&country.v4, &v4, countries),
         v4,
         v6,
-        ends_v4,
-        ends_v6,
     })
 }
 
@@ -348,35 +296,6 @@ fn spans<K: Key>(table: &RangeTable<K, u32>, runs: &[(u32, u32)]) -> Vec<(K, K)>
     runs.iter()
         .map(|&(a, b)| (table.span_at(a as usize).0, table.span_at(b as usize).1))
         .collect()
-}
-
-/// How many addresses of `ranges` lie in each country of `table`, most first.
-fn shares(
-    table: &RangeTable<u32, u16>,
-    ranges: &[(u32, u32)],
-    countries: &'static CountryTable,
-) -> Vec<(&'static Country, u64)> {
-    let mut by_code: HashMap<u16, u64> = HashMap::new();
-    for &(s, e) in ranges {
-        let mut i = table.index_of(s);
-        loop {
-            let (cs, ce) = table.span_at(i);
-            let code = table.values()[i.min(table.len() - 1)];
-            if code != 0 {
-                *by_code.entry(code).or_default() += u64::from(ce.min(e) - cs.max(s)) + 1;
-            }
-            if ce >= e || i + 1 >= table.len() {
-                break;
-            }
-            i += 1;
-        }
-    }
-    let mut out: Vec<(&'static Country, u64)> = by_code
-        .into_iter()
-        .filter_map(|(code, n)| Some((countries.get_packed(code)?, n)))
-        .collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.code.cmp(&b.0.code)));
-    out
 }
 
 #[cfg(test)]
@@ -442,8 +361,9 @@ mod tests {
         assert_eq!(v4, ["10.0.0.0/23", "10.0.3.0/25"]);
         assert_eq!(s.addresses_v4(), 512 + 128);
         assert_eq!((s.prefixes_v6().count(), s.addresses_v6()), (0, 0));
-        let shares: Vec<(&str, u64)> = s
-            .countries
+        let profile = db.as_profile(64500).unwrap();
+        let shares: Vec<(&str, u128)> = profile
+            .countries_v4
             .iter()
             .map(|(c, n)| (c.code.as_str(), *n))
             .collect();
@@ -463,8 +383,9 @@ mod tests {
         assert!(v4.contains(&"1.0.0.0/24".parse().unwrap()));
         let covered: u64 = v4.iter().map(|n| 1u64 << (32 - n.prefix_len())).sum();
         assert_eq!(covered, system.addresses_v4());
-        let in_countries: u64 = system.countries.iter().map(|(_, n)| n).sum();
-        assert!(in_countries <= system.addresses_v4() && in_countries > 0);
+        let profile = db.as_profile(13335).unwrap();
+        let in_countries: u128 = profile.countries_v4.iter().map(|(_, n)| n).sum();
+        assert!(in_countries <= u128::from(system.addresses_v4()) && in_countries > 0);
         assert!(system.prefixes_v6().count() > 0);
         assert_eq!(db.autonomous_system(4_294_967_295), None);
         assert_eq!(db.autonomous_system(0), None);
@@ -492,27 +413,6 @@ mod tests {
         assert_eq!(cover_count(5, 5, 32), 1);
         // One address off a /64 at both ends: 126 blocks.
         assert_eq!(cover_count(1, (1 << 64) - 2, 128), 126);
-    }
-
-    #[test]
-    fn a_page_of_prefixes_is_the_slice_of_the_whole_list() {
-        let db = GeoDb::embedded().unwrap();
-        let system = db.autonomous_system(13335).unwrap();
-        let v4: Vec<_> = system.prefixes_v4().collect();
-        let v6: Vec<_> = system.prefixes_v6().collect();
-        assert_eq!(system.prefix_count_v4(), v4.len() as u64);
-        assert_eq!(system.prefix_count_v6(), v6.len() as u64);
-        let (n4, n6) = (v4.len(), v6.len());
-        for (offset, count) in [(0, 10), (5, 7), (n4 - 3, 10), (n4, 5), (n4 + 9, 5), (1, n4)] {
-            let (page, total) = system.prefixes_v4_page(offset as u64, count);
-            let want: Vec<_> = v4.iter().skip(offset).take(count).copied().collect();
-            assert_eq!((page, total), (want, n4 as u64), "{offset} {count}");
-        }
-        for (offset, count) in [(0, 3), (n6 / 2, 100), (n6 - 1, 2), (n6, 1)] {
-            let (page, total) = system.prefixes_v6_page(offset as u64, count);
-            let want: Vec<_> = v6.iter().skip(offset).take(count).copied().collect();
-            assert_eq!((page, total), (want, n6 as u64), "{offset} {count}");
-        }
     }
 
     /// The embedded release is within the bound on the prefixes of one AS,

@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 
 use chrono_tz::Tz;
 
+mod zones;
+
 const EMBEDDED: &str = include_str!("../../data/countries.tsv");
 const COLUMNS: [&str; 9] = [
     "code",
@@ -43,6 +45,17 @@ impl Country {
     /// The flag emoji: the two regional-indicator symbols of the code.
     pub fn flag(&self) -> &str {
         &self.flag
+    }
+
+    /// Every time zone of the country: its primary zone first, then the
+    /// others tzdb's `zone.tab` lists for it ([`zones`]).
+    pub fn time_zones(&self) -> Vec<&'static str> {
+        let primary = self.time_zone.map(|tz| tz.name());
+        let rest = zones::zones_of(&self.code)
+            .iter()
+            .copied()
+            .filter(|z| Some(*z) != primary);
+        primary.into_iter().chain(rest).collect()
     }
 }
 
@@ -235,6 +248,20 @@ mod tests {
             t.get_packed(u16::from(b'B') << 8 | u16::from(b'D')),
             Some(bd)
         );
+    }
+
+    /// Every zone of every country is one `chrono_tz` knows, the primary
+    /// zone first.
+    #[test]
+    fn every_country_has_its_primary_zone_first_among_known_zones() {
+        for c in CountryTable::embedded().unwrap().iter() {
+            for zone in c.time_zones() {
+                assert!(zone.parse::<Tz>().is_ok(), "{}: {zone}", c.code);
+            }
+            if let Some(tz) = c.time_zone {
+                assert_eq!(c.time_zones().first(), Some(&tz.name()), "{}", c.code);
+            }
+        }
     }
 
     #[test]

@@ -19,11 +19,11 @@ use iplookup_data::ranges::{Key, RangeTable, Run};
 use iplookup_data::snapshot::{self, Parts};
 use iplookup_data::tables::{self, AsnTables, Checks, CountryTables, Index};
 
-use super::asn::{self, AsSystem, AsnIndex};
 use super::block;
 use super::countries::{Country, CountryTable};
 use super::error::GeoError;
 use super::mmdb::{self, City, CityTables};
+use super::network::Caches;
 use super::release::{Release, SourceInfo};
 
 /// The snapshot written by `build.rs`, aligned so its arrays can be used in place.
@@ -60,8 +60,9 @@ pub struct GeoDb {
     release: Release,
     /// [`Release::tag`], computed once.
     tag: OnceLock<Arc<str>>,
-    /// AS number -> its runs of rows, built once per release (see [`asn`]).
-    asn_index: OnceLock<Arc<AsnIndex>>,
+    /// What is built once per release for the network view: the AS index,
+    /// the country tables, AS profiles ([`super::network`]).
+    pub(super) network: Caches,
 }
 
 /// What the data says of one address.
@@ -122,8 +123,8 @@ impl GeoDb {
             countries: self.countries,
             release,
             tag: OnceLock::new(),
-            // The same ASN tables: the same index, when it is built.
-            asn_index: self.asn_index.clone(),
+            // The same tables: the same caches, when they are built.
+            network: self.network.same_tables(),
         }
     }
 
@@ -150,7 +151,7 @@ impl GeoDb {
             countries,
             release,
             tag: OnceLock::new(),
-            asn_index: OnceLock::new(),
+            network: Caches::default(),
         })
     }
 
@@ -202,47 +203,6 @@ impl GeoDb {
     /// The merged index lookups search.
     pub fn index(&self) -> &Index {
         &self.index
-    }
-
-    /// Everything the ASN table attributes to the AS `number` (prefixes,
-    /// name, the countries of its IPv4 space); `None` when no row names it.
-    /// The first call on a release builds the [`AsnIndex`] (callers on the
-    /// runtime call it on a blocking thread: `lookup::asn`).
-    pub(crate) fn autonomous_system(&self, number: u32) -> Option<AsSystem<'_>> {
-        let index = self.asn_index();
-        asn::system(index, &self.asn, &self.country, self.countries, number)
-    }
-
-    /// The AS number index of this release, built on first use. Its bound on
-    /// the prefixes of one AS was applied when the ASN file was loaded
-    /// (`load::load_asn`); the embedded data is within it.
-    pub(crate) fn asn_index(&self) -> &AsnIndex {
-        self.asn_index.get_or_init(|| {
-            let unbounded = iplookup_data::policy::Policy {
-                max_as_prefixes: u64::from(u32::MAX),
-                ..Default::default()
-            };
-            Arc::new(AsnIndex::build(&self.asn, &unbounded).unwrap_or_default())
-        })
-    }
-
-    /// Whether the [`AsnIndex`] of this release is built.
-    pub fn asn_index_built(&self) -> bool {
-        self.asn_index.get().is_some()
-    }
-
-    /// The [`AsnIndex`] of this release, if it is built.
-    pub(crate) fn built_asn_index(&self) -> Option<Arc<AsnIndex>> {
-        self.asn_index.get().cloned()
-    }
-
-    /// This release with `index` as its AS index (built from its ASN tables
-    /// when they were loaded); `None` leaves it to the first AS question.
-    pub(crate) fn with_asn_index(self, index: Option<Arc<AsnIndex>>) -> GeoDb {
-        if let Some(index) = index {
-            let _ = self.asn_index.set(index);
-        }
-        self
     }
 
     /// Looks an address up: one search of the merged index. IPv4-mapped

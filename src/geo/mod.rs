@@ -14,11 +14,16 @@
 //! This module adds what only the running service needs:
 //!
 //! - [`countries`]: ISO 3166 code -> country metadata (generated table).
-//! - [`special`]: IANA special-purpose blocks -> is_public, label.
+//! - [`special`]: IANA special-purpose blocks -> is_public, label; and
+//!   the special-purpose AS numbers ([`special::asn`]).
 //! - [`mmdb`]: MMDB files (`maxminddb`) -> the data crate's arrays and
 //!   import statistics; city tables.
 //! - [`release`]: what a database was built from, for `/healthz` and reloads.
 //! - [`asn`]: one autonomous system whole: its prefixes, name and countries.
+//! - [`network`]: the network view built once per release: countries'
+//!   address space and their ASes, AS profiles (prefixes with country and
+//!   size, CSV), the rows under a prefix; the caches on [`GeoDb`].
+//! - [`caches`]: the accessors of those caches on [`GeoDb`].
 //! - [`block`]: `network.range`, the largest CIDR block inside a source row.
 //! - [`db`]: [`GeoDb`], one release assembled, and the lookup of one address.
 //! - [`files`]: the files of a data directory: names, gzip, size caps, stamps.
@@ -28,12 +33,14 @@
 
 pub(crate) mod asn;
 pub(crate) mod block;
+pub(crate) mod caches;
 pub mod countries;
 pub(crate) mod db;
 pub(crate) mod error;
 pub(crate) mod files;
 pub mod load;
 pub mod mmdb;
+pub(crate) mod network;
 pub mod release;
 pub mod special;
 pub(crate) mod tree;

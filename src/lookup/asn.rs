@@ -2,16 +2,17 @@
 //! `as15169`) parsed strictly, and what the current release attributes to
 //! it as the wire's [`AsnInfo`]. HTTP and MCP both call [`Lookup::asn`].
 //!
-//! An answer is built on a blocking thread, never on the runtime's workers:
-//! the first AS question of the embedded release builds its AS index there
-//! (a loaded release brings its own), and every answer expands its prefixes
-//! there. A page of an answer ([`Prefixes::Page`]) expands only the prefixes
-//! it lists, found from the index's running counts (`AsSystem::prefixes_v4_page`),
-//! so a request for page 1 of an AS at the policy's bound (100,000 prefixes)
-//! costs the AS's runs and 500 prefixes, not its whole list; only
-//! [`Prefixes::All`] (the CSV, the MCP tool) expands every prefix, at most
-//! the bound. At most [`BUILDERS`] answers are built at once, and a caller
-//! waits at most [`AS_DEADLINE`] for its own, then gets 503 `overloaded`.
+//! An answer is read from the AS's profile (`GeoDb::as_profile`: its
+//! prefixes with their country and size, its countries per family, its
+//! CSV), built once per release and AS on a blocking thread, never on the
+//! runtime's workers (the first AS question of the embedded release also
+//! builds its AS index there; a loaded release brings its own). A page of
+//! an answer, or of a search over all of its prefixes (`?q=`), is then a
+//! slice of the profile's lists; the CSV is the profile's one buffer. At
+//! most [`BUILDERS`] answers (AS, prefix or country: [`build`]) are built at
+//! once, and a caller waits at most [`AS_DEADLINE`] for its own, then gets
+//! 503 `overloaded`. A special-purpose AS number ([`special_asn`]) is
+//! answered with its registry entry, whether or not a row names it.
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -19,9 +20,13 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 use super::Lookup;
-use crate::geo::{AsSystem, GeoDb};
+use crate::address;
+use crate::geo::GeoDb;
+use crate::geo::network::profiles::{AsPrefix, AsProfile};
+use crate::geo::special::asn::{SpecialAsn, special_asn};
 use crate::model::{
-    self, AsnAddresses, AsnCountry, AsnInfo, AsnPrefixCount, AsnPrefixes, ErrorCode, PrefixPage,
+    self, AddressCounts, AsPrefixDetails, AsnCountry, AsnCountryV6, AsnInfo, AsnPrefixCount,
+    AsnPrefixes, ErrorCode, PrefixPage, PrefixSearch, SpecialAsnInfo,
 };
 
 /// Why an AS question got no answer.
@@ -50,8 +55,6 @@ fn plural(n: &u64) -> &'static str {
 /// Which of its prefixes an AS answer lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Prefixes {
-    /// Every one, on one page (the CSV of them, the MCP tool).
-    All,
     /// Page `number` (from 1) of `per_page` (at least 1): the IPv4 prefixes,
     /// then the IPv6 ones.
     Page { number: u32, per_page: u32 },
@@ -64,6 +67,36 @@ pub(crate) const AS_DEADLINE: Duration = Duration::from_secs(10);
 pub(crate) const BUILDERS: usize = 2;
 
 static BUILDING: LazyLock<Arc<Semaphore>> = LazyLock::new(|| Arc::new(Semaphore::new(BUILDERS)));
+
+/// An answer not built within [`AS_DEADLINE`] (or its thread lost).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BuildError;
+
+/// `work` on a blocking thread, one of at most [`BUILDERS`] at once,
+/// waited for at most [`AS_DEADLINE`] (the AS, prefix and country answers).
+pub(crate) async fn build<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, BuildError> {
+    let run = async {
+        let permit = BUILDING
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| BuildError)?;
+        tokio::task::spawn_blocking(move || {
+            let _held = permit;
+            work()
+        })
+        .await
+        .map_err(|_| BuildError)
+    };
+    tokio::time::timeout(AS_DEADLINE, run)
+        .await
+        .map_err(|_| BuildError)?
+}
+
+/// The longest `?q=` an AS answer searches for.
+pub(crate) const MAX_QUERY: usize = 64;
 
 impl AsnError {
     /// The error code callers see.
@@ -102,89 +135,173 @@ pub(crate) fn parse_asn(text: &str) -> Result<u32, AsnError> {
     digits.parse().map_err(|_| AsnError::Invalid)
 }
 
-/// What `db` attributes to the AS `number`, with the prefixes `which`
-/// names; `Unknown` when no row names it, `NoPage` past its last page.
-pub(crate) fn describe_asn(db: &GeoDb, number: u32, which: Prefixes) -> Result<AsnInfo, AsnError> {
-    let system = db
-        .autonomous_system(number)
-        .ok_or(AsnError::Unknown(number))?;
-    info(&system, which)
+/// `part` of `whole`, 0 to 1, rounded to nine places (0 for an empty whole).
+pub(crate) fn share(part: u128, whole: u128) -> f64 {
+    if whole == 0 {
+        return 0.0;
+    }
+    ((part as f64 / whole as f64) * 1e9).round() / 1e9
 }
 
-/// The wire form of an [`AsSystem`], with the prefixes `which` names.
-fn info(system: &AsSystem<'_>, which: Prefixes) -> Result<AsnInfo, AsnError> {
-    let v4 = system.addresses_v4();
-    let share = |n: u64| match v4 {
+/// Counts of `v4` and `v6` addresses out of `whole`.
+pub(crate) fn counts(v4: u64, v6: u128, whole: (u64, u128)) -> AddressCounts {
+    AddressCounts {
+        v4,
+        v6: v6.to_string(),
+        v4_share: share(u128::from(v4), u128::from(whole.0)),
+        v6_share: share(v6, whole.1),
+    }
+}
+
+/// What `db` attributes to the AS `number`, with the prefixes `which`
+/// names (those matching `q`, when given); `Unknown` when no row names it
+/// and it is no special-purpose number, `NoPage` past its last page.
+pub(crate) fn describe_asn(
+    db: &GeoDb,
+    number: u32,
+    which: Prefixes,
+    q: Option<&str>,
+) -> Result<AsnInfo, AsnError> {
+    let special = special_asn(number);
+    let profile = match (db.as_profile(number), special) {
+        (Some(profile), _) => profile,
+        (None, Some(entry)) => Arc::new(AsProfile::empty(number, entry.name)),
+        (None, None) => return Err(AsnError::Unknown(number)),
+    };
+    info(&profile, which, q, db.world(), special)
+}
+
+/// Whether the prefix `p` matches the search `q` (lower case): its text
+/// contains it, or, for an address, it holds it.
+fn matches(p: &AsPrefix, q: &str, ip: Option<std::net::IpAddr>) -> bool {
+    match ip {
+        Some(ip) => p.net.contains(&ip),
+        None => address::net_text(&p.net).contains(q),
+    }
+}
+
+/// The prefixes of `list` that match `q` (all without one).
+fn pick<'a>(
+    list: &'a [AsPrefix],
+    q: Option<&str>,
+    ip: Option<std::net::IpAddr>,
+) -> Vec<&'a AsPrefix> {
+    match q {
+        Some(q) => list.iter().filter(|p| matches(p, q, ip)).collect(),
+        None => list.iter().collect(),
+    }
+}
+
+/// The wire form of a [`SpecialAsn`].
+fn special_info(entry: &SpecialAsn) -> SpecialAsnInfo {
+    SpecialAsnInfo {
+        name: entry.name.to_owned(),
+        range: entry.range(),
+        rfc: entry.rfc.to_owned(),
+        rfc_url: entry.rfc_url(),
+        explanation: entry.explanation.to_owned(),
+    }
+}
+
+/// The wire form of an [`AsProfile`], with the prefixes `which` names among
+/// those matching `q`; shares of the `world`'s addresses.
+fn info(
+    profile: &AsProfile,
+    which: Prefixes,
+    q: Option<&str>,
+    world: (u64, u128),
+    special: Option<&SpecialAsn>,
+) -> Result<AsnInfo, AsnError> {
+    let prefix_count = AsnPrefixCount {
+        v4: profile.v4.len() as u64,
+        v6: profile.v6.len() as u64,
+    };
+    let q = q
+        .map(|q| q.trim().to_ascii_lowercase())
+        .filter(|q| !q.is_empty());
+    let ip = q.as_deref().and_then(|q| address::parse(q).ok());
+    let (v4, v6) = (
+        pick(&profile.v4, q.as_deref(), ip),
+        pick(&profile.v6, q.as_deref(), ip),
+    );
+    let total = (v4.len() + v6.len()) as u64;
+    let Prefixes::Page { number, per_page } = which;
+    let per_page = per_page.max(1);
+    let per = u64::from(per_page);
+    let pages = total.div_ceil(per).max(1);
+    if u64::from(number) > pages || number == 0 {
+        return Err(AsnError::NoPage {
+            asn: profile.asn,
+            pages,
+        });
+    }
+    let start = ((u64::from(number) - 1) * per) as usize;
+    let end = (start + per as usize).min(total as usize);
+    let n4 = v4.len();
+    let page4 = &v4[start.min(n4)..end.min(n4)];
+    let page6 = &v6[start.saturating_sub(n4).min(v6.len())..end.saturating_sub(n4).min(v6.len())];
+    let detail = |p: &&AsPrefix| model::AsPrefix {
+        prefix: address::net_text(&p.net),
+        country_code: p
+            .country
+            .map(|c| std::borrow::Cow::Borrowed(c.code.as_str())),
+        addresses: p.addresses().to_string(),
+    };
+    let (a4, a6) = (profile.addresses_v4, profile.addresses_v6);
+    let share4 = |n: u128| match a4 {
         0 => 0.0,
         total => (n as f64 / total as f64 * 1e6).round() / 1e6,
     };
-    let prefix_count = AsnPrefixCount {
-        v4: system.prefix_count_v4(),
-        v6: system.prefix_count_v6(),
-    };
-    let total = prefix_count.v4 + prefix_count.v6;
-    let text = |n: &dyn std::fmt::Display| n.to_string();
-    let (prefixes, page) = match which {
-        Prefixes::All => (
-            AsnPrefixes {
-                v4: system.prefixes_v4().map(|n| text(&n)).collect(),
-                v6: system.prefixes_v6().map(|n| text(&n)).collect(),
-            },
-            PrefixPage {
-                number: 1,
-                pages: 1,
-                per_page: total.clamp(1, u32::MAX as u64) as u32,
-            },
-        ),
-        Prefixes::Page { number, per_page } => {
-            let per = u64::from(per_page.max(1));
-            let pages = total.div_ceil(per).max(1);
-            if u64::from(number) > pages || number == 0 {
-                return Err(AsnError::NoPage {
-                    asn: system.asn,
-                    pages,
-                });
-            }
-            let start = (u64::from(number) - 1) * per;
-            let end = (start + per).min(total);
-            let n4 = prefix_count.v4;
-            let (s6, e6) = (start.saturating_sub(n4), end.saturating_sub(n4));
-            let count = |from: u64, to: u64| to.saturating_sub(from) as usize;
-            let (v4_page, _) = system.prefixes_v4_page(start, count(start.min(n4), end.min(n4)));
-            let (v6_page, _) = system.prefixes_v6_page(s6, count(s6, e6));
-            (
-                AsnPrefixes {
-                    v4: v4_page.iter().map(|n| text(n)).collect(),
-                    v6: v6_page.iter().map(|n| text(n)).collect(),
-                },
-                PrefixPage {
-                    number,
-                    pages: pages.min(u64::from(u32::MAX)) as u32,
-                    per_page,
-                },
-            )
-        }
+    let share6 = |n: u128| match a6 {
+        0 => 0.0,
+        total => (n as f64 / total as f64 * 1e6).round() / 1e6,
     };
     Ok(AsnInfo {
-        asn: system.asn,
-        organization: system.name.to_owned(),
-        prefixes,
-        prefix_count,
-        page,
-        addresses: AsnAddresses {
-            v4,
-            v6: system.addresses_v6().to_string(),
+        asn: profile.asn,
+        organization: profile.name.clone(),
+        prefixes: AsnPrefixes {
+            v4: page4.iter().map(|p| address::net_text(&p.net)).collect(),
+            v6: page6.iter().map(|p| address::net_text(&p.net)).collect(),
         },
-        countries: system
-            .countries
+        prefix_details: AsPrefixDetails {
+            v4: page4.iter().map(detail).collect(),
+            v6: page6.iter().map(detail).collect(),
+        },
+        prefix_count,
+        page: PrefixPage {
+            number,
+            pages: pages.min(u64::from(u32::MAX)) as u32,
+            per_page,
+        },
+        addresses: counts(u64::try_from(a4).unwrap_or(u64::MAX), a6, world),
+        countries: profile
+            .countries_v4
             .iter()
             .map(|(c, n)| AsnCountry {
                 country_code: c.code.clone(),
                 country: c.name.clone(),
-                addresses: *n,
-                share: share(*n),
+                addresses: u64::try_from(*n).unwrap_or(u64::MAX),
+                share: share4(*n),
             })
             .collect(),
+        countries_v6: profile
+            .countries_v6
+            .iter()
+            .map(|(c, n)| AsnCountryV6 {
+                country_code: std::borrow::Cow::Borrowed(c.code.as_str()),
+                country: std::borrow::Cow::Borrowed(c.name.as_str()),
+                addresses: n.to_string(),
+                share: share6(*n),
+            })
+            .collect(),
+        search: q.map(|q| PrefixSearch {
+            q,
+            matches: AsnPrefixCount {
+                v4: v4.len() as u64,
+                v6: v6.len() as u64,
+            },
+        }),
+        special_purpose: special.map(special_info),
     })
 }
 
@@ -196,34 +313,56 @@ impl Lookup {
         let number = parse_asn(text)?;
         let db = self.db();
         Ok(AsnAnswered {
-            info: describe_asn(&db, number, which)?,
+            info: describe_asn(&db, number, which, None)?,
             release: db.tag(),
         })
     }
 
-    /// The AS named by the caller's `text` in the current release, built on
-    /// a blocking thread (see the module's doc).
-    pub(crate) async fn asn(&self, text: &str, which: Prefixes) -> Result<AsnAnswered, AsnError> {
+    /// The prefixes CSV of the AS `text`, built on the calling thread (the
+    /// documentation's examples).
+    pub(crate) fn asn_csv_now(&self, text: &str) -> Option<String> {
+        let profile = self.db().as_profile(parse_asn(text).ok()?)?;
+        String::from_utf8(profile.csv.to_vec()).ok()
+    }
+
+    /// The AS named by the caller's `text` in the current release, its
+    /// prefixes those matching `q` when given, built on a blocking thread
+    /// (see the module's doc).
+    pub(crate) async fn asn(
+        &self,
+        text: &str,
+        which: Prefixes,
+        q: Option<String>,
+    ) -> Result<AsnAnswered, AsnError> {
         let number = parse_asn(text)?;
         let db = self.db();
-        let build = async {
-            let Ok(permit) = BUILDING.clone().acquire_owned().await else {
-                return Err(AsnError::Busy);
-            };
-            tokio::task::spawn_blocking(move || {
-                let _held = permit;
-                (describe_asn(&db, number, which), db.tag())
-            })
-            .await
-            .map_err(|_| AsnError::Busy)
-        };
-        let (info, release) = tokio::time::timeout(AS_DEADLINE, build)
+        let release = db.tag();
+        let info = build(move || describe_asn(&db, number, which, q.as_deref()))
             .await
             .map_err(|_| AsnError::Busy)??;
-        Ok(AsnAnswered {
-            info: info?,
-            release,
+        Ok(AsnAnswered { info, release })
+    }
+
+    /// The prefixes CSV of the AS named by `text` (built once per release
+    /// and AS, shared by every answer: `GeoDb::as_profile`), its number and
+    /// the release's tag.
+    pub(crate) async fn asn_csv(
+        &self,
+        text: &str,
+    ) -> Result<(u32, bytes::Bytes, Arc<str>), AsnError> {
+        let number = parse_asn(text)?;
+        let db = self.db();
+        let release = db.tag();
+        let csv = build(move || match db.as_profile(number) {
+            Some(profile) => Ok(profile.csv.clone()),
+            None if special_asn(number).is_some() => Ok(bytes::Bytes::from_static(
+                crate::geo::network::profiles::CSV_HEADER.as_bytes(),
+            )),
+            None => Err(AsnError::Unknown(number)),
         })
+        .await
+        .map_err(|_| AsnError::Busy)??;
+        Ok((number, csv, release))
     }
 }
 
@@ -270,7 +409,11 @@ mod tests {
     fn pages_are_slices_of_the_whole_answer() {
         let db = GeoDb::embedded().unwrap();
         for asn in [13335, 4134, 15169, 174] {
-            let all = describe_asn(&db, asn, Prefixes::All).unwrap();
+            let whole_list = Prefixes::Page {
+                number: 1,
+                per_page: u32::MAX,
+            };
+            let all = describe_asn(&db, asn, whole_list, None).unwrap();
             let whole: Vec<String> = all
                 .prefixes
                 .v4
@@ -293,12 +436,13 @@ mod tests {
                 let mut seen = Vec::new();
                 for number in 1..=pages {
                     let which = Prefixes::Page { number, per_page };
-                    let mut page = describe_asn(&db, asn, which).unwrap();
+                    let mut page = describe_asn(&db, asn, which, None).unwrap();
                     assert_eq!((page.page.number, page.page.pages), (number, pages));
                     let listed = page.prefixes.v4.len() + page.prefixes.v6.len();
                     assert!(listed <= per_page as usize && listed > 0, "AS{asn}");
                     seen.extend(page.prefixes.v4.drain(..).chain(page.prefixes.v6.drain(..)));
                     page.prefixes = all.prefixes.clone();
+                    page.prefix_details = all.prefix_details.clone();
                     page.page = all.page;
                     assert_eq!(page, all, "AS{asn} page {number} of {per_page}");
                 }
@@ -308,7 +452,7 @@ mod tests {
                     per_page,
                 };
                 assert_eq!(
-                    describe_asn(&db, asn, past),
+                    describe_asn(&db, asn, past, None),
                     Err(AsnError::NoPage {
                         asn,
                         pages: u64::from(pages)

@@ -16,6 +16,7 @@ use std::fmt::Write;
 
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
@@ -27,7 +28,7 @@ use super::routes::{self, Route};
 use super::schema::{AsnParam, AsnPathParam, FormatName};
 use super::served::{Served, describe};
 use super::state::AppState;
-use crate::lookup::asn::{AsnError, Prefixes};
+use crate::lookup::asn::{AsnError, MAX_QUERY, Prefixes};
 use crate::model::{self, AsnInfo, ErrorCode};
 use axum::routing::get;
 
@@ -37,12 +38,12 @@ pub(crate) const PER_PAGE: u32 = 500;
 /// `GET /api/v1/asn/{asn}`.
 #[utoipa::path(get, path = "/api/v1/asn/{asn}", tag = "lookup",
     summary = "One autonomous system: its prefixes, address counts and countries",
-    description = "Every block the ASN data attributes to the AS, as CIDR prefixes per family (adjacent rows merged, then each range cut into its minimal CIDR cover; together they hold exactly the addresses of the AS's rows), the address count per family (IPv6 as a decimal string: it can pass 2^64), the organisation name, and the countries its IPv4 space lies in with their share. `asn` is `15169`, `AS15169` or `as15169`. The prefixes come in pages of 500 (the IPv4 ones, then the IPv6 ones) in every format: `?page=N` (from 1); `prefix_count` gives the totals and `page` the page's number, the number of pages and their size; the `Link` header names the neighbours (`rel=\"prev\"`, `rel=\"next\"`). `/api/v1/asn/{asn}/prefixes.csv` lists them all. The answer carries a weak ETag tied to the data release.",
-    params(("asn" = AsnParam, Path, description = "AS number, optionally prefixed with AS", example = "AS15169"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("page" = Option<u32>, Query, description = "The page of the prefixes, from 1", minimum = 1), ("lang" = Option<String>, Query, description = "Language of the text, Markdown and HTML forms: en or bn (else Accept-Language)")),
+    description = "Every block the ASN data attributes to the AS, as CIDR prefixes per family (adjacent rows merged, then each range cut into its minimal CIDR cover; together they hold exactly the addresses of the AS's rows), the address count per family (IPv6 as a decimal string: it can pass 2^64), the organisation name, and the countries its IPv4 space lies in with their share. `asn` is `15169`, `AS15169` or `as15169`. The prefixes come in pages of 500 (the IPv4 ones, then the IPv6 ones) in every format: `?page=N` (from 1); `prefix_count` gives the totals and `page` the page's number, the number of pages and their size; the `Link` header names the neighbours (`rel=\"prev\"`, `rel=\"next\"`). `/api/v1/asn/{asn}/prefixes.csv` lists them all. `prefix_details` gives the same prefixes with the country of most of their addresses and their size; `countries` and `countries_v6` the countries of its IPv4 and IPv6 space. `?q=` searches all of its prefixes (server-side). A special-purpose AS number (AS0, AS23456, 64496-64511, 64512-65534, AS65535, 65536-65551, 4200000000-4294967294, AS4294967295) is answered with `special_purpose` (its registry name, RFC and a sentence), whether or not a row names it. Large answers are charged to the client's share of answer bytes while they are sent. The answer carries a weak ETag tied to the data release.",
+    params(("asn" = AsnParam, Path, description = "AS number, optionally prefixed with AS", example = "AS15169"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("page" = Option<u32>, Query, description = "The page of the prefixes, from 1", minimum = 1), ("q" = Option<String>, Query, description = "Search every prefix of the AS: those whose text contains it (`2001:550`, `154.`), or, for an address, those that hold it; `prefixes`, `prefix_details` and `page` then list the matches, `search` counts them", pattern = "^[0-9A-Fa-f.:/]{1,64}$"), ("lang" = Option<String>, Query, description = "Language of the text, Markdown and HTML forms: en or bn (else Accept-Language)")),
     responses(
         (status = 200, description = "AsnInfo", content((model::AsnInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),
-        (status = 400, description = "Not an AS number (error `invalid_asn`), or bad `format` or `page` (error `bad_query`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
+        (status = 400, description = "Not an AS number (error `invalid_asn`), or bad `format`, `page` or `q` (error `bad_query`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 404, description = "No row of the data names this AS (error `unknown_asn`), or no such page of its prefixes (error `not_found`)", content((model::Error = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 406, description = "No offered format matches `Accept`", body = model::Error),
     ))]
@@ -50,9 +51,12 @@ pub(crate) async fn api_asn(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
+    parts: Parts,
 ) -> Response {
     let text = raw.map(|Path(t)| t).unwrap_or_default();
-    asn_reply(&state, &text, &wants, &routes::API_ASN).await
+    let route = &routes::API_ASN;
+    let response = asn_reply(&state, &text, &wants, route).await;
+    super::refusal::charged(&state, &parts, route, response)
 }
 
 /// `GET /api/v1/asn/`: the AS number is missing.
@@ -80,9 +84,11 @@ pub(crate) async fn asn_page(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
+    parts: Parts,
 ) -> Response {
     let digits = raw.map(|Path(t)| t).unwrap_or_default();
-    page_answer(&state, &format!("AS{digits}"), &wants).await
+    let response = page_answer(&state, &format!("AS{digits}"), &wants).await;
+    super::refusal::charged(&state, &parts, &routes::ASN_PAGE, response)
 }
 
 /// Whether a one-segment path names an AS page: `AS` in any case, then digits.
@@ -119,7 +125,11 @@ async fn asn_reply(state: &AppState, text: &str, wants: &Wants, route: &Route) -
         number: *number.as_ref().unwrap_or(&1),
         per_page: PER_PAGE,
     };
-    let answered = match state.lookup.asn(text, which).await {
+    let q = match search_text(wants.q.as_deref()) {
+        Ok(q) => q,
+        Err(page) => return error_on(page, wants, route),
+    };
+    let answered = match state.lookup.asn(text, which, q).await {
         Ok(answered) => answered,
         Err(e) => return error_on(asn_error(&e), wants, route),
     };
@@ -156,8 +166,26 @@ async fn asn_reply(state: &AppState, text: &str, wants: &Wants, route: &Route) -
     response
 }
 
+/// The search a request asks for: `?q=` of at most [`MAX_QUERY`] bytes of
+/// what prefixes are written with (hex digits, `.`, `:`, `/`), else a 400.
+fn search_text(q: Option<&str>) -> Result<Option<String>, ErrorPage> {
+    let Some(q) = q.map(str::trim).filter(|q| !q.is_empty()) else {
+        return Ok(None);
+    };
+    let prefix_chars = |b: u8| b.is_ascii_hexdigit() || b".:/".contains(&b);
+    if q.len() > MAX_QUERY || !q.bytes().all(prefix_chars) {
+        return Err(bad_request(
+            ErrorCode::BadQuery,
+            format!(
+                "q searches the prefixes: at most {MAX_QUERY} of the characters prefixes are written with (0-9, a-f, '.', ':', '/'), as ?q=2001:550 or ?q=154."
+            ),
+        ));
+    }
+    Ok(Some(q.to_owned()))
+}
+
 /// The page a request asks for: `?page=N` with N from 1, else 1.
-fn page_number(page: Option<&str>) -> Result<u32, ErrorPage> {
+pub(crate) fn page_number(page: Option<&str>) -> Result<u32, ErrorPage> {
     let Some(text) = page else {
         return Ok(1);
     };
@@ -182,6 +210,11 @@ fn link_header(base: &str, info: &AsnInfo, wants: &Wants) -> Option<HeaderValue>
         let sep = if keep.is_empty() { "" } else { "&" };
         let _ = write!(keep, "{sep}lang={}", wants.lang.code());
     }
+    // (Checked by `search_text`: only characters a query keeps as they are.)
+    if let Some(q) = &info.search {
+        let sep = if keep.is_empty() { "" } else { "&" };
+        let _ = write!(keep, "{sep}q={}", q.q);
+    }
     let link = |k: u32| {
         let path = page_link(base, k);
         match (keep.is_empty(), path.contains('?')) {
@@ -205,24 +238,10 @@ fn link_header(base: &str, info: &AsnInfo, wants: &Wants) -> Option<HeaderValue>
     HeaderValue::from_str(&parts.join(", ")).ok()
 }
 
-/// Every prefix of `info` as CSV: `prefix,version`, then the IPv4 ones and
-/// the IPv6 ones (the answer of `/api/v1/asn/{asn}/prefixes.csv`).
-pub(crate) fn prefixes_csv(info: &AsnInfo) -> String {
-    let mut body =
-        String::with_capacity(24 * (info.prefixes.v4.len() + info.prefixes.v6.len()) + 16);
-    body.push_str("prefix,version\n");
-    for (list, version) in [(&info.prefixes.v4, "IPv4"), (&info.prefixes.v6, "IPv6")] {
-        for prefix in list {
-            let _ = writeln!(body, "{prefix},{version}");
-        }
-    }
-    body
-}
-
 /// `GET /api/v1/asn/{asn}/prefixes.csv`: every prefix of the AS as CSV.
 #[utoipa::path(get, path = "/api/v1/asn/{asn}/prefixes.csv", tag = "lookup",
     summary = "Every prefix of one autonomous system, as CSV",
-    description = "A header line `prefix,version`, then one line per prefix: the IPv4 ones, then the IPv6 ones, each ascending (the same prefixes as the pages of `/api/v1/asn/{asn}`, all at once). Served as an attachment named `AS{asn}-prefixes.csv`, with a weak ETag tied to the data release.",
+    description = "A header line `prefix,version,country_code,addresses`, then one line per prefix: the IPv4 ones, then the IPv6 ones, each ascending (the same prefixes as the pages of `/api/v1/asn/{asn}`, all at once), each with the country of most of its addresses (empty when none lies in a country row) and its size. Built once per data release and AS and shared by every answer; charged to the client's share of answer bytes while it is sent (503 `overloaded` when the client's large answers in flight hold its share). Served as an attachment named `AS{asn}-prefixes.csv`, with a weak ETag tied to the data release.",
     params(("asn" = AsnParam, Path, description = "AS number, optionally prefixed with AS", example = "AS15169")),
     responses(
         (status = 200, description = "The prefixes", content_type = "text/csv; charset=utf-8", body = String),
@@ -234,25 +253,22 @@ pub(crate) async fn api_asn_csv(
     State(state): State<AppState>,
     raw: Result<Path<String>, PathRejection>,
     wants: Wants,
+    parts: Parts,
 ) -> Response {
     let route = &routes::API_ASN_CSV;
     let text = raw.map(|Path(t)| t).unwrap_or_default();
-    let answered = match state.lookup.asn(&text, Prefixes::All).await {
+    let (asn, csv, release) = match state.lookup.asn_csv(&text).await {
         Ok(answered) => answered,
         Err(e) => return error_on(asn_error(&e), &wants, route),
     };
-    let info = &answered.info;
-    let disposition = format!("attachment; filename=\"AS{}-prefixes.csv\"", info.asn);
-    let mut response = mark(
-        document(prefixes_csv(info)),
-        Tag(format!("W/\"{}-csv\"", answered.release)),
-    );
+    let disposition = format!("attachment; filename=\"AS{asn}-prefixes.csv\"");
+    let mut response = mark(document(csv), Tag(format!("W/\"{release}-csv\"")));
     if let Ok(v) = HeaderValue::from_str(&disposition) {
         response
             .headers_mut()
             .insert(header::CONTENT_DISPOSITION, v);
     }
-    response
+    super::refusal::charged(&state, &parts, route, response)
 }
 
 /// The error page of an [`AsnError`]: 400, 404 or 503.

@@ -36,6 +36,8 @@ pub(crate) fn llms(d: &DocsPage) -> String {
         // A POST cannot be followed as a link: it points at the docs.
         let example = if op.method == "GET" {
             op.path
+                .replace("/prefix/{ip}/{length}", "/prefix/8.8.8.0/24")
+                .replace("{cc}", "BD")
                 .replace("{ip}", "8.8.8.8")
                 .replace("{field}", "country_code")
                 .replace("{asn}", "AS15169")

@@ -60,6 +60,7 @@ pub use message::{IMPLEMENTED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, 
 use message::{jsonrpc_error, read_message};
 
 use super::admission::batch::{MCP_COPIES, Meter};
+use super::asn::PER_PAGE;
 use super::batch::BatchEntry;
 use super::body::{error_json, read_capped};
 use super::client::{caller, client_addr};
@@ -69,7 +70,7 @@ use super::routes;
 use super::state::AppState;
 use crate::lookup::asn::Prefixes;
 use crate::lookup::{self, Rdns};
-use crate::model::{AsnInfo, ErrorCode, IpInfo};
+use crate::model::{AsnInfo, CountryInfo, ErrorCode, IpInfo, PrefixInfo};
 
 /// The largest request body `/mcp` reads (64 KiB); a tool call is a few hundred bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -102,6 +103,26 @@ pub struct AsnParams {
     /// AS number: 15169 or AS15169 (a JSON number or a string).
     pub asn: AsnArg,
     /// The page of the prefixes, from 1 (default 1), of [`ASN_PER_PAGE`].
+    #[serde(default)]
+    pub page: Option<u32>,
+}
+
+/// Input of `lookup_prefix`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PrefixParams {
+    /// A prefix in CIDR notation: 8.8.8.0/24 or 2001:4860::/32 (no host bits set).
+    pub prefix: String,
+    /// The page of its rows, from 1 (default 1), of 500.
+    #[serde(default)]
+    pub page: Option<u32>,
+}
+
+/// Input of `lookup_country`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CountryParams {
+    /// ISO 3166-1 alpha-2 country code, any case: BD or bd.
+    pub country_code: String,
+    /// The page of its ASes, from 1 (default 1), of 500.
     #[serde(default)]
     pub page: Option<u32>,
 }
@@ -206,27 +227,60 @@ impl IpLookupMcp {
         Parameters(params): Parameters<AsnParams>,
         Extension(parts): Extension<Parts>,
     ) -> Result<Json<AsnInfo>, String> {
-        let number = params.page.unwrap_or(1);
-        if number == 0 {
-            return Err(format!("{}: page is from 1", ErrorCode::BadQuery));
-        }
+        let number = page_of(params.page)?;
         let which = Prefixes::Page {
             number,
             per_page: ASN_PER_PAGE,
         };
-        let info = match self.state.lookup.asn(&params.asn.text(), which).await {
+        let info = match self.state.lookup.asn(&params.asn.text(), which, None).await {
             Ok(answered) => answered.info,
             Err(e) => return Err(format!("{}: {e}", e.code())),
         };
         // The call holds a batch slot (`post` took it): the answer is
         // charged to its meter as `lookup_ips`'s entries are.
-        if let Some(meter) = parts.extensions.get::<Meter>() {
-            let size = super::batch::json_size(&info).saturating_mul(MCP_COPIES);
-            if let Err(refused) = meter.charge_to(size) {
-                metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
-                return Err(format!("{}: {refused}", refused.code()));
-            }
-        }
+        charge(&parts, &info)?;
+        Ok(Json(info))
+    }
+
+    /// Look up one prefix.
+    #[tool(
+        name = "lookup_prefix",
+        description = "Look up a prefix (8.8.8.0/24, 2001:4860::/32) in the data: the rows it lies in or covers (each with its country code, AS number and organization, first and last address inside the prefix and its CIDR blocks) in pages of 500 (page, from 1), the covering block of the data's row that holds all of it, the address count, and the IANA special-purpose block it lies in. Host bits set or a length out of range: an invalid_prefix error naming the canonical prefix. Data: IP Geolocation by DB-IP (CC BY 4.0)."
+    )]
+    pub async fn lookup_prefix(
+        &self,
+        Parameters(params): Parameters<PrefixParams>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<Json<PrefixInfo>, String> {
+        let number = page_of(params.page)?;
+        let answered = self
+            .state
+            .lookup
+            .prefix(&params.prefix, number, PER_PAGE)
+            .await;
+        let info = answered.map_err(|e| format!("{}: {e}", e.code()))?.0;
+        charge(&parts, &info)?;
+        Ok(Json(info))
+    }
+
+    /// Look up one country.
+    #[tool(
+        name = "lookup_country",
+        description = "Look up a country by its ISO 3166-1 alpha-2 code (BD, bd): names in English and Bangla, flag, continent, currency, calling code, every time zone, centroid; its IPv4 and IPv6 address space in the data (counts, row counts, share of the world's); its ASes ranked by the addresses they hold in it, in pages of 500 (page, from 1). An unknown code: an unknown_country error with a suggestion. Data: IP Geolocation by DB-IP (CC BY 4.0)."
+    )]
+    pub async fn lookup_country(
+        &self,
+        Parameters(params): Parameters<CountryParams>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<Json<CountryInfo>, String> {
+        let number = page_of(params.page)?;
+        let answered = self
+            .state
+            .lookup
+            .country(&params.country_code, number, PER_PAGE)
+            .await;
+        let info = answered.map_err(|e| format!("{}: {e}", e.code()))?.0;
+        charge(&parts, &info)?;
         Ok(Json(info))
     }
 
@@ -244,6 +298,27 @@ impl IpLookupMcp {
         let ip = client_addr(peer, &parts.headers, &self.state.proxies);
         Ok(Json(self.state.lookup.lookup(ip, Rdns::Wait).await.info))
     }
+}
+
+/// A tool's `page` argument: from 1, 1 when absent.
+fn page_of(page: Option<u32>) -> Result<u32, String> {
+    match page.unwrap_or(1) {
+        0 => Err(format!("{}: page is from 1", ErrorCode::BadQuery)),
+        n => Ok(n),
+    }
+}
+
+/// Charges a large tool answer to the call's batch slot (`post` took one)
+/// as `lookup_asn`'s page is, or the tool's error.
+fn charge<T: Serialize>(parts: &Parts, info: &T) -> Result<(), String> {
+    let Some(meter) = parts.extensions.get::<Meter>() else {
+        return Ok(());
+    };
+    let size = super::batch::json_size(info).saturating_mul(MCP_COPIES);
+    meter.charge_to(size).map_err(|refused| {
+        metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
+        format!("{}: {refused}", refused.code())
+    })
 }
 
 impl IpLookupMcp {
@@ -381,7 +456,7 @@ pub async fn post(rmcp: Rmcp, state: AppState, request: Request) -> Response {
 }
 
 /// Whether the message calls a tool whose answer can be large
-/// (`lookup_ips`, `lookup_asn`).
+/// (`lookup_ips`, `lookup_asn`, `lookup_prefix`, `lookup_country`).
 fn large_tool_call(bytes: &[u8]) -> bool {
     #[derive(Deserialize)]
     struct Message {
@@ -397,7 +472,10 @@ fn large_tool_call(bytes: &[u8]) -> bool {
     };
     let tool = message.params.and_then(|p| p.name);
     message.method.as_deref() == Some("tools/call")
-        && matches!(tool.as_deref(), Some("lookup_ips" | "lookup_asn"))
+        && matches!(
+            tool.as_deref(),
+            Some("lookup_ips" | "lookup_asn" | "lookup_prefix" | "lookup_country")
+        )
 }
 
 /// The 403 answer when a request's `Origin` is not accepted (module

@@ -17,7 +17,8 @@
 //!   [`respond`]: a page into a response;
 //! - [`body`]: request bodies under a byte cap; [`refusal`]: the answers of the limits (414, 429, 408, 503);
 //!   [`metrics`]; [`base`]: the base URL of the description documents;
-//! - the handlers: [`pages`], [`field`], [`batch`], [`asn`], [`assets`], [`mcp`], [`discovery`];
+//! - the handlers: [`pages`], [`field`], [`batch`], [`asn`], [`network`] (prefixes,
+//!   countries), [`assets`], [`mcp`], [`discovery`];
 //!   [`schema`], the types only the OpenAPI document names;
 //! - [`openapi`]: the OpenAPI document, built once from the handlers, and
 //!   `/docs` and `/llms.txt` built from it;
@@ -42,6 +43,7 @@ pub mod hot;
 pub mod mcp;
 pub(crate) mod metrics;
 pub mod negotiate;
+pub(crate) mod network;
 pub(crate) mod openapi;
 pub mod origin;
 pub(crate) mod pages;

@@ -11,7 +11,7 @@
 //! the four offered. A refusal never turns into a 400 or 406 because the
 //! request also asked for something else: the status stays the limit's.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Request};
@@ -198,4 +198,29 @@ pub(crate) fn rate_limit_n(
     let wait = limiter.check_n(caller, n).err()?;
     metrics::counter!("iplookup_rate_limited_total").increment(1);
     Some(Refuser::of_parts(parts, route).rate_limited(caller, wait))
+}
+
+/// `response`, a large answer, charged to its client's share of answer
+/// bytes until it is sent or dropped
+/// ([`super::admission::batch::BatchSlots::charge_answer`]), or admission's
+/// refusal (503, `Retry-After: 1`) in `route`'s error format.
+pub(crate) fn charged(
+    state: &AppState,
+    parts: &Parts,
+    route: &'static Route,
+    response: Response,
+) -> Response {
+    let client = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| {
+            client_addr(c.0, &parts.headers, &state.proxies)
+        });
+    match state.batch_slots.charge_answer(client, response) {
+        Ok(response) => response,
+        Err(refusal) => {
+            metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
+            Refuser::of_parts(parts, route).refused(refusal)
+        }
+    }
 }

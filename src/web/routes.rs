@@ -168,6 +168,26 @@ pub(crate) const API_ASN_CSV: Route = Route {
     answer: Produces::Fixed(CSV_TEXT),
     ..api("/api/v1/asn/{asn}/prefixes.csv", Caching::Shared)
 };
+/// `/api/v1/prefix/{ip}/{length}`: one prefix in the data (JSON; its
+/// page in the other formats comes with the view model).
+pub(crate) const API_PREFIX: Route = Route {
+    answer: Produces::Fixed(JSON_TEXT),
+    ..api("/api/v1/prefix/{ip}/{length}", Caching::Shared)
+};
+/// `/api/v1/prefix/{prefix}`: the prefix in one segment (`8.8.8.0%2F24`),
+/// or an address without its length (400 `invalid_prefix`, naming `/32`).
+pub(crate) const API_PREFIX_ONE: Route = Route {
+    documented: false,
+    answer: Produces::Fixed(JSON_TEXT),
+    ..api("/api/v1/prefix/{prefix}", Caching::Shared)
+};
+/// `/api/v1/country/{cc}`: one country, its address space and its ASes (JSON).
+pub(crate) const API_COUNTRY: Route = Route {
+    answer: Produces::Fixed(JSON_TEXT),
+    ..api("/api/v1/country/{cc}", Caching::Shared)
+};
+/// The media type of the JSON-only answers.
+pub(crate) const JSON_TEXT: &str = "application/json";
 /// The media type of [`API_ASN_CSV`].
 pub(crate) const CSV_TEXT: &str = "text/csv; charset=utf-8";
 /// `/api/v1/asn/`: the AS number is missing (400).
@@ -307,6 +327,8 @@ pub(crate) const ALL: &[&Route] = &[
     &API_IP_BATCH,
     &API_ASN,
     &API_ASN_CSV,
+    &API_PREFIX,
+    &API_COUNTRY,
     // The pages.
     &ROOT,
     &ADDRESS,
@@ -332,6 +354,7 @@ pub(crate) const ALL: &[&Route] = &[
     &API_IP_MISSING,
     &API_IP_FIELD_MISSING,
     &API_ASN_MISSING,
+    &API_PREFIX_ONE,
     &PAGE_UNKNOWN,
 ];
 
@@ -435,6 +458,9 @@ pub(crate) mod tests {
                 "/api/v1/asn/{asn}/prefixes.csv",
             ),
             ("/api/v1/asn/", "/api/v1/asn/"),
+            ("/api/v1/prefix/8.8.8.0/24", "/api/v1/prefix/{ip}/{length}"),
+            ("/api/v1/prefix/8.8.8.0%2F24", "/api/v1/prefix/{prefix}"),
+            ("/api/v1/country/BD", "/api/v1/country/{cc}"),
             ("/api/v1/ip/8.8.8.8", "/api/v1/ip/{ip}"),
             ("/api/v1/ip/", "/api/v1/ip/"),
             ("/api/v1/ip", "/api/v1/ip"),

@@ -74,6 +74,34 @@ impl utoipa::PartialSchema for AsnPathParam {
 
 impl utoipa::ToSchema for AsnPathParam {}
 
+/// A prefix length (the part after `/`): 0 to 32 for IPv4, 0 to 128 for IPv6.
+pub(crate) struct PrefixLengthParam;
+
+impl utoipa::PartialSchema for PrefixLengthParam {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8])$"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for PrefixLengthParam {}
+
+/// A country code parameter: ISO 3166-1 alpha-2, any case.
+pub(crate) struct CountryParam;
+
+impl utoipa::PartialSchema for CountryParam {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^[A-Za-z]{2}$"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for CountryParam {}
+
 /// The lookup form's `ip` query value: what people paste (an address, an
 /// AS number, a URL, ...), or empty (no lookup).
 pub(crate) struct IpFormParam;

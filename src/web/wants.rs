@@ -1,5 +1,5 @@
 //! What a request says about the format and language it wants: the
-//! `format`, `ip`, `lang` and `page` query parameters and the `Accept`,
+//! `format`, `ip`, `lang`, `page` and `q` query parameters and the `Accept`,
 //! `Accept-Language`, `User-Agent`, `If-None-Match` and `Host` headers, read
 //! in one pass ([`Wants::read`]).
 
@@ -29,6 +29,8 @@ pub(crate) struct Wants {
     pub lang_in_query: bool,
     /// The `page` query parameter (an AS's prefixes), if given.
     pub page: Option<String>,
+    /// The `q` query parameter (a search over an AS's prefixes), if given.
+    pub q: Option<String>,
     /// The host the caller used (`Host`, or the target's authority), as
     /// sent: [`Wants::host`] reads it (checked only by the pages that show
     /// it, and copied from the request's bytes without an allocation).
@@ -41,6 +43,7 @@ struct PageQuery {
     ip: Option<String>,
     lang: Option<String>,
     page: Option<String>,
+    q: Option<String>,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Wants {
@@ -106,6 +109,7 @@ impl Wants {
             lang,
             lang_in_query,
             page: q.page,
+            q: q.q,
             host,
             accept,
             user_agent: user_agent.flatten(),

@@ -267,7 +267,7 @@ async fn unknown_and_malformed_numbers_are_told_apart() {
     let cases = [
         (format!("{unused}"), 404, "unknown_asn"),
         (format!("AS{unused}"), 404, "unknown_asn"),
-        ("4294967295".into(), 404, "unknown_asn"),
+        ("4199999999".into(), 404, "unknown_asn"),
         ("4294967296".into(), 400, "invalid_asn"),
         ("AS99999999999".into(), 400, "invalid_asn"),
         ("AS".into(), 400, "invalid_asn"),
@@ -483,7 +483,7 @@ async fn a_large_system_comes_in_linked_pages() {
     assert_eq!(status, 200);
     assert_eq!(headers[CONTENT_TYPE], "text/csv; charset=utf-8");
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("prefix,version"));
+    assert_eq!(lines.next(), Some("prefix,version,country_code,addresses"));
     let listed: Vec<&str> = lines.map(|l| l.split(',').next().unwrap()).collect();
     let want: Vec<&str> = all["prefixes"]["v4"]
         .as_array()
@@ -512,7 +512,7 @@ async fn other_one_segment_paths_behave_as_before() {
         ("/ASN15169", 404, "not_found"),
         ("/favicon.ico", 404, "not_found"),
         ("/AS99999999999", 400, "invalid_asn"),
-        ("/AS4294967295", 404, "unknown_asn"),
+        ("/AS4199999999", 404, "unknown_asn"),
         ("/999.1.1.1", 400, "invalid_ip"),
     ] {
         let url = server.url(&format!("{path}?format=json"));
@@ -579,7 +579,7 @@ async fn the_mcp_tool_answers_the_api_object() {
     }
     for (bad, code) in [
         (r#""AS""#, "invalid_asn"),
-        (r#""4294967295""#, "unknown_asn"),
+        (r#""4199999999""#, "unknown_asn"),
         ("4294967296", "invalid_asn"),
     ] {
         let result = mcp_call(&server, "lookup_asn", &format!(r#"{{"asn":{bad}}}"#)).await;
@@ -648,4 +648,105 @@ async fn a_hostile_organisation_name_is_sanitised_on_every_page() {
         md.contains("\\<script\\>") && md.contains("\\| pipe"),
         "{md}"
     );
+}
+
+/// Special-purpose AS numbers are explained with their RFC instead of a
+/// 404, and AS65535 (which a data row may name) is never an ordinary AS.
+#[tokio::test]
+async fn special_as_numbers_are_explained_with_their_rfc() {
+    let server = support::start(support::config()).await;
+    let client = support::client();
+    for (asn, rfc) in [
+        (0u32, "RFC 7607"),
+        (23456, "RFC 6793"),
+        (64496, "RFC 5398"),
+        (64512, "RFC 6996"),
+        (65000, "RFC 6996"),
+        (65535, "RFC 7300"),
+        (65536, "RFC 5398"),
+        (4_200_000_000, "RFC 6996"),
+        (4_294_967_295, "RFC 7300"),
+    ] {
+        let (status, body) = super::prefix::settled(&server, &format!("/api/v1/asn/AS{asn}")).await;
+        assert_eq!(status, 200, "AS{asn}: {body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        let special = &v["special_purpose"];
+        assert_eq!(special["rfc"], rfc, "AS{asn}");
+        assert!(
+            special["explanation"].as_str().unwrap().len() > 40,
+            "AS{asn}"
+        );
+        assert!(
+            special["rfc_url"]
+                .as_str()
+                .unwrap()
+                .starts_with("https://www.rfc-editor.org/rfc/rfc"),
+            "AS{asn}"
+        );
+    }
+    let ordinary = server.get_json("/api/v1/asn/AS15169").await;
+    assert_eq!(ordinary["special_purpose"], Value::Null);
+    let (status, _, _) = get(&client, &server.url("/api/v1/asn/AS4199999999")).await;
+    assert_eq!(status, 404);
+}
+
+/// `?q=` searches every prefix of AS174 (not only a page): each match holds
+/// the text, the count is every prefix whose text holds it, and an address
+/// finds the prefixes holding it. Prefixes carry their country and size,
+/// and the countries of the IPv6 space are given.
+#[tokio::test]
+async fn a_search_finds_prefixes_on_every_page() {
+    let server = support::start(support::config()).await;
+    let (status, body) = super::prefix::settled(&server, "/api/v1/asn/AS174/prefixes.csv").await;
+    assert_eq!(status, 200);
+    let all: Vec<&str> = body
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert!(all.len() > 1000, "{}", all.len());
+    let want: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|p| p.contains("2001:550"))
+        .collect();
+    assert!(!want.is_empty());
+    let found = server.get_json("/api/v1/asn/AS174?q=2001:550").await;
+    let matches = &found["search"]["matches"];
+    let listed: Vec<&str> = found["prefixes"]["v6"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(listed, want.iter().copied().take(500).collect::<Vec<_>>());
+    assert_eq!(matches["v6"].as_u64(), Some(want.len() as u64));
+    assert_eq!(matches["v4"].as_u64(), Some(0));
+    assert_eq!(
+        found["prefix_count"]["v6"].as_u64().unwrap()
+            + found["prefix_count"]["v4"].as_u64().unwrap(),
+        all.len() as u64
+    );
+    // An address finds the prefix that holds it.
+    let first = found["prefixes"]["v6"][0].as_str().unwrap();
+    let ip = first.split('/').next().unwrap();
+    let held = server.get_json(&format!("/api/v1/asn/AS174?q={ip}")).await;
+    assert_eq!(held["prefixes"]["v6"][0], first);
+    // Details: the same prefixes with their country and size.
+    let details = &found["prefix_details"]["v6"];
+    assert_eq!(details[0]["prefix"], first);
+    assert!(
+        details[0]["addresses"]
+            .as_str()
+            .unwrap()
+            .parse::<u128>()
+            .unwrap()
+            > 0
+    );
+    assert!(!found["countries_v6"].as_array().unwrap().is_empty());
+    // A query of other characters is refused.
+    let client = support::client();
+    let (status, _, body) = get(&client, &server.url("/api/v1/asn/AS174?q=%3Cscript%3E")).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("bad_query"));
 }

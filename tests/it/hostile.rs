@@ -216,7 +216,19 @@ async fn a_running_service_refuses_the_hostile_as_release_and_stays_fast() {
     let (s, lookup) = timed(&client, &url("/api/v1/ip/1.2.3.4")).await;
     assert_eq!(s, 200);
     let (s, asn) = timed(&client, &url("/api/v1/asn/64500")).await;
-    assert_eq!(s, 404, "the refused release's AS is not served");
+    // AS64500 is a documentation number (RFC 5398): explained, and the
+    // refused release's rows of it are not served.
+    assert_eq!(s, 200);
+    let v = get_json(&client, &url("/api/v1/asn/64500")).await;
+    assert_eq!(v["special_purpose"]["rfc"], "RFC 5398", "{v}");
+    assert_eq!(
+        (
+            v["prefix_count"]["v4"].as_u64(),
+            v["prefix_count"]["v6"].as_u64()
+        ),
+        (Some(0), Some(0)),
+        "the refused release's AS is not served: {v}"
+    );
     eprintln!(
         "refused after {waited:?}; /healthz {healthz:?}, lookup {lookup:?}, /api/v1/asn/64500 \
          {asn:?}; peak RSS {:.1} MiB",

@@ -22,6 +22,7 @@
 mod support;
 
 mod answers;
+mod csv;
 
 use std::net::SocketAddr;
 use std::sync::Mutex;

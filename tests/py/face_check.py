@@ -469,7 +469,7 @@ def run_as174(browser, base):
     status, h, csv = fetch(base + "/api/v1/asn/174/prefixes.csv")
     rows = csv.strip().split("\n")
     check(status == 200 and h.get("Content-Type", "").startswith("text/csv"), f"AS174 CSV: {status} {h.get('Content-Type')}")
-    check(rows[0] == "prefix,version" and [r.split(",")[0] for r in rows[1:]] == seen, f"AS174 CSV: {len(rows) - 1} rows")
+    check(rows[0] == "prefix,version,country_code,addresses" and [r.split(",")[0] for r in rows[1:]] == seen, f"AS174 CSV: {len(rows) - 1} rows")
     print(f"as174: {len(seen)} prefixes on {pages} pages at 390x844 and 1280x800, HTML = JSON = CSV; counts unbroken", flush=True)
 
 

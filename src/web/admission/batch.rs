@@ -45,6 +45,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
+use axum::response::Response;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::body::{Guard, Guarded};
@@ -118,6 +119,12 @@ impl BatchSlot {
 
 impl Guard for BatchSlot {}
 
+/// A large answer's charge ([`BatchSlots::charge_answer`]) holds its meter.
+impl Guard for Meter {}
+
+/// The largest answer [`BatchSlots::charge_answer`] leaves uncharged.
+pub const LARGE_ANSWER: u64 = CHUNK as u64;
+
 impl BatchSlots {
     /// `count` slots, at most a quarter of them (at least one) per client;
     /// a batch waits at most `wait` for one. The answers may hold the
@@ -182,6 +189,26 @@ impl BatchSlots {
             all: self.bytes.clone(),
             charged: AtomicUsize::new(0),
         })))
+    }
+
+    /// `response` charged to `client`'s share of answer bytes and to the
+    /// budget of all answers until its body has been taken whole or is
+    /// dropped, handed over [`CHUNK`] bytes at a time, as a batch answer's
+    /// (the large answers of the network view: an AS's prefixes CSV, a page
+    /// of its prefixes, of a prefix's rows, of a country's ASes). It counts
+    /// as one of the client's slots, without taking one of the server's:
+    /// a client holds at most its share of slots' worth of large answers
+    /// (a quarter of `--batch-max-in-flight`) and its share of bytes at
+    /// once; more are refused at once with 503. Answers of [`LARGE_ANSWER`]
+    /// bytes or less, and of unknown size, are not charged.
+    pub fn charge_answer(&self, client: IpAddr, response: Response) -> Result<Response, Refusal> {
+        let size = match http_body::Body::size_hint(response.body()).exact() {
+            Some(n) if n > LARGE_ANSWER => usize::try_from(n).unwrap_or(usize::MAX),
+            _ => return Ok(response),
+        };
+        let meter = self.hold(client)?;
+        meter.charge_to(size)?;
+        Ok(response.map(|body| Guarded::new(body, CHUNK, meter).into_body()))
     }
 
     /// Slots free now.

@@ -26,6 +26,9 @@ pub(crate) const BASE: &str = "{base}";
 pub(crate) const V4: &str = "8.8.8.8";
 pub(crate) const V6: &str = "2001:4860:4860::8888";
 pub(crate) const AS: &str = "AS15169";
+/// The prefix and the country of the examples.
+pub(crate) const PREFIX: &str = "8.8.8.0/24";
+pub(crate) const COUNTRY: &str = "BT";
 /// An address in a special-purpose block.
 pub(crate) const PRIVATE: &str = "10.1.2.3";
 /// The batch example's body.
@@ -147,10 +150,42 @@ pub(crate) fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
                 "Every prefix of Google's AS",
                 &format!("/api/v1/asn/{AS}/prefixes.csv"),
                 "text/csv",
+                lookup.asn_csv_now(AS),
+            )],
+        ),
+        (
+            "api_prefix",
+            vec![
+                example(
+                    "A prefix that lies in one row of the data",
+                    &format!("/api/v1/prefix/{PREFIX}"),
+                    json,
+                    lookup
+                        .prefix_now(PREFIX, super::super::asn::PER_PAGE)
+                        .ok()
+                        .and_then(|p| serde_json::to_string(&p).ok()),
+                ),
+                example(
+                    "A prefix in a special-purpose block",
+                    "/api/v1/prefix/10.0.0.0/8",
+                    json,
+                    lookup
+                        .prefix_now("10.0.0.0/8", super::super::asn::PER_PAGE)
+                        .ok()
+                        .and_then(|p| serde_json::to_string(&p).ok()),
+                ),
+            ],
+        ),
+        (
+            "api_country",
+            vec![example(
+                "Bhutan: its facts, address space and ASes",
+                &format!("/api/v1/country/{COUNTRY}"),
+                json,
                 lookup
-                    .asn_now(AS, Prefixes::All)
+                    .country_now(COUNTRY, super::super::asn::PER_PAGE)
                     .ok()
-                    .map(|a| super::super::asn::prefixes_csv(&a.info)),
+                    .and_then(|c| serde_json::to_string(&c).ok()),
             )],
         ),
         (

@@ -23,7 +23,7 @@ const FIRST_SCHEMAS: [&str; 10] = [
     "SpecialPurpose",
     "AsnInfo",
     "AsnPrefixes",
-    "AsnAddresses",
+    "AddressCounts",
     "AsnCountry",
     "BatchEntry",
     "Error",

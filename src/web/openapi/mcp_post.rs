@@ -65,8 +65,10 @@ fn mcp_post_operation() -> serde_json::Value {
              (both listed, as the MCP transport requires; OpenAPI tools ignore an `Accept` parameter, so it is \
              stated here too). Tools: `lookup_ip` (arguments `{{\"ip\": \"8.8.8.8\"}}`) and `my_ip`, both returning \
              the IpInfo object as structured content, `lookup_ips` (arguments `{{\"ips\": [\"8.8.8.8\", \"1.1.1.1\"]}}`, \
-             at most the batch limit) returning `{{\"results\": [...]}}`, an IpInfo or Error per input in input order, and `lookup_asn` \
-             (arguments `{{\"asn\": \"AS15169\"}}`) returning the AsnInfo object. Stateless: no `Mcp-Session-Id` is issued or needed.\n\n\
+             at most the batch limit) returning `{{\"results\": [...]}}`, an IpInfo or Error per input in input order, `lookup_asn` \
+             (arguments `{{\"asn\": \"AS15169\"}}`) returning the AsnInfo object, `lookup_prefix` (arguments \
+             `{{\"prefix\": \"8.8.8.0/24\"}}`) returning the PrefixInfo object and `lookup_country` (arguments \
+             `{{\"country_code\": \"BD\"}}`) returning the CountryInfo object. Stateless: no `Mcp-Session-Id` is issued or needed.\n\n\
              The request body schema is protocol revision 2025-11-25: `initialize`, then requests without \
              `_meta`, with `MCP-Protocol-Version` absent or `2025-11-25`. Revision 2026-07-28 is served too, \
              but ties headers to the body in ways a schema cannot state: no `initialize`; `server/discover` \
@@ -242,8 +244,8 @@ fn mcp_message_schemas() -> Vec<(&'static str, serde_json::Value)> {
         (
             "McpToolsCallParams",
             json!({"type": "object", "description": "The parameters of `tools/call`", "required": ["name"], "properties": {
-                "name": {"type": "string", "description": "`lookup_ip`, `lookup_ips`, `my_ip` or `lookup_asn`; another name is a JSON-RPC error", "examples": ["lookup_ip"]},
-                "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{\"ips\": [\"8.8.8.8\"]}` for lookup_ips, `{}` for my_ip, `{\"asn\": \"AS15169\"}` (or a number, `{\"asn\": 15169}`) for lookup_asn", "examples": [{"ip": "8.8.8.8"}]},
+                "name": {"type": "string", "description": "`lookup_ip`, `lookup_ips`, `my_ip`, `lookup_asn`, `lookup_prefix` or `lookup_country`; another name is a JSON-RPC error", "examples": ["lookup_ip"]},
+                "arguments": {"type": "object", "description": "`{\"ip\": \"8.8.8.8\"}` for lookup_ip, `{\"ips\": [\"8.8.8.8\"]}` for lookup_ips, `{}` for my_ip, `{\"asn\": \"AS15169\"}` (or a number, `{\"asn\": 15169}`) for lookup_asn, `{\"prefix\": \"8.8.8.0/24\"}` for lookup_prefix, `{\"country_code\": \"BD\"}` for lookup_country", "examples": [{"ip": "8.8.8.8"}]},
                 "_meta": meta
             }}),
         ),

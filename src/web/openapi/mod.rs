@@ -28,7 +28,7 @@ use super::schema::{
 };
 use super::served::{Served, describe};
 use super::state::AppState;
-use super::{asn, assets, batch, discovery, field, metrics, pages, routes};
+use super::{asn, assets, batch, discovery, field, metrics, network, pages, routes};
 use crate::lookup::Lookup;
 use crate::model;
 use axum::routing::get;
@@ -51,6 +51,7 @@ pub(crate) const ALL_SERVED: &[&[Served]] = &[
     field::SERVED,
     batch::SERVED,
     asn::SERVED,
+    network::SERVED,
     assets::SERVED,
     discovery::SERVED,
     mcp_post::SERVED,
@@ -94,7 +95,7 @@ pub(crate) fn all_served() -> impl Iterator<Item = &'static Served> {
         description = "Look up any IPv4 or IPv6 address: location (country, country centroid, time zone, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key. Every page is also available as JSON, plain text, Markdown and HTML (`?format=json|text|md|html` or the `Accept` header).\n\nData: IP Geolocation by DB-IP (https://db-ip.com), IP to Country Lite and IP to ASN Lite, licensed CC BY 4.0; ASN data also from RouteViews and NRO (CC BY 4.0); country metadata from Unicode CLDR, Natural Earth and libphonenumber. Coordinates are country centroids, not street addresses.",
         license(name = "Data: CC BY 4.0 (IP Geolocation by DB-IP)", url = "https://creativecommons.org/licenses/by/4.0/"),
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnPrefixCount, model::PrefixPage, model::AsnAddresses, model::AsnCountry, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnPrefixCount, model::PrefixPage, model::AddressCounts, model::AsnCountry, model::AsnCountryV6, model::AsPrefix, model::AsPrefixDetails, model::PrefixSearch, model::SpecialAsnInfo, model::CountryFacts, model::CountryInfo, model::CountryAs, model::RowCount, model::PrefixInfo, model::PrefixRow, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
     tags(
         (name = "lookup", description = "The address API: the caller's address, any address, one field of either, many addresses at once, an autonomous system. JSON by default (a single field is plain text); every lookup also answers as text, Markdown and HTML."),
         (name = "pages", description = "Pages for people and terminals: HTML for browsers, aligned text for `curl`, Markdown and JSON on request."),

@@ -92,6 +92,8 @@ fn openapi_is_3_1_with_every_lookup_path() {
         "/",
         "/{ip}",
         "/api/v1/asn/{asn}",
+        "/api/v1/prefix/{ip}/{length}",
+        "/api/v1/country/{cc}",
         "/AS{asn}",
         "/docs",
         "/llms.txt",
@@ -196,7 +198,9 @@ fn operations_come_lookups_first_in_the_order_of_the_tags() {
             "/api/v1/ip/{ip}/{field}",
             "/api/v1/ip",
             "/api/v1/asn/{asn}",
-            "/api/v1/asn/{asn}/prefixes.csv"
+            "/api/v1/asn/{asn}/prefixes.csv",
+            "/api/v1/prefix/{ip}/{length}",
+            "/api/v1/country/{cc}"
         ]
     );
     let ops: Vec<&str> = page.groups[3]

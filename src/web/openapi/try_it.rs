@@ -17,25 +17,48 @@ use crate::fields::Field;
 use crate::model::ErrorCode;
 
 /// The operations with a form: (operationId, path, query).
-const FORMS: [(&str, &str, &str); 5] = [
+const FORMS: [(&str, &str, &str); 7] = [
     ("api_me", "/api/v1/me", "format=json"),
     ("api_ip", "/api/v1/ip/{ip}", "format=json"),
     ("api_me_field", "/api/v1/me/{field}", ""),
     ("api_ip_field", "/api/v1/ip/{ip}/{field}", ""),
     ("api_asn", "/api/v1/asn/{asn}", "format=json"),
+    ("api_prefix", "/api/v1/prefix/{ip}/{length}", ""),
+    ("api_country", "/api/v1/country/{cc}", ""),
 ];
+
+/// The names of the forms' inputs, in the order they are asked.
+const INPUTS: [&str; 5] = ["ip", "length", "field", "asn", "cc"];
 
 /// The try-it form of operation `id`, if it has one.
 pub(crate) fn form(id: &str) -> Option<TryIt> {
     let (_, path, query) = FORMS.iter().find(|(i, _, _)| *i == id)?;
-    let inputs = ["ip", "field", "asn"]
+    let inputs = INPUTS
         .into_iter()
         .filter(|name| path.contains(&format!("{{{name}}}")))
         .map(|name| match name {
             "ip" => TryInput {
                 name: "ip".into(),
                 label: "Address".into(),
-                value: V4.into(),
+                // A prefix's address has no host bits: 8.8.8.0 for /24.
+                value: if path.contains("{length}") {
+                    "8.8.8.0"
+                } else {
+                    V4
+                }
+                .into(),
+                options: Vec::new(),
+            },
+            "length" => TryInput {
+                name: "length".into(),
+                label: "Prefix length".into(),
+                value: "24".into(),
+                options: Vec::new(),
+            },
+            "cc" => TryInput {
+                name: "cc".into(),
+                label: "Country code".into(),
+                value: "BD".into(),
                 options: Vec::new(),
             },
             "field" => TryInput {
@@ -88,6 +111,8 @@ pub(crate) struct TryQuery {
     ip: Option<String>,
     field: Option<String>,
     asn: Option<String>,
+    length: Option<String>,
+    cc: Option<String>,
 }
 
 /// Where the form of operation `op` goes with these values: its path with
@@ -95,7 +120,14 @@ pub(crate) struct TryQuery {
 pub(crate) fn target(q: &TryQuery) -> Option<String> {
     let (_, path, query) = FORMS.iter().find(|(i, _, _)| *i == q.op)?;
     let mut out = (*path).to_owned();
-    for (name, value) in [("ip", &q.ip), ("field", &q.field), ("asn", &q.asn)] {
+    let values = [
+        ("ip", &q.ip),
+        ("field", &q.field),
+        ("asn", &q.asn),
+        ("length", &q.length),
+        ("cc", &q.cc),
+    ];
+    for (name, value) in values {
         let value = value.as_deref().unwrap_or("").trim();
         let encoded = utf8_percent_encode(value, SEGMENT).to_string();
         out = out.replace(&format!("{{{name}}}"), &encoded);
@@ -137,6 +169,8 @@ mod tests {
             ip: Some(ip.into()),
             field: Some("asn".into()),
             asn: Some(" AS15169 ".into()),
+            length: Some("24".into()),
+            cc: Some("bd".into()),
         }
     }
 
@@ -159,6 +193,11 @@ mod tests {
             target(&q("api_ip", "../../x?y#z")).unwrap(),
             "/api/v1/ip/..%2F..%2Fx%3Fy%23z?format=json"
         );
+        assert_eq!(
+            target(&q("api_prefix", "8.8.8.0")).unwrap(),
+            "/api/v1/prefix/8.8.8.0/24"
+        );
+        assert_eq!(target(&q("api_country", "")).unwrap(), "/api/v1/country/bd");
         assert!(target(&q("root", "1.1.1.1")).is_none());
     }
 

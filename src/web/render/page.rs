@@ -236,6 +236,8 @@ impl ErrorPage {
             C::BadBody => "The request body could not be read",
             C::UnsupportedMediaType => "The request body is not in a type this address reads",
             C::BadHost => "The Host header is missing or not a host",
+            C::InvalidPrefix => "That is not a prefix",
+            C::UnknownCountry => "There is no country with that code",
         }
     }
 }
