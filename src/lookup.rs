@@ -248,8 +248,12 @@ fn location_into(location: &mut Location, answer: &Answer<'_>, now: DateTime<Utc
         .city
         .filter(|c| c.latitude.is_some() && c.longitude.is_some());
     let text = |s: &'static Option<String>| s.as_deref().map(Cow::Borrowed);
-    // The zone containing the city, else the country's primary zone.
-    let zone = city.and_then(zone::of_city).or(c.time_zone);
+    // The zone containing the city, else the country's zone when all its
+    // zones keep one time now (`zone::country`).
+    let zone = match city.and_then(zone::of_city) {
+        Some(tz) => Some(tz),
+        None => zone::country::zone_at(&c.code, c.time_zone, now),
+    };
     let local_time = zone.map(|tz| {
         let mut text = location.local_time.take().unwrap_or_default();
         local_time_into(&mut text, tz, now);

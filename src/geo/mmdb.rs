@@ -171,6 +171,12 @@ impl Record {
             CityField::Flat(name) => name,
             CityField::Other(_) => return None,
         };
+        // No invisible characters in a name any answer shows.
+        let name = if name.chars().any(iplookup_data::policy::is_invisible) {
+            iplookup_data::policy::visible(&name).into_owned()
+        } else {
+            name
+        };
         // ip-location-db files write "" where the record is country-level.
         if name.is_empty() {
             return None;

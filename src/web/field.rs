@@ -15,10 +15,11 @@ use axum::response::Response;
 use percent_encoding::percent_decode_str;
 
 use super::client::client_addr;
+use super::negotiate::ClientKind;
 use super::pages::invalid_ip;
 use super::policy::{Tag, Uncached, document, mark};
 use super::render::{ErrorPage, one_line};
-use super::respond::{Wants, bad_request, error_on};
+use super::respond::{Wants, bad_request, error};
 use super::routes::{self, Route};
 use super::schema::{FieldParam, IpParam};
 use super::served::{Served, describe};
@@ -43,15 +44,14 @@ pub(crate) async fn api_ip_field(
     State(state): State<AppState>,
     OriginalUri(uri): OriginalUri,
     raw: Result<Path<(String, String)>, PathRejection>,
-    wants: Wants,
 ) -> Response {
     let route = &routes::API_IP_FIELD;
     let Ok(Path((ip, name))) = raw else {
-        return not_utf8(uri.path(), &wants, route);
+        return not_utf8(uri.path(), route);
     };
     let field = match name.parse::<Field>() {
         Ok(field) => field,
-        Err(e) => return unknown_field(e.to_string(), &wants, route),
+        Err(e) => return unknown_field(e.to_string(), route),
     };
     let answered = match lookup::parse(&ip) {
         Ok(ip) => Ok(state.lookup.lookup(ip, rdns_for(field)).await),
@@ -66,7 +66,7 @@ pub(crate) async fn api_ip_field(
                 &answered.info,
             )),
         ),
-        Err(e) => error_on(invalid_ip(&e), &wants, route),
+        Err(e) => json_error(invalid_ip(&e), route),
     }
 }
 
@@ -85,15 +85,14 @@ pub(crate) async fn api_me_field(
     headers: HeaderMap,
     OriginalUri(uri): OriginalUri,
     raw: Result<Path<String>, PathRejection>,
-    wants: Wants,
 ) -> Response {
     let route = &routes::API_ME_FIELD;
     let Ok(Path(name)) = raw else {
-        return not_utf8(uri.path(), &wants, route);
+        return not_utf8(uri.path(), route);
     };
     let field = match name.parse::<Field>() {
         Ok(field) => field,
-        Err(e) => return unknown_field(e.to_string(), &wants, route),
+        Err(e) => return unknown_field(e.to_string(), route),
     };
     let ip = client_addr(peer, &headers, &state.proxies);
     let answered = state.lookup.lookup(ip, rdns_for(field)).await;
@@ -135,24 +134,34 @@ fn etag(release: &str, field: Field) -> String {
     format!("W/\"{release}-{}\"", field.name())
 }
 
-fn unknown_field(message: String, wants: &Wants, route: &Route) -> Response {
+/// An error of these routes, in JSON whatever the request's `Accept` asks:
+/// the value is text, its errors are the API's (as documented).
+fn json_error(page: ErrorPage, route: &Route) -> Response {
+    error(
+        page,
+        &Wants::default(),
+        route.error_default(ClientKind::Other),
+    )
+}
+
+fn unknown_field(message: String, route: &Route) -> Response {
     let page = ErrorPage {
         input: None,
         status: StatusCode::NOT_FOUND,
         body: model::Error::new(ErrorCode::UnknownField, message),
     };
-    error_on(page, wants, route)
+    json_error(page, route)
 }
 
 /// A path segment that is not UTF-8 once percent-decoded: the field (the
 /// last segment) is no field (404); else the address is no address (400).
-fn not_utf8(path: &str, wants: &Wants, route: &Route) -> Response {
+fn not_utf8(path: &str, route: &Route) -> Response {
     let last = path.rsplit('/').next().unwrap_or_default();
     if percent_decode_str(last).decode_utf8().is_err() {
-        return unknown_field("the field is not valid UTF-8".into(), wants, route);
+        return unknown_field("the field is not valid UTF-8".into(), route);
     }
     let message = "the address is not valid UTF-8".into();
-    error_on(bad_request(ErrorCode::InvalidIp, message), wants, route)
+    json_error(bad_request(ErrorCode::InvalidIp, message), route)
 }
 
 /// The routes this module answers.

@@ -101,7 +101,9 @@ pub struct LookupManyResults {
 pub struct AsnParams {
     /// AS number: 15169 or AS15169 (a JSON number or a string).
     pub asn: AsnArg,
-    /// The page of the prefixes, from 1 (default 1), of [`ASN_PER_PAGE`].
+    /// The page of the prefixes, from 1 (default 1), of 10,000 prefixes each.
+    // The words above are the tool's input schema (no rustdoc link there):
+    // 10,000 is `ASN_PER_PAGE`, which a unit test holds them to.
     #[serde(default)]
     pub page: Option<u32>,
 }

@@ -51,5 +51,6 @@ mod reload;
 mod search;
 mod special;
 mod tls;
+mod trust;
 mod update;
 mod zone;

@@ -97,7 +97,12 @@ pub(crate) fn target(q: &TryQuery) -> Option<String> {
     let mut out = (*path).to_owned();
     for (name, value) in [("ip", &q.ip), ("field", &q.field), ("asn", &q.asn)] {
         let value = value.as_deref().unwrap_or("").trim();
-        let encoded = utf8_percent_encode(value, SEGMENT).to_string();
+        let mut encoded = utf8_percent_encode(value, SEGMENT).to_string();
+        // A segment of `.` or `..` is a dot segment, which the client
+        // removes (RFC 3986 section 5.2.4): encoded, it stays a value.
+        if encoded == "." || encoded == ".." {
+            encoded = encoded.replace('.', "%2E");
+        }
         out = out.replace(&format!("{{{name}}}"), &encoded);
     }
     if !query.is_empty() {
@@ -158,6 +163,15 @@ mod tests {
         assert_eq!(
             target(&q("api_ip", "../../x?y#z")).unwrap(),
             "/api/v1/ip/..%2F..%2Fx%3Fy%23z?format=json"
+        );
+        // Nor be a dot segment.
+        assert_eq!(
+            target(&q("api_ip", "..")).unwrap(),
+            "/api/v1/ip/%2E%2E?format=json"
+        );
+        assert_eq!(
+            target(&q("api_ip_field", " . ")).unwrap(),
+            "/api/v1/ip/%2E/asn"
         );
         assert!(target(&q("root", "1.1.1.1")).is_none());
     }
