@@ -164,7 +164,7 @@ pub struct AsnInfo {
     /// control character; the text, Markdown and HTML forms drop them).
     #[schema(examples("Google LLC"))]
     pub organization: String,
-    /// The prefixes of this page of the answer (`?page=N`, [`PrefixPage`]):
+    /// The prefixes of this page of the answer (`?page=N`, `page`):
     /// the IPv4 ones first, then the IPv6 ones.
     pub prefixes: AsnPrefixes,
     /// How many prefixes the AS has in all, per family.

@@ -172,7 +172,10 @@ impl Record {
             CityField::Other(_) => return None,
         };
         // No invisible characters in a name any answer shows.
-        let name = if name.chars().any(iplookup_data::policy::is_invisible) {
+        let name = if name
+            .chars()
+            .any(|c| iplookup_data::policy::is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}'))
+        {
             iplookup_data::policy::visible(&name).into_owned()
         } else {
             name

@@ -132,11 +132,19 @@ pub fn is_invisible(c: char) -> bool {
 /// `text` without its invisible and format characters ([`is_invisible`]):
 /// what an organisation or city name of a release keeps, so that no answer
 /// (JSON and MCP included) carries text a reader cannot see.
+/// The line and paragraph separators (U+2028, U+2029) become spaces: a
+/// name is one line.
 pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.is_ascii() || !text.chars().any(is_invisible) {
+    let changes = |c: char| is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}');
+    if text.is_ascii() || !text.chars().any(changes) {
         return std::borrow::Cow::Borrowed(text);
     }
-    std::borrow::Cow::Owned(text.chars().filter(|&c| !is_invisible(c)).collect())
+    let kept = text.chars().filter_map(|c| match c {
+        '\u{2028}' | '\u{2029}' => Some(' '),
+        c if is_invisible(c) => None,
+        c => Some(c),
+    });
+    std::borrow::Cow::Owned(kept.collect())
 }
 
 /// The share of a release's rows that may be defective.
