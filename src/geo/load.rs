@@ -29,7 +29,9 @@ pub use iplookup_data::policy::Policy;
 use super::asn::AsnIndex;
 use super::db::GeoDb;
 use super::error::{GeoError, file_error};
-use super::files::{candidates, is_mmdb, modified_date, open, read_all, release_date, stamp};
+use super::files::{
+    candidates, check_not_future, is_mmdb, modified_date, open, read_all, release_date, stamp,
+};
 use super::mmdb::{self, CityTables};
 use super::release::{Digest, FileStamp, RefusedFile, Release, SourceInfo};
 
@@ -190,15 +192,17 @@ fn choose<T: Clone + Covers>(
                 return Ok(Some(own((t, info))));
             }
         }
-        let loaded = load(&path, &name, policy).and_then(|(t, info)| {
-            if let Some((_, current)) = serving {
-                check_rows(policy, &info, current)?;
-            }
-            if policy.min_coverage.is_some() {
-                check_coverage(policy, &name, t.coverage(), &covered())?;
-            }
-            Ok((t, info))
-        });
+        let loaded = check_not_future(&name)
+            .and_then(|()| load(&path, &name, policy))
+            .and_then(|(t, info)| {
+                if let Some((_, current)) = serving {
+                    check_rows(policy, &info, current)?;
+                }
+                if policy.min_coverage.is_some() {
+                    check_coverage(policy, &name, t.coverage(), &covered())?;
+                }
+                Ok((t, info))
+            });
         match loaded {
             Ok(chosen) => {
                 let info = &chosen.1;
@@ -334,6 +338,7 @@ pub fn check_file(
     policy: &Policy,
     serving: &GeoDb,
 ) -> Result<u64, GeoError> {
+    check_not_future(name)?;
     let r = serving.release();
     let (info, current, covers) = match table {
         Table::Country => {

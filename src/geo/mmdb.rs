@@ -171,15 +171,6 @@ impl Record {
             CityField::Flat(name) => name,
             CityField::Other(_) => return None,
         };
-        // No invisible characters in a name any answer shows.
-        let name = if name
-            .chars()
-            .any(|c| iplookup_data::policy::is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}'))
-        {
-            iplookup_data::policy::visible(&name).into_owned()
-        } else {
-            name
-        };
         // ip-location-db files write "" where the record is country-level.
         if name.is_empty() {
             return None;

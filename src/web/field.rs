@@ -32,7 +32,7 @@ use axum::routing::get;
 /// `GET /api/v1/ip/{ip}/{field}`.
 #[utoipa::path(get, path = "/api/v1/ip/{ip}/{field}", tag = "lookup",
     summary = "One field of an address's answer, as plain text",
-    description = "The field's value and a newline (an empty line when it is null), always `text/plain`: `curl host/api/v1/ip/8.8.8.8/asn` prints `15169`. Fields are the members of IpInfo, flat (`country_code`, not `location.country_code`); `special_purpose` is the block's registry name (`Private-Use` for 10.1.2.3, an empty line for an ordinary address). Control and bidi characters are removed. The answer carries a weak ETag tied to the data release (and to the PTR name when there is one).",
+    description = "The field's value and a newline (an empty line when it is null), always `text/plain`: `curl host/api/v1/ip/8.8.8.8/asn` prints `15169`. Fields are the members of IpInfo, flat (`country_code`, not `location.country_code`); `special_purpose` is the block's registry name (`Private-Use` for 10.1.2.3, an empty line for an ordinary address). Control, bidi and invisible characters are removed. Errors are JSON whatever `Accept` asks. The answer carries a weak ETag tied to the data release's content (and to the PTR name when there is one).",
     params(("ip" = IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address", example = "8.8.8.8"), ("field" = FieldParam, Path, description = "A field of IpInfo", example = "country_code")),
     responses(
         (status = 200, description = "The value and a newline", content_type = "text/plain; charset=utf-8", body = String),

@@ -55,6 +55,7 @@ use serde_json::Value;
 use tower::ServiceExt;
 
 mod message;
+mod visible;
 
 pub use message::{IMPLEMENTED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
 use message::{jsonrpc_error, read_message};
@@ -158,7 +159,9 @@ impl IpLookupMcp {
         Parameters(params): Parameters<LookupParams>,
     ) -> Result<Json<IpInfo>, String> {
         match lookup::parse(&params.ip) {
-            Ok(ip) => Ok(Json(self.state.lookup.lookup(ip, Rdns::Wait).await.info)),
+            Ok(ip) => Ok(Json(visible::info(
+                self.state.lookup.lookup(ip, Rdns::Wait).await.info,
+            ))),
             Err(e) => Err(format!("{}: {e}", e.code())),
         }
     }
@@ -186,7 +189,9 @@ impl IpLookupMcp {
         // charged to the slot's meter as they are answered.
         let meter = parts.extensions.get::<Meter>();
         match super::batch::lookup_all(&self.state, &params.ips, meter).await {
-            Ok(results) => Ok(Json(LookupManyResults { results })),
+            Ok(results) => Ok(Json(LookupManyResults {
+                results: visible::entries(results),
+            })),
             Err((spent, answered)) => {
                 metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
                 Err(format!(
@@ -229,7 +234,7 @@ impl IpLookupMcp {
                 return Err(format!("{}: {refused}", refused.code()));
             }
         }
-        Ok(Json(info))
+        Ok(Json(visible::asn(info)))
     }
 
     /// Look up the caller.
@@ -244,7 +249,9 @@ impl IpLookupMcp {
             .map(|c| c.0)
             .ok_or_else(|| "the caller's address is unknown".to_owned())?;
         let ip = client_addr(peer, &parts.headers, &self.state.proxies);
-        Ok(Json(self.state.lookup.lookup(ip, Rdns::Wait).await.info))
+        Ok(Json(visible::info(
+            self.state.lookup.lookup(ip, Rdns::Wait).await.info,
+        )))
     }
 }
 

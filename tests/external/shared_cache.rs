@@ -237,8 +237,8 @@ fn a_forged_host_never_reaches_another_client_without_a_public_url() {
     assert!(vary.contains("host"), "Vary: {vary}");
 }
 
-const COUNTRY: &str = "dbip-country-lite-2030-01.csv";
-const ASN: &str = "dbip-asn-lite-2030-01.csv";
+const COUNTRY: &str = "dbip-country-lite-2026-07.csv";
+const ASN: &str = "dbip-asn-lite-2026-07.csv";
 
 #[test]
 fn a_changed_release_never_answers_304_to_an_old_etag() {

@@ -4,7 +4,8 @@
 //! `tests/external/shared_cache.rs` (they drive nginx).
 //!
 //! - hidden text (tag characters, U+2028, U+00AD, U+3164, U+115F) in an
-//!   organisation name reaches no answer: JSON, text, single field, CSV;
+//!   organisation name reaches no person or model: MCP, text, Markdown,
+//!   HTML, single field, CSV (the JSON API keeps the data as it is);
 //! - a `calling_code` (`+61`) is defused in CSV like any other cell;
 //! - the search box takes no port 0;
 //! - `/docs/try` never redirects to a path with a dot segment;
@@ -58,9 +59,9 @@ fn assert_visible(text: &str, what: &str) {
 #[tokio::test(flavor = "multi_thread")]
 async fn hidden_text_in_a_name_reaches_no_answer() {
     let dir = TempDir::new("hidden");
-    dir.write("dbip-country-lite-2030-01.csv", &country_csv(20, "FR"));
+    dir.write("dbip-country-lite-2026-07.csv", &country_csv(20, "FR"));
     dir.write(
-        "dbip-asn-lite-2030-01.csv",
+        "dbip-asn-lite-2026-07.csv",
         &asn_csv(20, 64500, &hidden_org()),
     );
     let server = support::proc::serve(&[
@@ -71,17 +72,32 @@ async fn hidden_text_in_a_name_reaches_no_answer() {
         ANY_ROWS[1],
     ]);
     let addr = server.addr;
-    let json = wire::send(addr, "GET", "/api/v1/ip/8.8.8.8", &[], b"").await;
-    assert_eq!(json.status, 200, "{}", json.body);
-    let org = json.json()["network"]["organization"].clone();
-    assert_visible(
-        org.as_str().unwrap_or_default(),
-        "JSON (and MCP, the same IpInfo)",
-    );
-    assert!(
-        org.as_str().unwrap_or_default().starts_with("Acme"),
-        "{org}"
-    );
+    // MCP: what a language model reads.
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "lookup_ip", "arguments": {"ip": "8.8.8.8"}}});
+    let mcp = wire::send(
+        addr,
+        "POST",
+        "/mcp",
+        &headers,
+        &serde_json::to_vec(&call).unwrap(),
+    )
+    .await;
+    assert_eq!(mcp.status, 200, "{}", mcp.body);
+    let result = &mcp.json()["result"];
+    let org = result["structuredContent"]["network"]["organization"].clone();
+    assert_eq!(org, "Acme Networks Ltd", "{result}");
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert_visible(&text, "MCP text");
+    assert!(text.contains("Acme Networks Ltd"), "{text}");
     for (target, headers) in [
         ("/8.8.8.8", vec![CURL]),
         ("/8.8.8.8?format=md", vec![CURL]),
@@ -257,5 +273,30 @@ fn the_public_url_names_the_commands() {
         r.header("etag"),
         other.header("etag"),
         "one ETag for two hosts"
+    );
+}
+
+#[test]
+fn a_release_dated_in_the_future_never_serves() {
+    let dir = TempDir::new("future");
+    dir.write("dbip-country-lite-2026-07.csv", &country_csv(20, "FR"));
+    dir.write("dbip-country-lite-2099-01.csv", &country_csv(20, "DE"));
+    let server = support::proc::serve(&[
+        "--data-dir",
+        dir.str(),
+        "--no-reverse-dns",
+        ANY_ROWS[0],
+        ANY_ROWS[1],
+    ]);
+    assert_eq!(location(server.addr, "8.8.8.8")["country_code"], "FR");
+    let health = wire::get_blocking(server.addr, "/healthz", &[]).json();
+    assert_eq!(
+        health["data"]["country"]["release_date"], "2026-07",
+        "{health}"
+    );
+    let refused = health.to_string();
+    assert!(
+        refused.contains("2099-01") && refused.contains("future"),
+        "{health}"
     );
 }

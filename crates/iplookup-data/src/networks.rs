@@ -115,10 +115,8 @@ pub struct NetworksBuilder {
 }
 
 impl NetworksBuilder {
-    /// The id of the pair, adding it if new. Ids start at 1. The
-    /// organisation loses its invisible characters ([`crate::policy::visible`]).
+    /// The id of the pair, adding it if new. Ids start at 1.
     pub fn intern(&mut self, asn: u32, organization: &str) -> u32 {
-        let organization = &*crate::policy::visible(organization);
         if let Some(id) = self.ids.get(&(asn, organization.to_owned())) {
             return *id;
         }

@@ -130,8 +130,9 @@ pub fn is_invisible(c: char) -> bool {
 }
 
 /// `text` without its invisible and format characters ([`is_invisible`]):
-/// what an organisation or city name of a release keeps, so that no answer
-/// (JSON and MCP included) carries text a reader cannot see.
+/// a name as the MCP tools give it to a language model, which reads what a
+/// person reviewing the answer does not see (the JSON API keeps the data as
+/// it is).
 /// The line and paragraph separators (U+2028, U+2029) become spaces: a
 /// name is one line.
 pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
