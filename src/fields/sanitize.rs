@@ -22,7 +22,7 @@ pub fn is_unsafe(c: char) -> bool {
         || is_invisible(c)
 }
 
-pub use iplookup_data::policy::is_invisible;
+pub use iplookup_data::text::is_invisible;
 
 /// Whether every byte of `s` is printable ASCII (the common case: nothing to
 /// strip), or also `\n` when `newlines` is set.

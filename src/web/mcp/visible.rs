@@ -1,12 +1,12 @@
 //! What a language model reads of an answer: the names from the data files
 //! (organisation, city) and the PTR name without the invisible and format
 //! characters a person reviewing the answer cannot see
-//! ([`iplookup_data::policy::visible`]: tag characters, U+2028, U+00AD,
+//! ([`iplookup_data::text::visible`]: tag characters, U+2028, U+00AD,
 //! U+3164, ...), so no hidden text reaches a model through `/mcp`. The
 //! JSON API keeps the data as it is; the text forms drop the same set
 //! ([`crate::fields::sanitize`]).
 
-use iplookup_data::policy::visible;
+use iplookup_data::text::visible;
 
 use super::super::batch::BatchEntry;
 use crate::model::{AsnInfo, IpInfo};
