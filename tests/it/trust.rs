@@ -14,7 +14,8 @@
 //! - at country accuracy, a country of several times has no `time_zone` or
 //!   `local_time` and its page says how many zones it spans, a country of
 //!   one time keeps them, and the map has no pin;
-//! - with `--public-url`, the address page's commands name the public URL.
+//! - with `--public-url`, the address page's commands name the public URL;
+//! - a failed `iplookup update` creates no data directory (nor its parents).
 
 use crate::support;
 
@@ -299,4 +300,58 @@ fn a_release_dated_in_the_future_never_serves() {
         refused.contains("2099-01") && refused.contains("future"),
         "{health}"
     );
+}
+
+/// A mirror on loopback answering every request with `200` and a body that
+/// is not gzip (the update downloads it into the data directory, then
+/// refuses it).
+fn bad_mirror() -> SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let body = "not a gzip stream";
+            let _ = write!(
+                conn,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_failed_update_creates_no_data_directory() {
+    let root = TempDir::new("nodir");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let bad = bad_mirror();
+    for base in [
+        format!("http://{closed}/free/"),
+        format!("http://{bad}/free/"),
+    ] {
+        let data = root.path().join("new").join("data");
+        let out = support::proc::command()
+            .args(["update", "--data-dir"])
+            .arg(&data)
+            .args(["--base-url", &base, "--month", "2026-08"])
+            .output()
+            .expect("run iplookup update");
+        assert!(!out.status.success(), "update succeeded from {base}");
+        let left: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert!(
+            left.is_empty(),
+            "from {base}, a failed update left {left:?}"
+        );
+    }
 }
