@@ -15,7 +15,9 @@
 //!   `local_time` and its page says how many zones it spans, a country of
 //!   one time keeps them, and the map has no pin;
 //! - with `--public-url`, the address page's commands name the public URL;
-//! - a failed `iplookup update` creates no data directory (nor its parents).
+//! - a failed `iplookup update` creates no data directory (nor its parents);
+//! - unknown country codes (`ZZ`, `XX`) and city coordinates out of range
+//!   are defects: dropped and counted.
 
 use crate::support;
 
@@ -354,4 +356,64 @@ fn a_failed_update_creates_no_data_directory() {
             "from {base}, a failed update left {left:?}"
         );
     }
+}
+
+/// A data directory of `country` and `asn_csv(20, ..)`, served.
+fn serve_dir(dir: &TempDir) -> Running {
+    support::proc::serve(&[
+        "--data-dir",
+        dir.str(),
+        "--no-reverse-dns",
+        ANY_ROWS[0],
+        ANY_ROWS[1],
+    ])
+}
+
+#[test]
+fn unknown_country_codes_are_defects() {
+    let dir = TempDir::new("zz");
+    let csv = country_csv(20, "FR").replace(
+        "2001:db9::",
+        "21.0.0.0,21.0.0.255,ZZ\n22.0.0.0,22.0.0.255,XX\n2001:db9::",
+    );
+    dir.write("dbip-country-lite-2026-07.csv", &csv);
+    dir.write("dbip-asn-lite-2026-07.csv", &asn_csv(20, 64500, "X"));
+    let server = serve_dir(&dir);
+    assert_eq!(location(server.addr, "8.8.8.8")["country_code"], "FR");
+    for ip in ["21.0.0.1", "22.0.0.1"] {
+        let l = location(server.addr, ip);
+        assert!(l["country_code"].is_null(), "{ip}: {l}");
+    }
+    let health = wire::get_blocking(server.addr, "/healthz", &[]).json();
+    assert_eq!(
+        health["data"]["country"]["defects"]["unreadable_dropped"], 2,
+        "{health}"
+    );
+}
+
+#[test]
+fn city_coordinates_out_of_range_are_defects() {
+    use support::mmdb::{Writer, city};
+    let dir = TempDir::new("coords");
+    dir.write("dbip-country-lite-2026-07.csv", &country_csv(20, "FR"));
+    dir.write("dbip-asn-lite-2026-07.csv", &asn_csv(20, 64500, "X"));
+    let mut w = Writer::new(4, "DBIP-City-Lite");
+    let v4 = |a: [u8; 4]| u128::from(u32::from_be_bytes(a));
+    w.insert(v4([8, 8, 8, 0]), 24, &city("Nowhere", "FR", 91.0, 2.0));
+    w.insert(v4([8, 8, 9, 0]), 24, &city("Farside", "FR", 45.0, -180.5));
+    for i in 0..18u8 {
+        let record = city(&format!("Town {i}"), "DE", 50.0 + f64::from(i) / 100.0, 8.0);
+        w.insert(v4([20, 0, i, 0]), 24, &record);
+    }
+    std::fs::write(dir.path().join("dbip-city-lite-2026-07.mmdb"), w.finish()).unwrap();
+    let server = serve_dir(&dir);
+    let town = location(server.addr, "20.0.3.1");
+    assert_eq!(town["city"], "Town 3", "{town}");
+    let nowhere = location(server.addr, "8.8.8.8");
+    assert!(nowhere["city"].is_null(), "{nowhere}");
+    let health = wire::get_blocking(server.addr, "/healthz", &[]).json();
+    assert_eq!(
+        health["data"]["city"]["defects"]["unreadable_dropped"], 2,
+        "{health}"
+    );
 }
