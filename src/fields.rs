@@ -134,13 +134,14 @@ impl Field {
         matches!(self, Field::Organization | Field::City | Field::ReverseDns)
     }
 
-    /// The value for a spreadsheet cell: as [`Field::value`], but foreign
-    /// text that a spreadsheet would run as a formula gets a leading `'`
-    /// ([`spreadsheet_safe`]); numbers and the project's own text are never
-    /// changed.
+    /// The value for a spreadsheet cell: as [`Field::value`], but text that
+    /// a spreadsheet would run as a formula gets a leading `'`
+    /// ([`spreadsheet_safe`]): foreign text, and the calling code (`+61`,
+    /// which a spreadsheet reads as the formula `=61`); numbers and the rest
+    /// of the project's own text are never changed.
     pub fn cell(self, info: &IpInfo) -> Option<Cow<'_, str>> {
         let value = self.value(info)?;
-        Some(if self.is_foreign_text() {
+        Some(if self.is_foreign_text() || self == Field::CallingCode {
             spreadsheet_safe(value)
         } else {
             value
@@ -361,7 +362,7 @@ mod tests {
         );
         assert_eq!(Field::City.cell(&info).as_deref(), Some("'@SUM(A1)"));
         assert_eq!(Field::Ip.cell(&info).as_deref(), Some("8.8.8.8"));
-        assert_eq!(Field::CallingCode.cell(&info).as_deref(), Some("+1"));
+        assert_eq!(Field::CallingCode.cell(&info).as_deref(), Some("'+1"));
         for bad in ["+1", "-1", "=1", "@x"] {
             assert!(spreadsheet_safe(bad.into()).starts_with('\''), "{bad:?}");
         }

@@ -249,8 +249,12 @@ fn location_into(location: &mut Location, answer: &Answer<'_>, now: DateTime<Utc
         .city
         .filter(|c| c.latitude.is_some() && c.longitude.is_some());
     let text = |s: &'static Option<String>| s.as_deref().map(Cow::Borrowed);
-    // The zone containing the city, else the country's primary zone.
-    let zone = city.and_then(zone::of_city).or(c.time_zone);
+    // The zone containing the city, else the country's zone when all its
+    // zones keep one time now (`zone::country`).
+    let zone = match city.and_then(zone::of_city) {
+        Some(tz) => Some(tz),
+        None => zone::country::zone_at(&c.code, c.time_zone, now),
+    };
     let local_time = zone.map(|tz| {
         let mut text = location.local_time.take().unwrap_or_default();
         local_time_into(&mut text, tz, now);
@@ -484,11 +488,16 @@ mod tests {
         let now = DateTime::parse_from_rfc3339("2026-01-15T12:00:00Z")
             .unwrap()
             .to_utc();
-        let i = describe(&db, "1.0.0.1".parse().unwrap(), now);
-        assert_eq!(i.location.time_zone.as_deref(), Some("Australia/Sydney"));
+        let i = describe(&db, "103.4.145.1".parse().unwrap(), now);
+        assert_eq!(i.location.time_zone.as_deref(), Some("Asia/Dhaka"));
         assert_eq!(
             i.location.local_time.as_deref(),
-            Some("2026-01-15T23:00:00+11:00")
+            Some("2026-01-15T18:00:00+06:00")
         );
+        // Australia keeps several times at once: no one zone at country accuracy.
+        let i = describe(&db, "1.0.0.1".parse().unwrap(), now);
+        assert_eq!(i.location.country_code.as_deref(), Some("AU"));
+        assert_eq!(i.location.time_zone, None);
+        assert_eq!(i.location.local_time, None);
     }
 }

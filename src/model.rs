@@ -74,11 +74,16 @@ pub struct Location {
     pub accuracy: Option<Accuracy>,
     /// IANA time zone. With a city database, the zone whose boundary contains
     /// the city's coordinates (time-zone boundary data compiled into the
-    /// service); otherwise, or where the coordinates lie in no land zone, the
-    /// country's primary zone.
+    /// service). Otherwise (country accuracy, or coordinates in no land zone)
+    /// the country's zone only when every zone of the country keeps the same
+    /// time at that moment (Bangladesh, India, Germany's two zones); null for
+    /// a country whose zones differ then (the United States, Canada, Russia,
+    /// Brazil, Australia, Mexico, Indonesia, ...: the pages name how many
+    /// zones it spans). The zones of each country are tzdata's `zone.tab`.
     #[schema(value_type = Option<String>, examples("America/Chicago"))]
     pub time_zone: Option<Text>,
-    /// Current time in `time_zone`, RFC 3339 with offset (changes every second).
+    /// Current time in `time_zone`, RFC 3339 with offset (changes every
+    /// second); null when `time_zone` is.
     #[schema(format = DateTime, examples("2026-11-27T01:45:00-06:00"))]
     #[schemars(extend("format" = "date-time"))]
     pub local_time: Option<String>,
@@ -135,7 +140,7 @@ pub struct AsnInfo {
     /// control character; the text, Markdown and HTML forms drop them).
     #[schema(examples("Google LLC"))]
     pub organization: String,
-    /// The prefixes of this page of the answer (`?page=N`, [`PrefixPage`]):
+    /// The prefixes of this page of the answer (`?page=N`, `page`):
     /// the IPv4 ones first, then the IPv6 ones.
     pub prefixes: AsnPrefixes,
     /// How many prefixes the AS has in all, per family.

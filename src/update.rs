@@ -137,7 +137,9 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
             url: config.base_url.clone(),
             reason: e.to_string(),
         })?;
-    std::fs::create_dir_all(&config.data_dir)
+    // Removed again (with any parent it needed) if the run fails: a failed
+    // update leaves the file system as it found it.
+    let mut created = temp::CreatedDirs::create(&config.data_dir)
         .map_err(|source| io_error(&config.data_dir, source))?;
     for (name, bytes) in temp::sweep(&config.data_dir) {
         tracing::info!(file = %name, bytes, "removed a temporary file a stopped update left");
@@ -170,6 +172,7 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
         staged.push((kind, name, tmp, rows));
     }
     let mut installed = Vec::new();
+    created.keep = true;
     for (kind, name, tmp, rows) in staged {
         install(&config.data_dir, kind, &name, tmp)?;
         installed.push(Installed { file: name, rows });

@@ -10,9 +10,13 @@
 //! so an answer costs no boundary lookup. A city without coordinates, or
 //! whose coordinates fall in no land zone (open sea: `Etc/GMT±N`) or in a
 //! zone `chrono-tz` does not know, has no zone of its own: the answer falls
-//! back to its country's primary zone.
+//! back to its country's rule ([`country`]: the country's zone only when
+//! all its zones keep one time).
 
 use std::sync::{Arc, LazyLock};
+
+mod by_country;
+pub mod country;
 
 use chrono_tz::Tz;
 use tzf_rs::EmbeddedFinder;

@@ -25,6 +25,7 @@ use crate::geo::special::SpecialBlock;
 use crate::geo::{Answer, GeoDb};
 use crate::lookup::{describe, local_time};
 use crate::model::ErrorCode;
+use crate::zone::country::zone_at;
 
 /// Writes the CSV rows of one database at one time.
 pub struct CsvRows<'db> {
@@ -390,15 +391,21 @@ fn country_cells(out: &mut Vec<u8>, fields: &[Field], c: &Country, now: DateTime
                 None
             }
             Field::Accuracy => Some("country"),
-            Field::TimeZone => c.time_zone.map(|tz| tz.name()),
+            Field::TimeZone => zone_at(&c.code, c.time_zone, now).map(|tz| tz.name()),
             Field::LocalTime => {
-                if let Some(tz) = c.time_zone {
+                if let Some(tz) = zone_at(&c.code, c.time_zone, now) {
                     csv::cell(out, &local_time(tz, now));
                 }
                 None
             }
             Field::Currency => c.currency.as_deref(),
-            Field::CallingCode => c.calling_code.as_deref(),
+            Field::CallingCode => {
+                // `+61` would be a formula: defused as in every CSV answer.
+                if let Some(code) = c.calling_code.as_deref() {
+                    csv::cell(out, &spreadsheet_safe(code.into()));
+                }
+                None
+            }
             // `city`, and fields that do not come from the country.
             _ => None,
         };

@@ -83,7 +83,13 @@ pub struct Answer<'a> {
 impl GeoDb {
     /// The release compiled into the binary.
     pub fn embedded() -> Result<GeoDb, GeoError> {
-        GeoDb::from_snapshot(snapshot::decode(&EMBEDDED.0)?, Checks::Built)
+        let mut db = GeoDb::from_snapshot(snapshot::decode(&EMBEDDED.0)?, Checks::Built)?;
+        // The snapshot's digest, once per process: the embedded release's identity.
+        static DIGEST: OnceLock<u64> = OnceLock::new();
+        let digest = *DIGEST.get_or_init(|| super::release::Digest::of(&EMBEDDED.0));
+        db.release.country.digest = digest;
+        db.release.asn.digest = digest;
+        Ok(db)
     }
 
     /// Assembles a database from snapshot arrays, checking every array.

@@ -176,6 +176,37 @@ pub(crate) fn release_date(name: &str) -> Option<String> {
     })
 }
 
+/// How far in the future a release's date may be: DB-IP dates a release
+/// by its month, published on the first, and clocks and zones differ.
+pub(crate) const FUTURE_DAYS: i64 = 2;
+
+/// Refuses a file named as a release dated more than [`FUTURE_DAYS`] after
+/// today (a month: its first day): the newest name wins, so one such file
+/// would pin the data for good (`update --month 2099-01`, issue 33).
+pub(crate) fn check_not_future(name: &str) -> Result<(), GeoError> {
+    let Some(date) = release_date(name) else {
+        return Ok(());
+    };
+    let day = if date.len() == 7 {
+        format!("{date}-01")
+    } else {
+        date.clone()
+    };
+    let latest = (chrono::Utc::now() + chrono::Duration::days(FUTURE_DAYS))
+        .format("%Y-%m-%d")
+        .to_string();
+    if day > latest {
+        return Err(file_error(
+            name,
+            format!(
+                "dated {date}, more than {FUTURE_DAYS} days in the future (latest allowed \
+                 {latest}): refused, so that it cannot pin the data"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The day `path` was last modified, for a file whose name has no date.
 pub(crate) fn modified_date(path: &Path) -> Option<String> {
     let modified = std::fs::metadata(path).ok()?.modified().ok()?;

@@ -29,9 +29,11 @@ pub use iplookup_data::policy::Policy;
 use super::asn::AsnIndex;
 use super::db::GeoDb;
 use super::error::{GeoError, file_error};
-use super::files::{candidates, is_mmdb, modified_date, open, read_all, release_date, stamp};
+use super::files::{
+    candidates, check_not_future, is_mmdb, modified_date, open, read_all, release_date, stamp,
+};
 use super::mmdb::{self, CityTables};
-use super::release::{FileStamp, RefusedFile, Release, SourceInfo};
+use super::release::{Digest, FileStamp, RefusedFile, Release, SourceInfo};
 
 /// Loads the database to start with: the data directory's newest releases
 /// that pass the policy (checked against the embedded data), else the
@@ -190,15 +192,17 @@ fn choose<T: Clone + Covers>(
                 return Ok(Some(own((t, info))));
             }
         }
-        let loaded = load(&path, &name, policy).and_then(|(t, info)| {
-            if let Some((_, current)) = serving {
-                check_rows(policy, &info, current)?;
-            }
-            if policy.min_coverage.is_some() {
-                check_coverage(policy, &name, t.coverage(), &covered())?;
-            }
-            Ok((t, info))
-        });
+        let loaded = check_not_future(&name)
+            .and_then(|()| load(&path, &name, policy))
+            .and_then(|(t, info)| {
+                if let Some((_, current)) = serving {
+                    check_rows(policy, &info, current)?;
+                }
+                if policy.min_coverage.is_some() {
+                    check_coverage(policy, &name, t.coverage(), &covered())?;
+                }
+                Ok((t, info))
+            });
         match loaded {
             Ok(chosen) => {
                 let info = &chosen.1;
@@ -334,6 +338,7 @@ pub fn check_file(
     policy: &Policy,
     serving: &GeoDb,
 ) -> Result<u64, GeoError> {
+    check_not_future(name)?;
     let r = serving.release();
     let (info, current, covers) = match table {
         Table::Country => {
@@ -502,6 +507,24 @@ fn table<K: Key, V: Value>(
         .map_err(|e| file_error(label, format!("inconsistent table: {e:?}")))
 }
 
+/// The [`Digest`] of the file at `path`, as stored (compressed or not).
+fn file_digest(path: &Path, name: &str) -> Result<u64, GeoError> {
+    use std::io::Read;
+    let mut file =
+        std::fs::File::open(path).map_err(|e| file_error(name, format!("cannot open: {e}")))?;
+    let mut digest = Digest::default();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = file
+            .read(&mut chunk)
+            .map_err(|e| DataError::read(name, e))?;
+        if n == 0 {
+            return Ok(digest.finish());
+        }
+        digest.write(&chunk[..n]);
+    }
+}
+
 /// Where a table came from; refused as incomplete if the file changed while it was read.
 fn source_info(
     path: &Path,
@@ -509,6 +532,7 @@ fn source_info(
     before: Option<FileStamp>,
     stats: ImportStats,
 ) -> Result<SourceInfo, GeoError> {
+    let digest = file_digest(path, name)?;
     let after = stamp(path);
     if before != after {
         return Err(GeoError::Data(DataError::Incomplete {
@@ -526,6 +550,7 @@ fn source_info(
         .unwrap_or_default();
     Ok(SourceInfo {
         stamp: after,
+        digest,
         ..SourceInfo::new(name.to_owned(), source.into(), date, stats)
     })
 }

@@ -260,6 +260,9 @@ pub fn read_city(bytes: Vec<u8>, file: &str, policy: &Policy) -> Result<CityArra
             format!("the city name {start:?}...")
         };
         check_string(policy, file, what, &city.name)?;
+        if let Err(bad) = rows::check_coordinates(city.latitude, city.longitude) {
+            return Ok(Err(bad));
+        }
         let place = (
             city.latitude.map_or(0, f64::to_bits),
             city.longitude.map_or(0, f64::to_bits),

@@ -27,6 +27,9 @@ pub struct SourceInfo {
     /// Length and modification time of the file when it was read (`None`:
     /// the embedded data), so a reload keeps a table whose file is unchanged.
     pub stamp: Option<FileStamp>,
+    /// A digest of the file's bytes as read (of the embedded snapshot for
+    /// the embedded data): the release's identity in `ETag`s ([`Release::tag`]).
+    pub digest: u64,
 }
 
 impl SourceInfo {
@@ -47,6 +50,7 @@ impl SourceInfo {
             defects: stats.defects,
             notes: stats.notes,
             stamp: None,
+            digest: 0,
         }
     }
 }
@@ -54,6 +58,28 @@ impl SourceInfo {
 impl From<SourceMeta> for SourceInfo {
     fn from(m: SourceMeta) -> SourceInfo {
         SourceInfo::new(m.file, m.source, m.date, m.stats)
+    }
+}
+
+/// A digest of `bytes` (SipHash with fixed keys, chunk by chunk through
+/// [`Digest::write`]): what tells two versions of a release apart.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Digest(std::hash::DefaultHasher);
+
+impl Digest {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
+        std::hash::Hasher::write(&mut self.0, bytes);
+    }
+
+    pub(crate) fn finish(&self) -> u64 {
+        std::hash::Hasher::finish(&self.0)
+    }
+
+    /// The digest of `bytes` in one piece.
+    pub(crate) fn of(bytes: &[u8]) -> u64 {
+        let mut d = Digest::default();
+        d.write(bytes);
+        d.finish()
     }
 }
 
@@ -98,16 +124,21 @@ impl Release {
         }
     }
 
-    /// A short identifier of the data, for `ETag`s: the release dates and row counts of every table.
+    /// A short identifier of the data, for `ETag`s: the country release's
+    /// date, then a digest of every table's content ([`SourceInfo::digest`])
+    /// with its date and row count, so that a release republished under the
+    /// same date and row count with other content gets another tag.
     pub(crate) fn tag(&self) -> String {
-        let city = self
-            .city
-            .as_ref()
-            .map(|c| format!("-{}-{}", c.date, c.rows))
-            .unwrap_or_default();
-        format!(
-            "{}-{}-{}-{}{city}",
-            self.country.date, self.country.rows, self.asn.date, self.asn.rows
-        )
+        use std::hash::Hasher;
+        // Fixed keys: the same release gives the same tag in every replica.
+        let mut h = std::hash::DefaultHasher::new();
+        let tables = [Some(&self.country), Some(&self.asn), self.city.as_ref()];
+        for info in tables.into_iter().flatten() {
+            h.write_u64(info.digest);
+            h.write(info.date.as_bytes());
+            h.write_u8(0);
+            h.write_u64(info.rows);
+        }
+        format!("{}-{:016x}", self.country.date, h.finish())
     }
 }

@@ -55,6 +55,45 @@ impl Drop for TempFile {
     }
 }
 
+/// The directories a run created for its downloads, outermost first:
+/// removed on drop (each only if empty) unless `keep`, so that a failed or
+/// stopped run leaves no data directory it did not find.
+#[derive(Debug)]
+pub(crate) struct CreatedDirs {
+    dirs: Vec<PathBuf>,
+    pub keep: bool,
+}
+
+impl CreatedDirs {
+    /// Creates `dir` and the parents it lacks, remembering which.
+    pub(crate) fn create(dir: &Path) -> std::io::Result<CreatedDirs> {
+        let mut dirs = Vec::new();
+        let mut at = Some(dir);
+        while let Some(d) = at.filter(|d| !d.as_os_str().is_empty()) {
+            if std::fs::symlink_metadata(d).is_ok() {
+                break;
+            }
+            dirs.push(d.to_path_buf());
+            at = d.parent();
+        }
+        dirs.reverse();
+        // On an error, whatever part was made goes again (by drop).
+        let created = CreatedDirs { dirs, keep: false };
+        std::fs::create_dir_all(dir)?;
+        Ok(created)
+    }
+}
+
+impl Drop for CreatedDirs {
+    fn drop(&mut self) {
+        if !self.keep {
+            for d in self.dirs.iter().rev() {
+                let _ = std::fs::remove_dir(d);
+            }
+        }
+    }
+}
+
 /// Whether `name` is the name of an update's temporary file.
 pub(crate) fn is_temp_name(name: &str) -> bool {
     name.starts_with(".dbip-") && name.ends_with(".tmp")

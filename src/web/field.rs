@@ -15,10 +15,11 @@ use axum::response::Response;
 use percent_encoding::percent_decode_str;
 
 use super::client::client_addr;
+use super::negotiate::ClientKind;
 use super::pages::invalid_ip;
 use super::policy::{Tag, Uncached, document, mark};
 use super::render::{ErrorPage, one_line};
-use super::respond::{Wants, bad_request, error_on};
+use super::respond::{Wants, bad_request, error};
 use super::routes::{self, Route};
 use super::schema::{FieldParam, IpParam};
 use super::served::{Served, describe};
@@ -31,7 +32,7 @@ use axum::routing::get;
 /// `GET /api/v1/ip/{ip}/{field}`.
 #[utoipa::path(get, path = "/api/v1/ip/{ip}/{field}", tag = "lookup",
     summary = "One field of an address's answer, as plain text",
-    description = "The field's value and a newline (an empty line when it is null), always `text/plain`: `curl host/api/v1/ip/8.8.8.8/asn` prints `15169`. Fields are the members of IpInfo, flat (`country_code`, not `location.country_code`); `special_purpose` is the block's registry name (`Private-Use` for 10.1.2.3, an empty line for an ordinary address). Control and bidi characters are removed. The answer carries a weak ETag tied to the data release (and to the PTR name when there is one).",
+    description = "The field's value and a newline (an empty line when it is null), always `text/plain`: `curl host/api/v1/ip/8.8.8.8/asn` prints `15169`. Fields are the members of IpInfo, flat (`country_code`, not `location.country_code`); `special_purpose` is the block's registry name (`Private-Use` for 10.1.2.3, an empty line for an ordinary address). Control, bidi and invisible characters are removed. Errors are JSON whatever `Accept` asks. The answer carries a weak ETag tied to the data release's content (and to the PTR name when there is one).",
     params(("ip" = IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address", example = "8.8.8.8"), ("field" = FieldParam, Path, description = "A field of IpInfo", example = "country_code")),
     responses(
         (status = 200, description = "The value and a newline", content_type = "text/plain; charset=utf-8", body = String),
@@ -43,15 +44,14 @@ pub(crate) async fn api_ip_field(
     State(state): State<AppState>,
     OriginalUri(uri): OriginalUri,
     raw: Result<Path<(String, String)>, PathRejection>,
-    wants: Wants,
 ) -> Response {
     let route = &routes::API_IP_FIELD;
     let Ok(Path((ip, name))) = raw else {
-        return not_utf8(uri.path(), &wants, route);
+        return not_utf8(uri.path(), route);
     };
     let field = match name.parse::<Field>() {
         Ok(field) => field,
-        Err(e) => return unknown_field(e.to_string(), &wants, route),
+        Err(e) => return unknown_field(e.to_string(), route),
     };
     let answered = match lookup::parse(&ip) {
         Ok(ip) => Ok(state.lookup.lookup(ip, rdns_for(field)).await),
@@ -66,7 +66,7 @@ pub(crate) async fn api_ip_field(
                 &answered.info,
             )),
         ),
-        Err(e) => error_on(invalid_ip(&e), &wants, route),
+        Err(e) => json_error(invalid_ip(&e), route),
     }
 }
 
@@ -85,15 +85,14 @@ pub(crate) async fn api_me_field(
     headers: HeaderMap,
     OriginalUri(uri): OriginalUri,
     raw: Result<Path<String>, PathRejection>,
-    wants: Wants,
 ) -> Response {
     let route = &routes::API_ME_FIELD;
     let Ok(Path(name)) = raw else {
-        return not_utf8(uri.path(), &wants, route);
+        return not_utf8(uri.path(), route);
     };
     let field = match name.parse::<Field>() {
         Ok(field) => field,
-        Err(e) => return unknown_field(e.to_string(), &wants, route),
+        Err(e) => return unknown_field(e.to_string(), route),
     };
     let ip = client_addr(peer, &headers, &state.proxies);
     let answered = state.lookup.lookup(ip, rdns_for(field)).await;
@@ -135,24 +134,34 @@ fn etag(release: &str, field: Field) -> String {
     format!("W/\"{release}-{}\"", field.name())
 }
 
-fn unknown_field(message: String, wants: &Wants, route: &Route) -> Response {
+/// An error of these routes, in JSON whatever the request's `Accept` asks:
+/// the value is text, its errors are the API's (as documented).
+fn json_error(page: ErrorPage, route: &Route) -> Response {
+    error(
+        page,
+        &Wants::default(),
+        route.error_default(ClientKind::Other),
+    )
+}
+
+fn unknown_field(message: String, route: &Route) -> Response {
     let page = ErrorPage {
         input: None,
         status: StatusCode::NOT_FOUND,
         body: model::Error::new(ErrorCode::UnknownField, message),
     };
-    error_on(page, wants, route)
+    json_error(page, route)
 }
 
 /// A path segment that is not UTF-8 once percent-decoded: the field (the
 /// last segment) is no field (404); else the address is no address (400).
-fn not_utf8(path: &str, wants: &Wants, route: &Route) -> Response {
+fn not_utf8(path: &str, route: &Route) -> Response {
     let last = path.rsplit('/').next().unwrap_or_default();
     if percent_decode_str(last).decode_utf8().is_err() {
-        return unknown_field("the field is not valid UTF-8".into(), wants, route);
+        return unknown_field("the field is not valid UTF-8".into(), route);
     }
     let message = "the address is not valid UTF-8".into();
-    error_on(bad_request(ErrorCode::InvalidIp, message), wants, route)
+    json_error(bad_request(ErrorCode::InvalidIp, message), route)
 }
 
 /// The routes this module answers.

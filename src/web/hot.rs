@@ -206,7 +206,8 @@ impl Future for AnswerFuture {
             AnswerFuture::Now(request) => {
                 let response = match request.take() {
                     Some((state, request, started)) => {
-                        let wants = Wants::read(request.uri(), request.headers());
+                        let wants =
+                            Wants::read(request.uri(), request.headers()).with_public_url(&state);
                         let text = picked_address(&request);
                         json_now(&state, text, &wants, started).unwrap_or_else(|| {
                             let answer = pages::api_ip_answer_now(&state, text, &wants, started);
@@ -310,7 +311,7 @@ impl Service<Request> for ApiIp {
             return AnswerFuture::Now(Some((state, request, clock::recent())));
         }
         AnswerFuture::Waiting(Box::pin(async move {
-            let wants = Wants::read(request.uri(), request.headers());
+            let wants = Wants::read(request.uri(), request.headers()).with_public_url(&state);
             let text = picked_address(&request);
             let mut response = pages::api_ip_answer(&state, text, &wants).await;
             // The common layer leaves its headers to this route.

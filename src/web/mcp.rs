@@ -55,6 +55,7 @@ use serde_json::Value;
 use tower::ServiceExt;
 
 mod message;
+mod visible;
 
 pub use message::{IMPLEMENTED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
 use message::{jsonrpc_error, read_message};
@@ -102,7 +103,9 @@ pub struct LookupManyResults {
 pub struct AsnParams {
     /// AS number: 15169 or AS15169 (a JSON number or a string).
     pub asn: AsnArg,
-    /// The page of the prefixes, from 1 (default 1), of [`ASN_PER_PAGE`].
+    /// The page of the prefixes, from 1 (default 1), of 10,000 prefixes each.
+    // The words above are the tool's input schema (no rustdoc link there):
+    // 10,000 is `ASN_PER_PAGE`, which a unit test holds them to.
     #[serde(default)]
     pub page: Option<u32>,
 }
@@ -177,7 +180,9 @@ impl IpLookupMcp {
         Parameters(params): Parameters<LookupParams>,
     ) -> Result<Json<IpInfo>, String> {
         match lookup::parse(&params.ip) {
-            Ok(ip) => Ok(Json(self.state.lookup.lookup(ip, Rdns::Wait).await.info)),
+            Ok(ip) => Ok(Json(visible::info(
+                self.state.lookup.lookup(ip, Rdns::Wait).await.info,
+            ))),
             Err(e) => Err(format!("{}: {e}", e.code())),
         }
     }
@@ -205,7 +210,9 @@ impl IpLookupMcp {
         // charged to the slot's meter as they are answered.
         let meter = parts.extensions.get::<Meter>();
         match super::batch::lookup_all(&self.state, &params.ips, meter).await {
-            Ok(results) => Ok(Json(LookupManyResults { results })),
+            Ok(results) => Ok(Json(LookupManyResults {
+                results: visible::entries(results),
+            })),
             Err((spent, answered)) => {
                 metrics::counter!("iplookup_batch_answer_refused_total").increment(1);
                 Err(format!(
@@ -239,7 +246,7 @@ impl IpLookupMcp {
         // The call holds a batch slot (`post` took it): the answer is
         // charged to its meter as `lookup_ips`'s entries are.
         charge(&parts, &info)?;
-        Ok(Json(info))
+        Ok(Json(visible::asn(info)))
     }
 
     /// Look up one prefix.
@@ -296,7 +303,9 @@ impl IpLookupMcp {
             .map(|c| c.0)
             .ok_or_else(|| "the caller's address is unknown".to_owned())?;
         let ip = client_addr(peer, &parts.headers, &self.state.proxies);
-        Ok(Json(self.state.lookup.lookup(ip, Rdns::Wait).await.info))
+        Ok(Json(visible::info(
+            self.state.lookup.lookup(ip, Rdns::Wait).await.info,
+        )))
     }
 }
 

@@ -18,6 +18,18 @@ pub(crate) use super::wants::Wants;
 use crate::model::{self, ErrorCode};
 
 const VARY: HeaderValue = HeaderValue::from_static("Accept, User-Agent, Accept-Language");
+/// [`VARY`] of a page that prints the request's `Host`.
+const VARY_HOST: HeaderValue =
+    HeaderValue::from_static("Accept, User-Agent, Accept-Language, Host");
+
+/// `tag` of a page that prints `host`: a hash of the host appended.
+fn host_tag(tag: &Arc<str>, host: &str) -> Arc<str> {
+    use std::hash::{Hash, Hasher};
+    // Fixed keys: the same host gives the same tag in every replica.
+    let mut h = std::hash::DefaultHasher::new();
+    host.hash(&mut h);
+    Arc::from(format!("{tag}-h{:08x}", h.finish() as u32))
+}
 
 /// The tag of an answer about `info` from the data release `release`: the
 /// release, and when the answer names a PTR name, a hash of it too, so that
@@ -90,9 +102,27 @@ fn respond_in(page: Page, wants: &Wants, reply: &Reply, layer: Option<bool>) -> 
         Page::Docs(_) => Lang::En,
         _ => view.lang,
     };
+    // An HTML address page prints `curl` commands on the request's `Host`
+    // when there is no `--public-url`: it varies with `Host`, and its tag
+    // names the host, so no shared cache hands one caller's host to another
+    // (SECURITY.md, "Shared caches").
+    let by_host =
+        (format == Format::Html && matches!(page, Page::Lookup(_)) && wants.names_request_host())
+            .then(|| view.host().to_owned());
+    let host_reply;
+    let reply = match (&by_host, &reply.etag) {
+        (Some(host), Some(tag)) => {
+            host_reply = Reply {
+                etag: Some(host_tag(tag, host)),
+                ..reply.clone()
+            };
+            &host_reply
+        }
+        _ => reply,
+    };
     let fast = layer
         .zip(reply.etag.as_ref())
-        .filter(|_| status == StatusCode::OK);
+        .filter(|_| status == StatusCode::OK && by_host.is_none());
     if let Some((tls, tag)) = fast {
         if let Some(headers) = prebuilt(&page, format, lang, reply, tag, tls) {
             let not_modified = wants
@@ -106,7 +136,10 @@ fn respond_in(page: Page, wants: &Wants, reply: &Reply, layer: Option<bool>) -> 
             };
         }
     }
-    let headers = head(&page, format, lang, status, reply);
+    let mut headers = head(&page, format, lang, status, reply);
+    if by_host.is_some() {
+        headers.insert(header::VARY, VARY_HOST);
+    }
     if let Some(tag) = reply.etag.as_ref().filter(|_| status == StatusCode::OK) {
         if wants
             .if_none_match

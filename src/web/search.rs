@@ -189,12 +189,12 @@ fn host(text: &str) -> &str {
     host
 }
 
-/// 1 to 5 digits, at most 65535.
+/// 1 to 5 digits, a number from 1 to 65535 (port 0 names no service).
 fn port(text: &str) -> bool {
     !text.is_empty()
         && text.len() <= 5
         && text.bytes().all(|b| b.is_ascii_digit())
-        && text.parse::<u32>().is_ok_and(|p| p <= 65535)
+        && text.parse::<u32>().is_ok_and(|p| (1..=65535).contains(&p))
 }
 
 /// The error for text that is neither an address nor an AS number, naming

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::negotiate::ClientKind;
 use super::render::{Lang, View};
+use super::state::AppState;
 
 /// What the request says about the wanted format.
 #[derive(Debug, Clone, Default)]
@@ -35,6 +36,10 @@ pub(crate) struct Wants {
     /// sent: [`Wants::host`] reads it (checked only by the pages that show
     /// it, and copied from the request's bytes without an allocation).
     pub host: Option<HeaderValue>,
+    /// `--public-url` (`scheme://host[:port]`), when set: the pages' `curl`
+    /// commands name it instead of the request's `Host`
+    /// ([`Wants::with_public_url`]).
+    pub public_base: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -46,11 +51,14 @@ struct PageQuery {
     q: Option<String>,
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for Wants {
+impl FromRequestParts<AppState> for Wants {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(Wants::read(&parts.uri, &parts.headers))
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Wants::read(&parts.uri, &parts.headers).with_public_url(state))
     }
 }
 
@@ -115,7 +123,15 @@ impl Wants {
             user_agent: user_agent.flatten(),
             if_none_match,
             bad_query,
+            public_base: None,
         }
+    }
+
+    /// These wants with the service's `--public-url`, if it has one: a page
+    /// then names no host of the request (SECURITY.md, "Shared caches").
+    pub(crate) fn with_public_url(mut self, state: &AppState) -> Wants {
+        self.public_base = state.public_url.as_ref().map(|p| p.base());
+        self
     }
 
     /// The kind of client asking, which picks a route's default format
@@ -129,8 +145,18 @@ impl Wants {
         View {
             lang: self.lang,
             lang_in_query: self.lang_in_query,
-            host: self.host().map(str::to_owned),
+            host: match &self.public_base {
+                Some(base) => Some(base.clone()),
+                None => self.host().map(str::to_owned),
+            },
         }
+    }
+
+    /// Whether a page's `curl` commands name the request's own `Host` (or
+    /// its absence): no `--public-url`. Such a page varies with `Host`
+    /// ([`super::respond`]).
+    pub(crate) fn names_request_host(&self) -> bool {
+        self.public_base.is_none()
     }
 
     /// The host the caller used (`Host`, or the target's authority), when

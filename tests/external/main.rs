@@ -16,3 +16,4 @@ mod clients;
 mod deploy;
 mod discovery;
 mod docs;
+mod shared_cache;

@@ -201,8 +201,13 @@ fn assert_country(
         "{v}"
     );
     assert_eq!(s(v, "location.accuracy"), Some("country"), "{v}");
-    assert_eq!(s(v, "location.time_zone"), Some(zone), "{v}");
-    assert_local_time(v);
+    if zone.is_empty() {
+        assert_eq!(v["location"]["time_zone"], Value::Null, "{v}");
+        assert_eq!(v["location"]["local_time"], Value::Null, "{v}");
+    } else {
+        assert_eq!(s(v, "location.time_zone"), Some(zone), "{v}");
+        assert_local_time(v);
+    }
     assert_eq!(s(v, "location.currency"), Some(currency), "{v}");
     assert_eq!(s(v, "location.calling_code"), Some(calling), "{v}");
     assert_eq!(v["network"]["reverse_dns"], Value::Null, "{v}");
@@ -247,7 +252,8 @@ async fn google_dns_ipv4() {
         "US",
         "United States",
         "North America",
-        "America/New_York",
+        // Several times at once: no zone at country accuracy (issue 33).
+        "",
         "USD",
         "+1",
     );
@@ -271,7 +277,8 @@ async fn cloudflare_dns_ipv4() {
         "AU",
         "Australia",
         "Oceania",
-        "Australia/Sydney",
+        // Several times at once: no zone at country accuracy (issue 33).
+        "",
         "AUD",
         "+61",
     );
@@ -289,7 +296,8 @@ async fn google_dns_ipv6_is_in_canada_per_dbip_lite() {
         "CA",
         "Canada",
         "North America",
-        "America/Toronto",
+        // Several times at once: no zone at country accuracy (issue 33).
+        "",
         "CAD",
         "+1",
     );

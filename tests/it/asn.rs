@@ -599,8 +599,8 @@ const HOSTILE: &str = "\u{1b}[31mRed\u{1b}[0m \u{202e}rev\u{202c} \u{9b}2J [x](h
 async fn a_hostile_organisation_name_is_sanitised_on_every_page() {
     use support::data::{TempDir, asn_csv, country_csv, small_release_policy};
     let dir = TempDir::new("asn-hostile");
-    dir.write("dbip-country-lite-2030-01.csv", &country_csv(20, "DE"));
-    dir.write("dbip-asn-lite-2030-01.csv", &asn_csv(20, 64500, HOSTILE));
+    dir.write("dbip-country-lite-2026-07.csv", &country_csv(20, "DE"));
+    dir.write("dbip-asn-lite-2026-07.csv", &asn_csv(20, 64500, HOSTILE));
     let server = support::start(iplookup::ServeConfig {
         data_dir: Some(dir.path().to_owned()),
         policy: small_release_policy(),

@@ -99,9 +99,9 @@ async fn mirror() -> (Arc<Mirror>, String) {
     (mirror, format!("http://{addr}/free/"))
 }
 
-/// `iplookup update` into `dir` from `base` for 2030-01, with `extra` arguments.
+/// `iplookup update` into `dir` from `base` for 2026-07, with `extra` arguments.
 async fn update(dir: &Path, base: &str, extra: &[&str]) -> Output {
-    update_month(dir, base, "2030-01", extra).await
+    update_month(dir, base, "2026-07", extra).await
 }
 
 /// `iplookup update` into `dir` from `base` for `month`, with `extra` arguments.
@@ -161,17 +161,17 @@ async fn timed(client: &reqwest::Client, url: &str) -> (u16, Duration) {
 async fn update_refuses_an_as_expanding_to_too_many_prefixes() {
     let (mirror, base) = mirror().await;
     mirror.put(
-        "dbip-country-lite-2030-01.csv.gz",
+        "dbip-country-lite-2026-07.csv.gz",
         gzip(wide_country().as_bytes()),
     );
     let hostile = wide_asn(&scattered_rows(2_000));
-    mirror.put("dbip-asn-lite-2030-01.csv.gz", gzip(hostile.as_bytes()));
+    mirror.put("dbip-asn-lite-2026-07.csv.gz", gzip(hostile.as_bytes()));
     let dir = TempDir::new("hostile-as");
     let out = update(dir.path(), &base, &ANY_ROWS).await;
     assert_update_refused(
         &out,
         dir.path(),
-        "dbip-asn-lite-2030-01.csv.gz: AS64500 expands to 252000 CIDR prefixes, more than \
+        "dbip-asn-lite-2026-07.csv.gz: AS64500 expands to 252000 CIDR prefixes, more than \
          the 100000 one AS may have; refusing",
     );
 }
@@ -184,7 +184,7 @@ async fn a_running_service_refuses_the_hostile_as_release_and_stays_fast() {
     let dir = TempDir::new("hostile-as-reload");
     drop_in(
         dir.path(),
-        "dbip-asn-lite-2030-01.csv",
+        "dbip-asn-lite-2026-07.csv",
         wide_asn("").as_bytes(),
     );
     let running = support::proc::serve(&[
@@ -197,7 +197,7 @@ async fn a_running_service_refuses_the_hostile_as_release_and_stays_fast() {
     let client = support::client();
     let url = |p: &str| format!("{}{p}", running.base);
     let hostile = gzip(wide_asn(&scattered_rows(2_000)).as_bytes());
-    drop_in(dir.path(), "dbip-asn-lite-2030-02.csv.gz", &hostile);
+    drop_in(dir.path(), "dbip-asn-lite-2026-08.csv.gz", &hostile);
     let waited = eventually(Duration::from_secs(60), "the refusal", || async {
         let h = get_json(&client, &url("/healthz")).await;
         h["refused"][0]["reason"]
@@ -207,10 +207,10 @@ async fn a_running_service_refuses_the_hostile_as_release_and_stays_fast() {
     .await;
     let h = get_json(&client, &url("/healthz")).await;
     assert_eq!(
-        h["refused"][0]["file"], "dbip-asn-lite-2030-02.csv.gz",
+        h["refused"][0]["file"], "dbip-asn-lite-2026-08.csv.gz",
         "{h}"
     );
-    assert_eq!(h["data"]["asn"]["file"], "dbip-asn-lite-2030-01.csv", "{h}");
+    assert_eq!(h["data"]["asn"]["file"], "dbip-asn-lite-2026-07.csv", "{h}");
     let (s, healthz) = timed(&client, &url("/healthz")).await;
     assert_eq!(s, 200);
     let (s, lookup) = timed(&client, &url("/api/v1/ip/1.2.3.4")).await;
@@ -247,7 +247,7 @@ async fn a_running_service_refuses_the_hostile_as_release_and_stays_fast() {
 async fn an_as_at_the_bound_is_answered_off_the_runtime() {
     let dir = TempDir::new("as-at-bound");
     let release = wide_asn(&scattered_rows(790));
-    drop_in(dir.path(), "dbip-asn-lite-2030-01.csv", release.as_bytes());
+    drop_in(dir.path(), "dbip-asn-lite-2026-07.csv", release.as_bytes());
     let running = support::proc::serve(&[
         "--no-reverse-dns",
         "--data-dir",
@@ -307,20 +307,20 @@ fn a_one_network_country_mmdb_is_refused_as_collapsed() {
         &mmdb::country("DE"),
     );
     let dir = TempDir::new("one-network");
-    drop_in(dir.path(), "dbip-country-lite-2030-01.mmdb", &w.finish());
+    drop_in(dir.path(), "dbip-country-lite-2026-07.mmdb", &w.finish());
     let running = support::proc::serve(&["--no-reverse-dns", "--data-dir", dir.str()]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let client = support::client();
         let h = get_json(&client, &format!("{}/healthz", running.base)).await;
         assert_eq!(
-            h["refused"][0]["file"], "dbip-country-lite-2030-01.mmdb",
+            h["refused"][0]["file"], "dbip-country-lite-2026-07.mmdb",
             "{h}"
         );
         let reason = h["refused"][0]["reason"].as_str().unwrap_or("");
         assert!(
             reason.starts_with(
-                "dbip-country-lite-2030-01.mmdb: covers 256 IPv4 addresses, less than 50% of the "
+                "dbip-country-lite-2026-07.mmdb: covers 256 IPv4 addresses, less than 50% of the "
             ) && reason.contains("the country release it would replace covers"),
             "{reason}"
         );
@@ -343,9 +343,9 @@ async fn update_refuses_a_csv_of_slivers() {
         slivers.push_str(&format!("{s},{e},DE\n"));
     }
     slivers.push_str("2000::,3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff,SE\n");
-    mirror.put("dbip-country-lite-2030-01.csv.gz", gzip(slivers.as_bytes()));
+    mirror.put("dbip-country-lite-2026-07.csv.gz", gzip(slivers.as_bytes()));
     mirror.put(
-        "dbip-asn-lite-2030-01.csv.gz",
+        "dbip-asn-lite-2026-07.csv.gz",
         gzip(wide_asn("").as_bytes()),
     );
     let dir = TempDir::new("slivers");
@@ -353,7 +353,7 @@ async fn update_refuses_a_csv_of_slivers() {
     assert_update_refused(
         &out,
         dir.path(),
-        "dbip-country-lite-2030-01.csv.gz: covers 320000 IPv4 addresses, less than 50% of the ",
+        "dbip-country-lite-2026-07.csv.gz: covers 320000 IPv4 addresses, less than 50% of the ",
     );
 }
 
@@ -365,7 +365,7 @@ fn an_mmdb_over_the_network_cap_is_refused_before_it_is_walked() {
     let dir = TempDir::new("many-networks");
     drop_in(
         dir.path(),
-        "dbip-country-lite-2030-01.mmdb",
+        "dbip-country-lite-2026-07.mmdb",
         &many_networks(17),
     );
     let running = support::proc::serve(&[
@@ -382,7 +382,7 @@ fn an_mmdb_over_the_network_cap_is_refused_before_it_is_walked() {
     ));
     assert_eq!(
         h["refused"][0]["reason"],
-        "dbip-country-lite-2030-01.mmdb: holds more than 100000 networks (stopped counting \
+        "dbip-country-lite-2026-07.mmdb: holds more than 100000 networks (stopped counting \
          at 131072; --max-data-networks); refusing",
         "{h}"
     );
@@ -406,7 +406,7 @@ fn an_mmdb_of_millions_of_networks_is_refused_at_the_default_cap() {
     let dir = TempDir::new("millions");
     drop_in(
         dir.path(),
-        "dbip-country-lite-2030-01.mmdb",
+        "dbip-country-lite-2026-07.mmdb",
         &many_networks(22),
     );
     let started = Instant::now();
@@ -432,11 +432,11 @@ fn an_mmdb_of_millions_of_networks_is_refused_at_the_default_cap() {
 async fn update_refuses_a_city_name_of_a_million_characters() {
     let (mirror, base) = mirror().await;
     mirror.put(
-        "dbip-country-lite-2030-01.csv.gz",
+        "dbip-country-lite-2026-07.csv.gz",
         gzip(country_csv(20, "DE").as_bytes()),
     );
     mirror.put(
-        "dbip-asn-lite-2030-01.csv.gz",
+        "dbip-asn-lite-2026-07.csv.gz",
         gzip(asn_csv(20, 64500, "X").as_bytes()),
     );
     let mut w = Writer::new(6, "DBIP-City-Lite");
@@ -449,7 +449,7 @@ async fn update_refuses_a_city_name_of_a_million_characters() {
         let record = mmdb::city(&name, "DE", 50.0 + i as f64 / 1000.0, 8.0);
         w.insert((0x2001_0db8u128 << 96) | (i << 80), 48, &record);
     }
-    mirror.put("dbip-city-lite-2030-01.mmdb.gz", gzip(&w.finish()));
+    mirror.put("dbip-city-lite-2026-07.mmdb.gz", gzip(&w.finish()));
     let dir = TempDir::new("long-city");
     let mut args = vec!["--city"];
     args.extend(ANY_ROWS);
@@ -468,11 +468,11 @@ async fn update_refuses_a_city_name_of_a_million_characters() {
 async fn update_refuses_a_small_first_city_release() {
     let (mirror, base) = mirror().await;
     mirror.put(
-        "dbip-country-lite-2030-01.csv.gz",
+        "dbip-country-lite-2026-07.csv.gz",
         gzip(wide_country().as_bytes()),
     );
     mirror.put(
-        "dbip-asn-lite-2030-01.csv.gz",
+        "dbip-asn-lite-2026-07.csv.gz",
         gzip(wide_asn("").as_bytes()),
     );
     let mut w = Writer::new(6, "DBIP-City-Lite");
@@ -481,7 +481,7 @@ async fn update_refuses_a_small_first_city_release() {
         32,
         &mmdb::city("Town", "DE", 50.0, 8.0),
     );
-    mirror.put("dbip-city-lite-2030-01.mmdb.gz", gzip(&w.finish()));
+    mirror.put("dbip-city-lite-2026-07.mmdb.gz", gzip(&w.finish()));
     let dir = TempDir::new("small-city");
     let out = update(
         dir.path(),
@@ -492,7 +492,7 @@ async fn update_refuses_a_small_first_city_release() {
     assert_update_refused(
         &out,
         dir.path(),
-        "dbip-city-lite-2030-01.mmdb.gz: covers 0 IPv4 addresses, less than 50% of the ",
+        "dbip-city-lite-2026-07.mmdb.gz: covers 0 IPv4 addresses, less than 50% of the ",
     );
 }
 
@@ -526,9 +526,9 @@ fn asn_share(eights: u32, twenties: u32) -> String {
 async fn successive_releases_cannot_ratchet_coverage_down() {
     let (mirror, base) = mirror().await;
     for (month, eights, twenties) in [
-        ("2030-01", 138, 48),
-        ("2030-02", 83, 29),
-        ("2030-03", 50, 18),
+        ("2026-07", 138, 48),
+        ("2026-08", 83, 29),
+        ("2026-09", 50, 18),
     ] {
         mirror.put(
             &format!("dbip-country-lite-{month}.csv.gz"),
@@ -541,22 +541,22 @@ async fn successive_releases_cannot_ratchet_coverage_down() {
     }
     let dir = TempDir::new("ratchet");
     let window = ["--release-row-ratio", "0..1000"];
-    let out = update_month(dir.path(), &base, "2030-01", &window).await;
+    let out = update_month(dir.path(), &base, "2026-07", &window).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the first update: {stderr}");
     let first = installed(dir.path());
     assert!(
-        first.contains(&"dbip-asn-lite-2030-01.csv.gz".to_owned()),
+        first.contains(&"dbip-asn-lite-2026-07.csv.gz".to_owned()),
         "{first:?}"
     );
-    let out = update_month(dir.path(), &base, "2030-02", &window).await;
+    let out = update_month(dir.path(), &base, "2026-08", &window).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success(),
         "the second update succeeded: {stderr}"
     );
     let words = format!(
-        "dbip-asn-lite-2030-02.csv.gz: covers {} IPv4 addresses, less than 50% of the ",
+        "dbip-asn-lite-2026-08.csv.gz: covers {} IPv4 addresses, less than 50% of the ",
         83u64 << 24
     );
     assert!(
@@ -565,20 +565,20 @@ async fn successive_releases_cannot_ratchet_coverage_down() {
     );
     assert_eq!(installed(dir.path()), first, "nothing installed: {stderr}");
     // Taken on purpose, it becomes the only reference.
-    let out = update_month(dir.path(), &base, "2030-02", &ANY_ROWS).await;
+    let out = update_month(dir.path(), &base, "2026-08", &ANY_ROWS).await;
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = update_month(dir.path(), &base, "2030-03", &window).await;
+    let out = update_month(dir.path(), &base, "2026-09", &window).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
         "the update after a small release: {stderr}"
     );
     assert!(
-        installed(dir.path()).contains(&"dbip-asn-lite-2030-03.csv.gz".to_owned()),
+        installed(dir.path()).contains(&"dbip-asn-lite-2026-09.csv.gz".to_owned()),
         "{:?}",
         installed(dir.path())
     );

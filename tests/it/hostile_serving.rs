@@ -93,10 +93,10 @@ async fn csv_cells_are_defused_past_white_space_format_characters_and_full_width
 /// hides text behind U+200B, U+FEFF and U+2060, and starts a formula.
 fn serve_invisible() -> (TempDir, support::proc::Running) {
     let dir = TempDir::new("invisible");
-    dir.write("dbip-country-lite-2030-01.csv", &country_csv(20, "DE"));
+    dir.write("dbip-country-lite-2026-07.csv", &country_csv(20, "DE"));
     let org = "\u{feff}=ex\u{200b}ample\u{2060} Corp";
     dir.write(
-        "dbip-asn-lite-2030-01.csv",
+        "dbip-asn-lite-2026-07.csv",
         &support::data::asn_csv(20, 64500, org),
     );
     let server = support::proc::serve(&[
@@ -303,7 +303,7 @@ async fn if_none_match_star_is_304_on_a_get_of_any_page() {
 /// `lookup_ips` is about three times its usual size.
 fn long_names_dir() -> TempDir {
     let dir = TempDir::new("long-names");
-    dir.write("dbip-country-lite-2030-01.csv", &country_csv(20, "DE"));
+    dir.write("dbip-country-lite-2026-07.csv", &country_csv(20, "DE"));
     let mut asn = String::new();
     for i in 0..256u32 {
         let org = format!("{i:03} {}", "Long Name Networks ".repeat(13));
@@ -313,7 +313,7 @@ fn long_names_dir() -> TempDir {
             64600 + i
         ));
     }
-    dir.write("dbip-asn-lite-2030-01.csv", &asn);
+    dir.write("dbip-asn-lite-2026-07.csv", &asn);
     dir
 }
 
@@ -393,12 +393,12 @@ async fn an_answer_over_the_clients_share_of_bytes_is_refused() {
 #[tokio::test(flavor = "multi_thread")]
 async fn mcp_lookup_asn_pages_an_as_at_the_bound_and_charges_the_page() {
     let dir = TempDir::new("mcp-as-bound");
-    dir.write("dbip-country-lite-2030-01.csv", &country_csv(20, "DE"));
+    dir.write("dbip-country-lite-2026-07.csv", &country_csv(20, "DE"));
     let asn = format!(
         "8.8.8.0,8.8.8.255,15169,\"Google LLC\"\n{}",
         crate::hostile::scattered_rows(790)
     );
-    dir.write("dbip-asn-lite-2030-01.csv", &asn);
+    dir.write("dbip-asn-lite-2026-07.csv", &asn);
     let headers = [
         ("content-type", "application/json"),
         ("accept", "application/json, text/event-stream"),

@@ -55,5 +55,6 @@ mod reload;
 mod search;
 mod special;
 mod tls;
+mod trust;
 mod update;
 mod zone;

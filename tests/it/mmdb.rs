@@ -558,7 +558,7 @@ fn the_country_comes_from_the_country_table_not_the_city_database() {
     let dir = TempDir::new("mmdb-mixed");
     drop_in(
         dir.path(),
-        "dbip-country-lite-2030-01.csv",
+        "dbip-country-lite-2026-07.csv",
         support::data::country_csv(4, "FR").as_bytes(),
     );
     std::fs::write(dir.path().join("GeoLite2-City.mmdb"), fixture(CITY)).unwrap();

@@ -69,12 +69,12 @@ fn visible(s: &str) -> String {
 fn serve() -> (TempDir, support::proc::Running) {
     let dir = TempDir::new("output");
     std::fs::write(
-        dir.path().join("dbip-country-lite-2030-01.csv"),
+        dir.path().join("dbip-country-lite-2026-07.csv"),
         country_csv(20, "DE"),
     )
     .unwrap();
     std::fs::write(
-        dir.path().join("dbip-asn-lite-2030-01.csv"),
+        dir.path().join("dbip-asn-lite-2026-07.csv"),
         asn_csv(20, 64500, ORG),
     )
     .unwrap();
@@ -376,7 +376,7 @@ async fn hundreds_of_hostile_values_render_as_themselves_in_githubs_renderer() {
     let values = hostile_values(250);
     let dir = TempDir::new("output-fuzz");
     std::fs::write(
-        dir.path().join("dbip-country-lite-2030-01.csv"),
+        dir.path().join("dbip-country-lite-2026-07.csv"),
         country_csv(20, "DE"),
     )
     .unwrap();
@@ -384,7 +384,7 @@ async fn hundreds_of_hostile_values_render_as_themselves_in_githubs_renderer() {
     for (i, v) in values.iter().enumerate() {
         asn.push_str(&format!("20.0.{i}.0,20.0.{i}.255,{},\"{v}\"\n", 64600 + i));
     }
-    std::fs::write(dir.path().join("dbip-asn-lite-2030-01.csv"), asn).unwrap();
+    std::fs::write(dir.path().join("dbip-asn-lite-2026-07.csv"), asn).unwrap();
     let server = serve_data_dir(&dir);
     let client = support::client();
 

@@ -19,9 +19,9 @@ use support::data::{
 };
 use support::http::{eventually, get_json, metric};
 
-const C01: &str = "dbip-country-lite-2030-01.csv";
-const C02: &str = "dbip-country-lite-2030-02.csv";
-const C03: &str = "dbip-country-lite-2030-03.csv";
+const C01: &str = "dbip-country-lite-2026-07.csv";
+const C02: &str = "dbip-country-lite-2026-08.csv";
+const C03: &str = "dbip-country-lite-2026-09.csv";
 
 /// `GET url`: status and body, or the failure (the load below counts them).
 async fn get(client: &reqwest::Client, url: &str) -> Result<(u16, String), String> {
@@ -139,7 +139,7 @@ async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
     .await;
     let client = support::client();
     let h = health(&client, &server.base).await;
-    assert_eq!(h["data"]["country"]["release_date"], "2030-01", "{h}");
+    assert_eq!(h["data"]["country"]["release_date"], "2026-07", "{h}");
     assert_eq!(h["data"]["country"]["rows"], 20, "{h}");
     assert_eq!(country_of_8888(&client, &server.base).await, "FR");
 
@@ -149,13 +149,13 @@ async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
     drop_in(dir.path(), C02, country_csv(30, "DE").as_bytes());
     let took = eventually(
         Duration::from_secs(10),
-        "release 2030-02 in /healthz",
+        "release 2026-08 in /healthz",
         || async {
-            health(&client, &server.base).await["data"]["country"]["release_date"] == "2030-02"
+            health(&client, &server.base).await["data"]["country"]["release_date"] == "2026-08"
         },
     )
     .await;
-    eprintln!("2030-02 served {took:?} after the drop-in");
+    eprintln!("2026-08 served {took:?} after the drop-in");
     tokio::time::sleep(Duration::from_millis(300)).await;
     let outcomes = load.finish().await;
     let total = assert_clean(&outcomes, "FR", "DE");
@@ -176,7 +176,7 @@ async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
         .await
         .unwrap();
     assert_eq!(status, 200);
-    assert!(text.contains("2030-02"), "{text}");
+    assert!(text.contains("2026-08"), "{text}");
 
     // A bad release (a reversed range) arrives under load: refused, old data stays.
     let metrics_url = format!("{}/metrics", server.base);
@@ -196,7 +196,7 @@ async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
     assert_clean(&outcomes, "DE", "DE");
 
     let h = health(&client, &server.base).await;
-    assert_eq!(h["data"]["country"]["release_date"], "2030-02", "{h}");
+    assert_eq!(h["data"]["country"]["release_date"], "2026-08", "{h}");
     assert_eq!(h["data"]["country"]["rows"], 30, "{h}");
     assert_eq!(country_of_8888(&client, &server.base).await, "DE");
     // /healthz names the refused file (its name, not its path) and the reason.
@@ -224,7 +224,7 @@ async fn a_gzipped_asn_release_is_picked_up_next_to_the_country_file() {
 
     drop_in(
         dir.path(),
-        "dbip-asn-lite-2030-02.csv.gz",
+        "dbip-asn-lite-2026-08.csv.gz",
         &gzip(asn_csv(10, 64501, "Fixture February").as_bytes()),
     );
     eventually(
@@ -234,16 +234,16 @@ async fn a_gzipped_asn_release_is_picked_up_next_to_the_country_file() {
     )
     .await;
     let h = health(&client, &server.base).await;
-    assert_eq!(h["data"]["asn"]["release_date"], "2030-02", "{h}");
+    assert_eq!(h["data"]["asn"]["release_date"], "2026-08", "{h}");
     assert_eq!(h["data"]["asn"]["rows"], 10, "{h}");
-    assert_eq!(h["data"]["country"]["release_date"], "2030-01", "{h}");
+    assert_eq!(h["data"]["country"]["release_date"], "2026-07", "{h}");
     assert_eq!(
         get_json(&client, &url).await["network"]["organization"],
         "Fixture February"
     );
 }
 
-/// A data directory with the 2030-01 country release (8.8.8.8: FR).
+/// A data directory with the 2026-07 country release (8.8.8.8: FR).
 fn january_dir() -> TempDir {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
@@ -269,7 +269,7 @@ async fn sighup_reloads_the_binary_while_watching() {
         ANY_ROWS[1],
     ]);
     let client = support::client();
-    assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
+    assert_eq!(release(&health(&client, &bin.base).await), "2026-07");
     let ok = r#"iplookup_reloads_total{result="ok"}"#;
     let metrics_url = format!("{}/metrics", bin.base);
     assert_eq!(
@@ -300,12 +300,12 @@ async fn sighup_reloads_the_binary_without_watching() {
         ANY_ROWS[1],
     ]);
     let client = support::client();
-    assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
+    assert_eq!(release(&health(&client, &bin.base).await), "2026-07");
 
     // Not watching: a new release is not picked up by itself.
     drop_in(dir.path(), C02, country_csv(30, "DE").as_bytes());
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
+    assert_eq!(release(&health(&client, &bin.base).await), "2026-07");
 
     bin.signal("HUP");
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -316,8 +316,8 @@ async fn sighup_reloads_the_binary_without_watching() {
     );
     eventually(
         Duration::from_secs(5),
-        "release 2030-02 after SIGHUP",
-        || async { release(&health(&client, &bin.base).await) == "2030-02" },
+        "release 2026-08 after SIGHUP",
+        || async { release(&health(&client, &bin.base).await) == "2026-08" },
     )
     .await;
     assert_eq!(country_of_8888(&client, &bin.base).await, "DE");
@@ -334,10 +334,10 @@ async fn the_binary_watching_picks_up_a_new_release() {
         ANY_ROWS[1],
     ]);
     let client = support::client();
-    assert_eq!(release(&health(&client, &bin.base).await), "2030-01");
+    assert_eq!(release(&health(&client, &bin.base).await), "2026-07");
     drop_in(dir.path(), C02, country_csv(30, "DE").as_bytes());
-    eventually(Duration::from_secs(10), "release 2030-02", || async {
-        release(&health(&client, &bin.base).await) == "2030-02"
+    eventually(Duration::from_secs(10), "release 2026-08", || async {
+        release(&health(&client, &bin.base).await) == "2026-08"
     })
     .await;
     assert_eq!(country_of_8888(&client, &bin.base).await, "DE");
@@ -374,7 +374,7 @@ async fn asn_of_8888(client: &reqwest::Client, base: &str) -> Value {
     get_json(client, &format!("{base}/api/v1/ip/8.8.8.8")).await["network"]["asn"].clone()
 }
 
-const ONE_ROW_ASN: &str = "dbip-asn-lite-2030-02.csv";
+const ONE_ROW_ASN: &str = "dbip-asn-lite-2026-08.csv";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_one_row_asn_file_is_refused_on_reload_and_at_start() {
@@ -443,10 +443,10 @@ async fn a_one_row_asn_file_is_refused_on_reload_and_at_start() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn too_many_bad_rows_are_refused_at_start_and_on_reload_in_the_same_words() {
-    // 2030-01 is good; 2030-02 holds eleven reversed rows (the same file
+    // 2026-07 is good; 2026-08 holds eleven reversed rows (the same file
     // `update` refuses in tests/update.rs, with the same message).
     let dir = january_dir();
-    let c02 = "dbip-country-lite-2030-02.csv.gz";
+    let c02 = "dbip-country-lite-2026-08.csv.gz";
     std::fs::write(
         dir.path().join(c02),
         gzip(reversed_country_csv(100).as_bytes()),
@@ -462,7 +462,7 @@ async fn too_many_bad_rows_are_refused_at_start_and_on_reload_in_the_same_words(
     let client = support::client();
     // It starts on the newest release that loads.
     let (h, m) = health_and_metrics(&client, &bin.base).await;
-    assert_eq!(release(&h), "2030-01", "{h}");
+    assert_eq!(release(&h), "2026-07", "{h}");
     assert_eq!(
         h["refused"][0]["reason"],
         reversed_rows_refusal(c02, 100),
@@ -476,10 +476,10 @@ async fn too_many_bad_rows_are_refused_at_start_and_on_reload_in_the_same_words(
     assert_eq!(country_of_8888(&client, &bin.base).await, "FR");
 
     // The same file arriving later is refused by the reload in the same words.
-    let c03 = "dbip-country-lite-2030-03.csv.gz";
+    let c03 = "dbip-country-lite-2026-09.csv.gz";
     drop_in(dir.path(), c03, &gzip(reversed_country_csv(100).as_bytes()));
     let refused = r#"iplookup_reloads_total{result="refused"}"#;
-    eventually(Duration::from_secs(10), "2030-03 is refused", || async {
+    eventually(Duration::from_secs(10), "2026-09 is refused", || async {
         metric(
             &get(&client, &format!("{}/metrics", bin.base))
                 .await
@@ -490,7 +490,7 @@ async fn too_many_bad_rows_are_refused_at_start_and_on_reload_in_the_same_words(
     })
     .await;
     let (h, m) = health_and_metrics(&client, &bin.base).await;
-    assert_eq!(release(&h), "2030-01", "{h}");
+    assert_eq!(release(&h), "2026-07", "{h}");
     let reasons: Vec<&str> = h["refused"]
         .as_array()
         .unwrap()
@@ -523,11 +523,11 @@ async fn the_real_asn_release_reloads_with_its_overlap_counted() {
     let client = support::client();
     let real =
         std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/asn.csv.gz")).unwrap();
-    drop_in(dir.path(), "dbip-asn-lite-2030-02.csv.gz", &real);
+    drop_in(dir.path(), "dbip-asn-lite-2026-08.csv.gz", &real);
     eventually(
         Duration::from_secs(120),
         "the real ASN release is loaded",
-        || async { health(&client, &bin.base).await["data"]["asn"]["release_date"] == "2030-02" },
+        || async { health(&client, &bin.base).await["data"]["asn"]["release_date"] == "2026-08" },
     )
     .await;
     let h = health(&client, &bin.base).await;
@@ -552,18 +552,18 @@ async fn a_half_written_gzip_is_not_loaded_until_it_is_complete() {
     let client = support::client();
     // Served means the data is loaded and the directory watched: writes
     // made before that were missed now and then (no event, no reload).
-    assert_eq!(release(&health(&client, &server.base).await), "2030-01");
+    assert_eq!(release(&health(&client, &server.base).await), "2026-07");
     // Temporary and partial names are never read, whatever they hold.
     let good = gzip(country_csv(30, "DE").as_bytes());
     for name in [
-        ".dbip-country-lite-2030-05.csv.gz",
-        "dbip-country-lite-2030-05.csv.gz.part",
-        "dbip-country-lite-2030-05.tmp.csv.gz",
+        ".dbip-country-lite-2026-10.csv.gz",
+        "dbip-country-lite-2026-10.csv.gz.part",
+        "dbip-country-lite-2026-10.tmp.csv.gz",
     ] {
         std::fs::write(dir.path().join(name), &good).unwrap();
     }
     // A copy in progress: half of the gzip file under its final name.
-    let c02 = "dbip-country-lite-2030-02.csv.gz";
+    let c02 = "dbip-country-lite-2026-08.csv.gz";
     let half = good.len() / 2;
     {
         let mut f = std::fs::File::create(dir.path().join(c02)).unwrap();
@@ -584,7 +584,7 @@ async fn a_half_written_gzip_is_not_loaded_until_it_is_complete() {
             .contains("gzip stream ends early"),
         "{h}"
     );
-    assert_eq!(release(&h), "2030-01", "{h}");
+    assert_eq!(release(&h), "2026-07", "{h}");
     assert_eq!(country_of_8888(&client, &server.base).await, "FR");
     // The copy finishes: the release loads.
     {
@@ -595,8 +595,8 @@ async fn a_half_written_gzip_is_not_loaded_until_it_is_complete() {
         std::io::Write::write_all(&mut f, &good[half..]).unwrap();
         f.sync_all().unwrap();
     }
-    eventually(Duration::from_secs(10), "2030-02 once complete", || async {
-        release(&health(&client, &server.base).await) == "2030-02"
+    eventually(Duration::from_secs(10), "2026-08 once complete", || async {
+        release(&health(&client, &server.base).await) == "2026-08"
     })
     .await;
     let h = health(&client, &server.base).await;
@@ -605,7 +605,7 @@ async fn a_half_written_gzip_is_not_loaded_until_it_is_complete() {
     assert_eq!(country_of_8888(&client, &server.base).await, "DE");
 
     // A plain CSV cut mid-line is not loaded either.
-    let c03 = "dbip-country-lite-2030-03.csv";
+    let c03 = "dbip-country-lite-2026-09.csv";
     let text = country_csv(30, "NL");
     std::fs::write(dir.path().join(c03), &text[..text.len() - 10]).unwrap();
     eventually(Duration::from_secs(10), "the cut CSV is seen", || async {
@@ -614,8 +614,8 @@ async fn a_half_written_gzip_is_not_loaded_until_it_is_complete() {
     .await;
     assert_eq!(country_of_8888(&client, &server.base).await, "DE");
     std::fs::write(dir.path().join(c03), &text).unwrap();
-    eventually(Duration::from_secs(10), "2030-03 once complete", || async {
-        release(&health(&client, &server.base).await) == "2030-03"
+    eventually(Duration::from_secs(10), "2026-09 once complete", || async {
+        release(&health(&client, &server.base).await) == "2026-09"
     })
     .await;
     assert_eq!(country_of_8888(&client, &server.base).await, "NL");

@@ -131,12 +131,12 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-const C01: &str = "dbip-country-lite-2030-01.csv.gz";
-const A01: &str = "dbip-asn-lite-2030-01.csv.gz";
-const C02: &str = "dbip-country-lite-2030-02.csv.gz";
-const A02: &str = "dbip-asn-lite-2030-02.csv.gz";
+const C01: &str = "dbip-country-lite-2026-07.csv.gz";
+const A01: &str = "dbip-asn-lite-2026-07.csv.gz";
+const C02: &str = "dbip-country-lite-2026-08.csv.gz";
+const A02: &str = "dbip-asn-lite-2026-08.csv.gz";
 
-/// A mirror holding a good 100-row 2030-01 release (8.8.8.8: FR, AS64500).
+/// A mirror holding a good 100-row 2026-07 release (8.8.8.8: FR, AS64500).
 async fn mirror_with_january() -> (Arc<Mirror>, String) {
     let (m, base) = mirror().await;
     m.put(C01, gzip(country_csv(100, "FR").as_bytes()));
@@ -144,12 +144,12 @@ async fn mirror_with_january() -> (Arc<Mirror>, String) {
     (m, base)
 }
 
-/// A data directory with the 2030-01 release installed by `update` itself.
+/// A data directory with the 2026-07 release installed by `update` itself.
 async fn installed_january() -> (TempDir, Arc<Mirror>, String) {
     let dir = TempDir::new("update");
     let (m, base) = mirror_with_january().await;
     // The first install of 100-row fixtures: no row-count window against the embedded data.
-    let out = update_with(dir.path(), &base, "2030-01", &ANY_ROWS).await;
+    let out = update_with(dir.path(), &base, "2026-07", &ANY_ROWS).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     m.clear();
     (dir, m, base)
@@ -164,15 +164,15 @@ async fn a_good_release_is_installed_whole() {
     let country = gzip(country_csv(100, "FR").as_bytes());
     let asn = gzip(asn_csv(100, 64500, "Fixture January").as_bytes());
 
-    let out = update_with(&dir, &base, "2030-01", &ANY_ROWS).await;
+    let out = update_with(&dir, &base, "2026-07", &ANY_ROWS).await;
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("installed dbip-country-lite-2030-01.csv.gz (100 rows)"),
+        stdout.contains("installed dbip-country-lite-2026-07.csv.gz (100 rows)"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("installed dbip-asn-lite-2030-01.csv.gz (100 rows)"),
+        stdout.contains("installed dbip-asn-lite-2026-07.csv.gz (100 rows)"),
         "{stdout}"
     );
 
@@ -204,7 +204,7 @@ async fn the_previous_month_is_used_when_the_current_one_is_not_out() {
     let dir = TempDir::new("update");
     let (m, base) = mirror_with_january().await;
 
-    let out = update_with(dir.path(), &base, "2030-02", &ANY_ROWS).await;
+    let out = update_with(dir.path(), &base, "2026-08", &ANY_ROWS).await;
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, vec![A01, C01]);
@@ -230,7 +230,7 @@ async fn a_newer_release_replaces_the_installed_one() {
     m.put(C02, gzip(country_csv(110, "DE").as_bytes()));
     m.put(A02, gzip(asn_csv(95, 64501, "Fixture February").as_bytes()));
 
-    let out = update(dir.path(), &base, "2030-02").await;
+    let out = update(dir.path(), &base, "2026-08").await;
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, vec![A02, C02], "older releases are removed");
@@ -253,7 +253,7 @@ async fn assert_refused_with(
     extra: &[&str],
 ) -> String {
     let before = snapshot(dir.path());
-    let out = update_with(dir.path(), base, "2030-02", extra).await;
+    let out = update_with(dir.path(), base, "2026-08", extra).await;
     let stderr = text(&out.stderr);
     assert!(!out.status.success(), "update succeeded; stderr: {stderr}");
     for reason in reasons {
@@ -456,7 +456,7 @@ async fn the_real_release_with_its_overlapping_asn_row_installs() {
     let (_m, base) = mirror().await;
     _m.put(C01, real("dbip-country-lite.csv.gz"));
     _m.put(A01, real("asn.csv.gz"));
-    let out = update(dir.path(), &base, "2030-01").await;
+    let out = update(dir.path(), &base, "2026-07").await;
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
@@ -544,7 +544,7 @@ async fn the_cap_flags_are_range_checked() {
         ("--max-data-file-mib", "70000"),
         ("--release-row-ratio", "1.5..0.8"),
     ] {
-        let out = update_with(dir.path(), "http://127.0.0.1:9/", "2030-01", &[flag, value]).await;
+        let out = update_with(dir.path(), "http://127.0.0.1:9/", "2026-07", &[flag, value]).await;
         assert!(!out.status.success(), "{flag} {value}");
         let err = text(&out.stderr);
         assert!(err.contains(flag) && err.contains(value), "{flag}: {err}");
@@ -552,7 +552,7 @@ async fn the_cap_flags_are_range_checked() {
     assert!(snapshot(dir.path()).is_empty());
 }
 
-const CITY02: &str = "dbip-city-lite-2030-02.mmdb.gz";
+const CITY02: &str = "dbip-city-lite-2026-08.mmdb.gz";
 
 fn mmdb_fixture(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -606,7 +606,7 @@ async fn the_city_database_is_checked_before_it_is_installed() {
     let out = update_with(
         dir.path(),
         &base,
-        "2030-02",
+        "2026-08",
         &["--city", ANY_ROWS[0], ANY_ROWS[1]],
     )
     .await;
@@ -659,7 +659,7 @@ fn start_stalled_update(dir: &Path, base: &str) -> std::process::Child {
     let mut child = support::proc::command()
         .args(["update", "--data-dir"])
         .arg(dir)
-        .args(["--base-url", base, "--month", "2030-01"])
+        .args(["--base-url", base, "--month", "2026-07"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -742,7 +742,7 @@ async fn the_next_update_sweeps_what_a_killed_one_left() {
     assert_eq!(running.len(), 1, "{running:?}");
 
     let (_m, base) = mirror_with_january().await;
-    let out = update_with(dir.path(), &base, "2030-01", &ANY_ROWS).await;
+    let out = update_with(dir.path(), &base, "2026-07", &ANY_ROWS).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         temporaries(dir.path()),
@@ -776,7 +776,7 @@ async fn redirects_leave_the_mirror_only_when_told() {
     let base = format!("{elsewhere}/free/");
 
     let dir = TempDir::new("update-redirect");
-    let out = update_with(dir.path(), &base, "2030-01", &ANY_ROWS).await;
+    let out = update_with(dir.path(), &base, "2026-07", &ANY_ROWS).await;
     let stderr = text(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     assert!(
@@ -787,7 +787,7 @@ async fn redirects_leave_the_mirror_only_when_told() {
 
     let mut args = ANY_ROWS.to_vec();
     args.push("--any-redirect");
-    let out = update_with(dir.path(), &base, "2030-01", &args).await;
+    let out = update_with(dir.path(), &base, "2026-07", &args).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, vec![A01, C01]);
@@ -795,7 +795,7 @@ async fn redirects_leave_the_mirror_only_when_told() {
     // The same origin: followed without the flag.
     let same = self_redirecting_mirror().await;
     let dir = TempDir::new("update-redirect-same");
-    let out = update_with(dir.path(), &same, "2030-01", &ANY_ROWS).await;
+    let out = update_with(dir.path(), &same, "2026-07", &ANY_ROWS).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let names: Vec<String> = snapshot(dir.path()).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, vec![A01, C01]);
@@ -833,4 +833,29 @@ async fn self_redirecting_mirror() -> String {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     format!("http://{addr}/free/")
+}
+
+/// A release dated in the future is refused (issue 33): the newest name wins,
+/// so one such file would pin the data for good. Nothing is installed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_release_dated_in_the_future_is_refused() {
+    let (dir, m, base) = installed_january().await;
+    let before = snapshot(dir.path());
+    m.put(
+        "dbip-country-lite-2099-01.csv.gz",
+        gzip(country_csv(100, "DE").as_bytes()),
+    );
+    m.put(
+        "dbip-asn-lite-2099-01.csv.gz",
+        gzip(asn_csv(100, 64501, "Fixture Future").as_bytes()),
+    );
+    let out = update_with(dir.path(), &base, "2099-01", &ANY_ROWS).await;
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "installed: {err}");
+    assert!(err.contains("2099-01") && err.contains("future"), "{err}");
+    assert_eq!(snapshot(dir.path()), before, "the data directory changed");
+    assert_eq!(
+        lookup_8888(dir.path()).await["location"]["country_code"],
+        "FR"
+    );
 }

@@ -15,7 +15,7 @@ use super::{connect_from, h2c_from, peak_of, serial, support};
 /// cap on strings at load), so an entry is about 750 bytes as JSON.
 fn long_names_dir() -> TempDir {
     let dir = TempDir::new("long-names");
-    dir.write("dbip-country-lite-2030-01.csv", &country_csv(20, "DE"));
+    dir.write("dbip-country-lite-2026-07.csv", &country_csv(20, "DE"));
     let mut asn = String::new();
     for i in 0..256u32 {
         let org = format!("{i:03} {}", "Long Name Networks ".repeat(13));
@@ -25,7 +25,7 @@ fn long_names_dir() -> TempDir {
             &org[..250]
         ));
     }
-    dir.write("dbip-asn-lite-2030-01.csv", &asn);
+    dir.write("dbip-asn-lite-2026-07.csv", &asn);
     dir
 }
 

@@ -18,6 +18,7 @@
 //! Lowest first; a module imports only modules above it in this list
 //! (`scripts/layers` checks it):
 //!
+//! - [`text`]: Unicode's invisible and format characters.
 //! - [`prefetch`]: a hint that a value will be read soon.
 //! - [`rows`]: one CSV line into a row (`start,end,CC`, `start,end,asn,"org"`).
 //! - [`policy`]: the one rule for releases: defects repaired and counted, limits.
@@ -45,6 +46,7 @@ pub mod ranges;
 pub mod rows;
 pub mod snapshot;
 pub mod tables;
+pub mod text;
 
 pub use error::DataError;
 pub use import::ImportStats;

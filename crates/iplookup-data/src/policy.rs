@@ -26,7 +26,8 @@ pub enum Defect {
     /// A row that starts before the previous row started: dropped.
     Unsorted,
     /// A row that does not parse (field count, quoting, address, reversed
-    /// range, country code, AS number, not UTF-8): dropped.
+    /// range, country code not two letters or not in ISO 3166, AS number,
+    /// city coordinates not finite or out of range, not UTF-8): dropped.
     Unreadable,
 }
 

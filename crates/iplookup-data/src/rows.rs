@@ -21,6 +21,12 @@ pub enum RowError {
     Reversed,
     /// The country code is not two upper-case ASCII letters.
     BadCountry(String),
+    /// The country code is well formed but names no country of ISO 3166
+    /// (the countries table, `data/countries.tsv`): `ZZ`, `XX`.
+    UnknownCountry(String),
+    /// A city's coordinates are not finite or out of range (latitude
+    /// -90..=90, longitude -180..=180), as written.
+    BadCoordinates(String),
     /// The AS number is not an integer between 0 and 4294967295.
     BadAsn(String),
     /// The row starts before the previous row ended.
@@ -44,6 +50,16 @@ impl fmt::Display for RowError {
             }
             RowError::Reversed => f.write_str("range end is before its start"),
             RowError::BadCountry(s) => write!(f, "{s:?} is not a two-letter country code"),
+            RowError::UnknownCountry(s) => {
+                write!(
+                    f,
+                    "{s:?} is no country code of ISO 3166 (the countries table)"
+                )
+            }
+            RowError::BadCoordinates(s) => write!(
+                f,
+                "coordinates {s} are not finite or out of range (latitude -90..90, longitude -180..180)"
+            ),
             RowError::BadAsn(s) => write!(f, "{s:?} is not an AS number"),
             RowError::Overlap => f.write_str("range overlaps the previous row"),
             RowError::Unsorted => f.write_str("row is not sorted after the previous row"),
@@ -100,14 +116,51 @@ pub fn parse_asn(line: &str) -> Result<AsnRow, RowError> {
     })
 }
 
-/// Packs a two-letter country code, refusing anything but `[A-Z]{2}`.
+/// Packs a two-letter country code, refusing anything but `[A-Z]{2}`, and a
+/// code that is not in the countries table (ISO 3166 and Kosovo's `XK`).
 pub fn pack_country(code: &str) -> Result<u16, RowError> {
     match code.as_bytes() {
         [a, b] if a.is_ascii_uppercase() && b.is_ascii_uppercase() => {
+            if !known_countries()[usize::from(a - b'A') * 26 + usize::from(b - b'A')] {
+                return Err(RowError::UnknownCountry(code.to_owned()));
+            }
             Ok(u16::from(*a) << 8 | u16::from(*b))
         }
         _ => Err(RowError::BadCountry(code.to_owned())),
     }
+}
+
+/// The countries table the service names countries from (its first column).
+const COUNTRIES_TSV: &str = include_str!("../../../data/countries.tsv");
+
+/// Which of the 676 codes `AA`..`ZZ` the countries table holds.
+fn known_countries() -> &'static [bool; 676] {
+    static KNOWN: std::sync::OnceLock<[bool; 676]> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(|| {
+        let mut known = [false; 676];
+        for line in COUNTRIES_TSV.lines() {
+            if let [a @ b'A'..=b'Z', b @ b'A'..=b'Z', b'\t', ..] = line.as_bytes() {
+                known[usize::from(a - b'A') * 26 + usize::from(b - b'A')] = true;
+            }
+        }
+        known
+    })
+}
+
+/// Checks a city's coordinates: finite, latitude in -90..=90, longitude in
+/// -180..=180 (either may be absent).
+pub fn check_coordinates(latitude: Option<f64>, longitude: Option<f64>) -> Result<(), RowError> {
+    let lat_ok = latitude.is_none_or(|v| v.is_finite() && (-90.0..=90.0).contains(&v));
+    let lon_ok = longitude.is_none_or(|v| v.is_finite() && (-180.0..=180.0).contains(&v));
+    if lat_ok && lon_ok {
+        return Ok(());
+    }
+    let show = |v: Option<f64>| v.map_or("none".to_owned(), |v| v.to_string());
+    Err(RowError::BadCoordinates(format!(
+        "({}, {})",
+        show(latitude),
+        show(longitude)
+    )))
 }
 
 fn expect_fields(fields: &[String], expected: usize) -> Result<(), RowError> {
@@ -220,6 +273,32 @@ mod tests {
         assert_eq!(r.code, u16::from(b'A') << 8 | u16::from(b'U'));
         let r = parse_country("2001:200::,2001:200:ffff:ffff:ffff:ffff:ffff:ffff,JP").unwrap();
         assert!(matches!(r.span, Span::V6(_, _)));
+    }
+
+    #[test]
+    fn refuses_unknown_countries_and_bad_coordinates() {
+        assert_eq!(
+            parse_country("1.0.0.0,1.0.0.1,ZZ"),
+            Err(RowError::UnknownCountry("ZZ".into()))
+        );
+        assert_eq!(
+            pack_country("XX"),
+            Err(RowError::UnknownCountry("XX".into()))
+        );
+        assert!(pack_country("XK").is_ok() && pack_country("DE").is_ok());
+        assert!(check_coordinates(Some(48.8), Some(2.3)).is_ok());
+        assert!(check_coordinates(None, None).is_ok());
+        for (lat, lon) in [
+            (91.0, 0.0),
+            (0.0, -180.5),
+            (f64::NAN, 0.0),
+            (0.0, f64::INFINITY),
+        ] {
+            assert!(
+                check_coordinates(Some(lat), Some(lon)).is_err(),
+                "{lat} {lon}"
+            );
+        }
     }
 
     #[test]

@@ -129,7 +129,12 @@ pub(crate) fn target(q: &TryQuery) -> Option<String> {
     ];
     for (name, value) in values {
         let value = value.as_deref().unwrap_or("").trim();
-        let encoded = utf8_percent_encode(value, SEGMENT).to_string();
+        let mut encoded = utf8_percent_encode(value, SEGMENT).to_string();
+        // A segment of `.` or `..` is a dot segment, which the client
+        // removes (RFC 3986 section 5.2.4): encoded, it stays a value.
+        if encoded == "." || encoded == ".." {
+            encoded = encoded.replace('.', "%2E");
+        }
         out = out.replace(&format!("{{{name}}}"), &encoded);
     }
     if !query.is_empty() {
@@ -198,6 +203,15 @@ mod tests {
             "/api/v1/prefix/8.8.8.0/24"
         );
         assert_eq!(target(&q("api_country", "")).unwrap(), "/api/v1/country/bd");
+        // Nor be a dot segment.
+        assert_eq!(
+            target(&q("api_ip", "..")).unwrap(),
+            "/api/v1/ip/%2E%2E?format=json"
+        );
+        assert_eq!(
+            target(&q("api_ip_field", " . ")).unwrap(),
+            "/api/v1/ip/%2E/asn"
+        );
         assert!(target(&q("root", "1.1.1.1")).is_none());
     }
 

@@ -236,12 +236,26 @@ fn family_addresses(families: &FamilyOrigins, lang: Lang) -> String {
 }
 
 /// The world map (the asset), the country's outline on it marked `hit`, and
-/// a pin on the centroid.
+/// at city accuracy a pin on the city (issue 33: at country accuracy the
+/// centroid is no place, so the country is shaded without a pin). A
+/// coordinate that is not finite or out of range draws no pin.
 fn map_figure(info: &IpInfo, lang: Lang) -> String {
     let l = &info.location;
-    let (Some(lat), Some(lon)) = (l.latitude, l.longitude) else {
-        return String::new();
+    let pin = match (l.accuracy, l.latitude, l.longitude) {
+        (Some(crate::model::Accuracy::City), Some(lat), Some(lon))
+            if (-90.0..=90.0).contains(&lat) && (-180.0..=180.0).contains(&lon) =>
+        {
+            Some((lat, lon))
+        }
+        _ => None,
     };
+    let hit = l
+        .country_code
+        .as_deref()
+        .and_then(|code| Some((code, map::outline(code)?)));
+    if pin.is_none() && hit.is_none() {
+        return String::new();
+    }
     let mut svg = String::with_capacity(1024);
     svg.push_str(map::map_open_tag());
     let _ = write!(
@@ -249,11 +263,7 @@ fn map_figure(info: &IpInfo, lang: Lang) -> String {
         "<image href=\"{}\" x=\"0\" y=\"0\" width=\"1000\" height=\"500\"/>",
         map::world_map().path
     );
-    if let Some((code, d)) = l
-        .country_code
-        .as_deref()
-        .and_then(|code| Some((code, map::outline(code)?)))
-    {
+    if let Some((code, d)) = hit {
         let _ = write!(
             svg,
             "<path id=\"{}\" class=\"hit\" d=\"{}\"/>",
@@ -261,13 +271,15 @@ fn map_figure(info: &IpInfo, lang: Lang) -> String {
             esc(d)
         );
     }
-    let (x, y) = ((lon + 180.0) * 1000.0 / 360.0, (90.0 - lat) * 500.0 / 180.0);
-    let _ = write!(
-        svg,
-        "<circle class=\"pin\" id=\"pin\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"7\"><title>{}: {}</title></circle></svg>",
-        Msg::CountryCentroid.text(lang),
-        values::coordinates(lat, lon, lang)
-    );
+    if let Some((lat, lon)) = pin {
+        let (x, y) = ((lon + 180.0) * 1000.0 / 360.0, (90.0 - lat) * 500.0 / 180.0);
+        let _ = write!(
+            svg,
+            "<circle class=\"pin\" id=\"pin\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"7\"><title>{}</title></circle>",
+            values::coordinates(lat, lon, lang)
+        );
+    }
+    svg.push_str("</svg>");
     let name = match lang {
         Lang::Bn => l.country_bn.as_deref().or(l.country.as_deref()),
         Lang::En => l.country.as_deref(),

@@ -271,6 +271,7 @@ catalogue! {
     Accuracy => "Accuracy", "নির্ভুলতা";
     TimeZone => "Time zone", "সময় অঞ্চল";
     LocalTime => "Local time", "স্থানীয় সময়";
+    SpansZones => "{} spans {} time zones: no one local time at country accuracy", "{} {}টি সময় অঞ্চলে বিস্তৃত: দেশ পর্যন্ত নির্ভুলতায় একটি স্থানীয় সময় নেই";
     Currency => "Currency", "মুদ্রা";
     CallingCode => "Calling code", "কলিং কোড";
     Yes => "Yes", "হ্যাঁ";

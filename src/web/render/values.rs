@@ -183,6 +183,21 @@ pub(crate) fn location(p: &LookupPage, lang: Lang) -> Vec<Row> {
             tz.to_string(),
             &["time_zone"],
         ));
+    } else if let (Some(Accuracy::Country), Some(code)) = (l.accuracy, &l.country_code) {
+        // A country whose zones keep different times now has no one zone
+        // (`crate::zone::country`): the page says how many it spans.
+        let spans = crate::zone::country::offsets_at(code, chrono::Utc::now()).len();
+        if spans > 1 {
+            let name = match lang {
+                Lang::Bn => l.country_bn.as_deref().or(l.country.as_deref()),
+                Lang::En => l.country.as_deref(),
+            };
+            let value = Msg::SpansZones.fill(
+                lang,
+                &[name.unwrap_or(code), &lang.digits(&spans.to_string())],
+            );
+            rows.push(row("time_zone", Msg::TimeZone, value, &["time_zone"]));
+        }
     }
     if let Some(t) = &l.local_time {
         rows.push(row(
