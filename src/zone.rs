@@ -15,7 +15,6 @@
 
 use std::sync::{Arc, LazyLock};
 
-mod by_country;
 pub mod country;
 
 use chrono_tz::Tz;

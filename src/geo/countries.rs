@@ -12,6 +12,8 @@ use chrono_tz::Tz;
 
 mod zones;
 
+pub(crate) use self::zones::every as zone_tab;
+
 const EMBEDDED: &str = include_str!("../../data/countries.tsv");
 const COLUMNS: [&str; 9] = [
     "code",

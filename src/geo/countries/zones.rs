@@ -9,9 +9,17 @@ const ZONE_TAB: &str = include_str!("../../../data/zone.tab");
 
 /// The zones of the country `code` (upper case), as `zone.tab` lists them.
 pub(crate) fn zones_of(code: &str) -> &'static [&'static str] {
+    by_code().get(code).map_or(&[], Vec::as_slice)
+}
+
+/// Every country `zone.tab` lists, with its zones.
+pub(crate) fn every() -> impl Iterator<Item = (&'static str, &'static [&'static str])> {
+    by_code().iter().map(|(code, zones)| (*code, zones.as_slice()))
+}
+
+fn by_code() -> &'static HashMap<&'static str, Vec<&'static str>> {
     static BY_CODE: OnceLock<HashMap<&'static str, Vec<&'static str>>> = OnceLock::new();
-    BY_CODE
-        .get_or_init(|| {
+    BY_CODE.get_or_init(|| {
             let mut map: HashMap<&'static str, Vec<&'static str>> = HashMap::new();
             for line in ZONE_TAB.lines().filter(|l| !l.starts_with('#')) {
                 let mut cells = line.split('\t');
@@ -22,9 +30,7 @@ pub(crate) fn zones_of(code: &str) -> &'static [&'static str] {
                 }
             }
             map
-        })
-        .get(code)
-        .map_or(&[], Vec::as_slice)
+    })
 }
 
 #[cfg(test)]
