@@ -26,9 +26,20 @@ pub(crate) enum Page {
     Lookup(Box<LookupPage>),
     /// One autonomous system ([`super::asn`]).
     Asn(Box<AsnPage>),
-    Health(Box<Health>),
     Docs(Box<DocsPage>),
     Error(ErrorPage),
+    /// Any other resource: its JSON and its view ([`Resource`]), so a new
+    /// resource adds no variant here and no arm to any writer.
+    Resource(Arc<dyn Resource>),
+}
+
+/// A resource's answer: its JSON (the serde model) and its view for the
+/// text, Markdown and HTML writers ([`super::doc::Doc`]).
+pub(crate) trait Resource: std::fmt::Debug + Send + Sync {
+    /// Writes the answer's JSON to `out`.
+    fn json(&self, out: &mut Vec<u8>) -> serde_json::Result<()>;
+    /// The answer as a view in `view`'s language.
+    fn view(&self, view: &super::View) -> super::doc::Doc;
 }
 
 /// The answer for one address.
@@ -210,34 +221,6 @@ pub(crate) struct ErrorPage {
     pub body: model::Error,
     /// What the lookup form held, given back in the box of the HTML page.
     pub input: Option<String>,
-}
-
-impl ErrorPage {
-    /// The headline people read first, in words rather than `400 Bad
-    /// Request` (the status and the code follow in smaller print).
-    pub(crate) fn headline(&self) -> &'static str {
-        use model::ErrorCode as C;
-        match self.body.error {
-            C::InvalidIp => "That is not an address we can look up",
-            C::NotFound => "There is no page here",
-            C::UnknownField => "There is no field of that name",
-            C::InvalidAsn => "That is not an AS number",
-            C::UnknownAsn => "The data knows no such AS",
-            C::MethodNotAllowed => "This address does not take that method",
-            C::BadQuery => "The query string could not be read",
-            C::BadFormat => "There is no such format",
-            C::NotAcceptable => "None of the formats asked for is offered",
-            C::UriTooLong => "That address is too long",
-            C::RateLimited => "Too many requests: wait a moment",
-            C::Overloaded => "The service is busy: try again in a moment",
-            C::BodyTimeout => "The request body did not arrive in time",
-            C::ForbiddenOrigin => "Requests from that origin are not accepted",
-            C::BodyTooLarge => "The request is too large",
-            C::BadBody => "The request body could not be read",
-            C::UnsupportedMediaType => "The request body is not in a type this address reads",
-            C::BadHost => "The Host header is missing or not a host",
-        }
-    }
 }
 
 /// What `/healthz` reports: the loaded releases, and the files of the data
