@@ -10,7 +10,7 @@
 //! text page's raw field names) is a block of that format alone, as pandoc
 //! has raw blocks. JSON is not a view: it is the serde model.
 
-use super::page::Releases;
+use super::view::View;
 
 /// One page, before it is written in a format.
 #[derive(Debug, Clone, Default)]
@@ -241,4 +241,31 @@ pub(crate) fn with_code(text: &str) -> Vec<Inline> {
             }
         })
         .collect()
+}
+
+/// A resource's answer: its JSON (the serde model) and its view for the
+/// text, Markdown and HTML writers.
+pub(crate) trait Resource: std::fmt::Debug + Send + Sync {
+    /// Writes the answer's JSON to `out`.
+    fn json(&self, out: &mut Vec<u8>) -> serde_json::Result<()>;
+    /// The answer as a view in `view`'s language.
+    fn view(&self, view: &View) -> Doc;
+}
+
+/// The release dates of the data an answer came from (`YYYY-MM-DD`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Releases {
+    pub country: String,
+    pub asn: String,
+}
+
+impl Releases {
+    /// The releases of `db`.
+    pub(crate) fn of(db: &crate::geo::GeoDb) -> Releases {
+        let release = db.release();
+        Releases {
+            country: release.country.date.clone(),
+            asn: release.asn.date.clone(),
+        }
+    }
 }

@@ -8,7 +8,7 @@ use super::i18n::{Lang, Msg};
 use super::page::Health;
 use super::view::View;
 
-impl super::Resource for Health {
+impl super::doc::Resource for Health {
     fn json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         serde_json::to_writer_pretty(out, self)
     }

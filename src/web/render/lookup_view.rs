@@ -296,7 +296,7 @@ pub(crate) fn para(text: Vec<Inline>) -> Kind {
 /// it on every page).
 pub(crate) fn attribution() -> Kind {
     para(vec![
-        Link::new(super::ATTRIBUTION_TEXT, super::ATTRIBUTION_URL).into(),
+        Link::new(super::page::ATTRIBUTION_TEXT, super::page::ATTRIBUTION_URL).into(),
     ])
 }
 
@@ -384,8 +384,8 @@ fn text_form(
 pub(crate) fn source() -> String {
     format!(
         "{} ({}), CC BY 4.0",
-        super::ATTRIBUTION_TEXT,
-        super::ATTRIBUTION_URL
+        super::page::ATTRIBUTION_TEXT,
+        super::page::ATTRIBUTION_URL
     )
 }
 

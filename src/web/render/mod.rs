@@ -27,6 +27,7 @@ mod text;
 pub(crate) mod values;
 mod view;
 
+pub(crate) use self::doc::Resource;
 pub(crate) use self::docs::{
     DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter, ResponseDoc, SchemaDoc,
     TryInput, TryIt,
@@ -34,7 +35,7 @@ pub(crate) use self::docs::{
 pub(crate) use self::i18n::Lang;
 pub(crate) use self::page::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, ErrorPage, Health, HealthData, HealthRefusal,
-    HealthSource, LookupKind, LookupPage, Page, Releases, Resource, asn_links, page_link,
+    HealthSource, LookupKind, LookupPage, Page, Releases, asn_links, page_link,
 };
 pub(crate) use self::view::View;
 use super::negotiate::Format;

@@ -30,16 +30,7 @@ pub(crate) enum Page {
     Error(ErrorPage),
     /// Any other resource: its JSON and its view ([`Resource`]), so a new
     /// resource adds no variant here and no arm to any writer.
-    Resource(Arc<dyn Resource>),
-}
-
-/// A resource's answer: its JSON (the serde model) and its view for the
-/// text, Markdown and HTML writers ([`super::doc::Doc`]).
-pub(crate) trait Resource: std::fmt::Debug + Send + Sync {
-    /// Writes the answer's JSON to `out`.
-    fn json(&self, out: &mut Vec<u8>) -> serde_json::Result<()>;
-    /// The answer as a view in `view`'s language.
-    fn view(&self, view: &super::View) -> super::doc::Doc;
+    Resource(Arc<dyn super::doc::Resource>),
 }
 
 /// The answer for one address.
@@ -58,23 +49,7 @@ pub(crate) struct LookupPage {
     pub releases: Option<Releases>,
 }
 
-/// The release dates of the data an answer came from (`YYYY-MM-DD`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Releases {
-    pub country: String,
-    pub asn: String,
-}
-
-impl Releases {
-    /// The releases of `db`.
-    pub(crate) fn of(db: &crate::geo::GeoDb) -> Releases {
-        let release = db.release();
-        Releases {
-            country: release.country.date.clone(),
-            asn: release.asn.date.clone(),
-        }
-    }
-}
+pub(crate) use super::doc::Releases;
 
 impl LookupPage {
     /// The page of an answer, asked by `kind`.
