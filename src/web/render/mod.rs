@@ -27,7 +27,6 @@ mod text;
 pub(crate) mod values;
 mod view;
 
-pub(crate) use self::doc::Resource;
 pub(crate) use self::docs::{
     DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter, ResponseDoc, SchemaDoc,
     TryInput, TryIt,
