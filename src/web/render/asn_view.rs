@@ -1,10 +1,7 @@
-//! The view of an autonomous system: the heading, the counts (addresses
-//! and prefixes per family in the reader's language, IPv6 also in /48s),
-//! the countries of its IPv4 space as a table with flag, name, addresses
-//! and a share bar beside the world map coloured by share, one page of its
-//! prefixes (`?page=N`), each linked to its address page and filterable in
-//! place by the pages' script, the links to the previous and next pages and
-//! to the CSV of them all, and the other formats.
+//! The view of an autonomous system: the counts (IPv6 also in /48s), the
+//! countries of its IPv4 space (flag, name, addresses, share bar, the map
+//! coloured by share), one page of its prefixes (`?page=N`, filterable in
+//! place by the pages' script), the pager, the CSV and the other formats.
 
 use std::fmt::Write;
 
@@ -234,9 +231,7 @@ fn text_form(info: &AsnInfo, lang: Lang) -> Kind {
     }
 }
 
-/// The counts: addresses and prefixes per family, IPv6 also in /48s; each
-/// count one unbroken number, a line may break only between the count of
-/// addresses and that of /48s.
+/// The counts per family, each one unbroken number (IPv6 also in /48s).
 fn counts(info: &AsnInfo, lang: Lang) -> Vec<Row> {
     let num = |n: u128| vec![Inline::Num(lang.count(n))];
     let v6: u128 = info.addresses.v6.parse().unwrap_or(0);
@@ -497,21 +492,25 @@ fn prefixes(info: &AsnInfo, view: &View, path: &str) -> Kind {
         ],
     );
     let pager = |label| Kind::Pager {
-        prev: (n > 1).then(|| Link {
-            rel: Some("prev"),
-            ..Link::new(
-                format!("← {}", Msg::Previous.text(lang)),
-                view.href(&page_link(path, n - 1)),
-            )
-        }),
+        prev: (n > 1)
+            .then(|| Link {
+                rel: Some("prev"),
+                ..Link::new(
+                    format!("← {}", Msg::Previous.text(lang)),
+                    view.href(&page_link(path, n - 1)),
+                )
+            })
+            .map(Box::new),
         position: position.clone(),
-        next: (n < pages).then(|| Link {
-            rel: Some("next"),
-            ..Link::new(
-                format!("{} →", Msg::Next.text(lang)),
-                view.href(&page_link(path, n + 1)),
-            )
-        }),
+        next: (n < pages)
+            .then(|| Link {
+                rel: Some("next"),
+                ..Link::new(
+                    format!("{} →", Msg::Next.text(lang)),
+                    view.href(&page_link(path, n + 1)),
+                )
+            })
+            .map(Box::new),
         also: vec![Link {
             download: true,
             ..Link::new(Msg::DownloadCsv.text(lang), asn_csv_link(info.asn))

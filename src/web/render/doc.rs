@@ -105,9 +105,9 @@ pub(crate) enum Kind {
     /// HTML a `<nav>` (the previous page, the position, the next page,
     /// then `also`), `label`: its `aria-label`.
     Pager {
-        prev: Option<Link>,
+        prev: Option<Box<Link>>,
         position: String,
-        next: Option<Link>,
+        next: Option<Box<Link>>,
         also: Vec<Link>,
         label: Option<&'static str>,
     },

@@ -97,7 +97,10 @@ fn blocks(list: &[Block], view: &View, out: &mut String) {
                     link(l, out);
                 }
                 let _ = write!(out, "<span class=\"muted\">{}</span>", esc(position));
-                for l in next.iter().chain(also) {
+                if let Some(l) = next {
+                    link(l, out);
+                }
+                for l in also {
                     link(l, out);
                 }
                 out.push_str("</nav>");
