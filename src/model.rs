@@ -1,5 +1,6 @@
-//! The wire contract: `IpInfo`, `Location`, `Network` and `Error`, exactly as
-//! SPEC.md section 2 names them. Every field is always present; unknown
+//! The wire contract: `IpInfo`, `Location`, `Network` and `Error`, as the
+//! OpenAPI document (`/api/v1/openapi.json`, built from these types) and
+//! docs/API.md name them. Every field is always present; unknown
 //! values are `null`.
 
 use schemars::JsonSchema;
@@ -220,186 +221,190 @@ impl Error {
     }
 }
 
-/// Every error code the service answers with, one name each on the wire
-/// (`snake_case`: `invalid_ip`, `not_found`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
+/// Every error code the service answers with, declared once: its name on
+/// the wire (`snake_case`), its HTTP status, when it is answered (the
+/// OpenAPI document's and the docs' table of errors), and the words of its
+/// pages: the English headline, the Bangla headline and the Bangla sentence
+/// (the English sentence is the error's own message). A new code is one
+/// entry here.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $name:ident = $wire:literal, $status:literal,
+        when: $when:literal, en: $en:literal, bn: $bn:literal, bn_says: $says:literal;)*) => {
+        /// Every error code the service answers with, one name each on the wire
+        /// (`snake_case`: `invalid_ip`, `not_found`, ...).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema, JsonSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum ErrorCode {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in the order of their declaration.
+            pub const ALL: [ErrorCode; <[&str]>::len(&[$(stringify!($name)),*])] =
+                [$(ErrorCode::$name),*];
+
+            /// The code as it is written on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$name => $wire,)* }
+            }
+
+            /// The HTTP status the code comes with.
+            pub fn status(self) -> u16 {
+                match self { $(ErrorCode::$name => $status,)* }
+            }
+
+            /// When the service answers with the code, for the docs' error
+            /// table (Markdown).
+            pub fn when(self) -> &'static str {
+                match self { $(ErrorCode::$name => $when,)* }
+            }
+
+            /// The words of the code's error pages: the headline in English,
+            /// the headline in Bangla, and the Bangla sentence saying what
+            /// went wrong (for errors whose input the page does not hold).
+            pub fn words(self) -> ErrorWords {
+                match self {
+                    $(ErrorCode::$name => ErrorWords { en: $en, bn: $bn, bn_says: $says },)*
+                }
+            }
+        }
+    };
+}
+
+/// What an error page says of its code ([`ErrorCode::words`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorWords {
+    /// The headline people read first, in English words rather than `400 Bad Request`.
+    pub en: &'static str,
+    /// The headline in Bangla.
+    pub bn: &'static str,
+    /// A Bangla sentence: what went wrong and what to do.
+    pub bn_says: &'static str,
+}
+
+error_codes! {
     /// The text is not an IPv4 or IPv6 address (400).
-    InvalidIp,
+    InvalidIp = "invalid_ip", 400,
+        when: "The text is not an IPv4 or IPv6 address (or is missing), on a lookup, a page or in a batch entry.",
+        en: "That is not an address we can look up",
+        bn: "এটি কোনো আইপি ঠিকানা নয়",
+        bn_says: "এটি কোনো বৈধ IPv4 বা IPv6 ঠিকানা নয়। ঠিকানা দেখতে 8.8.8.8 বা 2001:4860:4860::8888-এর মতো।";
     /// No such page or asset (404).
-    NotFound,
+    NotFound = "not_found", 404,
+        when: "No such page or asset, or nothing after `/AS` is digits.",
+        en: "There is no page here",
+        bn: "এমন কোনো পৃষ্ঠা নেই",
+        bn_says: "এই ঠিকানায় কোনো পৃষ্ঠা নেই। API-এর পথগুলো /docs-এ দেখুন।";
     /// No such field of `IpInfo` in a single-field path (404).
-    UnknownField,
+    UnknownField = "unknown_field", 404,
+        when: "A single-field path names no field of `IpInfo`.",
+        en: "There is no field of that name",
+        bn: "এমন কোনো ঘর নেই",
+        bn_says: "এই নামে কোনো ঘর নেই। ঘরগুলোর তালিকা /docs-এ আছে।";
     /// The AS number is not one: not digits (after an optional `AS`), or over 4294967295 (400).
-    InvalidAsn,
+    InvalidAsn = "invalid_asn", 400,
+        when: "The AS number is not digits (after an optional `AS`), or is over 4294967295.",
+        en: "That is not an AS number",
+        bn: "এটি কোনো AS নম্বর নয়",
+        bn_says: "এটি কোনো AS নম্বর নয়: অঙ্কগুলো লিখুন, চাইলে আগে AS দিয়ে, যেমন AS15169; সবচেয়ে বড় AS নম্বর ৪,২৯,৪৯,৬৭,২৯৫।";
     /// No row of the ASN data names this AS number (404).
-    UnknownAsn,
+    UnknownAsn = "unknown_asn", 404,
+        when: "No row of the ASN data names this AS number.",
+        en: "The data knows no such AS",
+        bn: "ডেটায় এমন কোনো AS নেই",
+        bn_says: "ASN ডেটার কোনো সারিতে এই AS নম্বর নেই।";
     /// The path does not take this method (405).
-    MethodNotAllowed,
+    MethodNotAllowed = "method_not_allowed", 405,
+        when: "The path does not take this method (`Allow` lists those it takes).",
+        en: "This address does not take that method",
+        bn: "এটি কাজ করেনি",
+        bn_says: "এই ঠিকানা এই মেথড নেয় না; Allow হেডারে যে মেথডগুলো নেয় তার তালিকা আছে।";
     /// The query string could not be read (400).
-    BadQuery,
+    BadQuery = "bad_query", 400,
+        when: "The query string could not be read.",
+        en: "The query string could not be read",
+        bn: "অনুরোধটি পড়া গেল না",
+        bn_says: "কোয়েরি স্ট্রিংটি পড়া গেল না।";
     /// An unknown `format` value (400).
-    BadFormat,
+    BadFormat = "bad_format", 400,
+        when: "An unknown `format` value (`json`, `text`, `md` and `html` are known).",
+        en: "There is no such format",
+        bn: "অনুরোধটি পড়া গেল না",
+        bn_says: "এমন কোনো ফরম্যাট নেই: format হতে পারে json, text, md বা html।";
     /// No offered format matches `Accept` (406).
-    NotAcceptable,
+    NotAcceptable = "not_acceptable", 406,
+        when: "No format the route offers matches `Accept`.",
+        en: "None of the formats asked for is offered",
+        bn: "অনুরোধটি পড়া গেল না",
+        bn_says: "Accept হেডারে চাওয়া কোনো ফরম্যাট এখানে দেওয়া হয় না: দেওয়া হয় JSON, টেক্সট, Markdown ও HTML।";
     /// The path and query are over the limit (414).
-    UriTooLong,
+    UriTooLong = "uri_too_long", 414,
+        when: "The path and query are longer than the limit.",
+        en: "That address is too long",
+        bn: "অনুরোধটি পড়া গেল না",
+        bn_says: "ঠিকানাটি (পথ ও কোয়েরি) সীমার চেয়ে লম্বা।";
     /// The caller is over its rate limit (429).
-    RateLimited,
+    RateLimited = "rate_limited", 429,
+        when: "The caller is over its rate limit (`--rate-limit`); `Retry-After` says when to ask again.",
+        en: "Too many requests: wait a moment",
+        bn: "অনেক বেশি অনুরোধ: একটু পরে আবার চেষ্টা করুন",
+        bn_says: "অনেক বেশি অনুরোধ: Retry-After হেডারে বলা সময় পরে আবার চেষ্টা করুন।";
     /// No request slot was free in time (503).
-    Overloaded,
+    Overloaded = "overloaded", 503,
+        when: "No request slot was free within the queue timeout; `Retry-After` says when to ask again.",
+        en: "The service is busy: try again in a moment",
+        bn: "সেবাটি এখন ব্যস্ত: একটু পরে আবার চেষ্টা করুন",
+        bn_says: "সেবাটি এখন ব্যস্ত: একটু পরে আবার চেষ্টা করুন।";
     /// The request body did not arrive in time (408).
-    BodyTimeout,
+    BodyTimeout = "body_timeout", 408,
+        when: "The request body did not arrive within the header timeout.",
+        en: "The request body did not arrive in time",
+        bn: "এটি কাজ করেনি",
+        bn_says: "অনুরোধের বডি সময়মতো এসে পৌঁছায়নি।";
     /// `/mcp`: the `Origin` is not accepted (403).
-    ForbiddenOrigin,
+    ForbiddenOrigin = "forbidden_origin", 403,
+        when: "`/mcp`: the `Origin` header names an origin that is not accepted.",
+        en: "Requests from that origin are not accepted",
+        bn: "এটি কাজ করেনি",
+        bn_says: "ওই অরিজিন থেকে অনুরোধ নেওয়া হয় না।";
     /// `/mcp`: the body is over the limit (413).
-    BodyTooLarge,
+    BodyTooLarge = "body_too_large", 413,
+        when: "The request body is over its byte limit (`/mcp`, the batch route), or a batch holds more addresses than the rate limit's burst.",
+        en: "The request is too large",
+        bn: "এটি কাজ করেনি",
+        bn_says: "অনুরোধটি সীমার চেয়ে বড়।";
     /// `/mcp`: the body could not be read (400).
-    BadBody,
+    BadBody = "bad_body", 400,
+        when: "The request body could not be read, or a batch body is not a JSON array of strings or lines of text, or holds too many entries.",
+        en: "The request body could not be read",
+        bn: "এটি কাজ করেনি",
+        bn_says: "অনুরোধের বডি পড়া গেল না।";
     /// The `Host` header is missing (HTTP/1.1), given twice, or not a
     /// `host[:port]` (400).
-    BadHost,
+    BadHost = "bad_host", 400,
+        when: "The `Host` header is missing (HTTP/1.1), given twice, or not a `host[:port]`.",
+        en: "The Host header is missing or not a host",
+        bn: "এটি কাজ করেনি",
+        bn_says: "Host হেডার নেই, দুবার আছে, অথবা তাতে কোনো হোস্ট নেই।";
     /// A request body sent with a `Content-Type` the route does not read (415).
-    UnsupportedMediaType,
+    UnsupportedMediaType = "unsupported_media_type", 415,
+        when: "A request body's `Content-Type` is not one the route reads (`POST /api/v1/ip`: JSON or text; `/mcp`: JSON).",
+        en: "The request body is not in a type this address reads",
+        bn: "এটি কাজ করেনি",
+        bn_says: "অনুরোধের বডি এমন ধরনের, যা এই ঠিকানা পড়ে না।";
     /// The text is not a prefix: no `/`, a length out of range, or host
     /// bits set (400).
-    InvalidPrefix,
+    InvalidPrefix = "invalid_prefix", 400,
+        when: "The text is not a prefix (`8.8.8.0/24`, `2001:4860::/32`): no `/`, not an address before it, a length out of range, or host bits set (the message names the canonical prefix).",
+        en: "That is not a prefix",
+        bn: "এটি কোনো প্রিফিক্স নয়",
+        bn_says: "এটি কোনো প্রিফিক্স নয়: লিখুন 8.8.8.0/24 বা 2001:4860::/32-এর মতো, দৈর্ঘ্যের পরের বিটগুলো শূন্য রেখে।";
     /// No country has this code (404).
-    UnknownCountry,
-}
-
-impl ErrorCode {
-    /// Every code, in the order above.
-    pub const ALL: [ErrorCode; 20] = [
-        ErrorCode::InvalidIp,
-        ErrorCode::NotFound,
-        ErrorCode::UnknownField,
-        ErrorCode::InvalidAsn,
-        ErrorCode::UnknownAsn,
-        ErrorCode::MethodNotAllowed,
-        ErrorCode::BadQuery,
-        ErrorCode::BadFormat,
-        ErrorCode::NotAcceptable,
-        ErrorCode::UriTooLong,
-        ErrorCode::RateLimited,
-        ErrorCode::Overloaded,
-        ErrorCode::BodyTimeout,
-        ErrorCode::ForbiddenOrigin,
-        ErrorCode::BodyTooLarge,
-        ErrorCode::BadBody,
-        ErrorCode::BadHost,
-        ErrorCode::UnsupportedMediaType,
-        ErrorCode::InvalidPrefix,
-        ErrorCode::UnknownCountry,
-    ];
-
-    /// The code as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidIp => "invalid_ip",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::UnknownField => "unknown_field",
-            ErrorCode::InvalidAsn => "invalid_asn",
-            ErrorCode::UnknownAsn => "unknown_asn",
-            ErrorCode::MethodNotAllowed => "method_not_allowed",
-            ErrorCode::BadQuery => "bad_query",
-            ErrorCode::BadFormat => "bad_format",
-            ErrorCode::NotAcceptable => "not_acceptable",
-            ErrorCode::UriTooLong => "uri_too_long",
-            ErrorCode::RateLimited => "rate_limited",
-            ErrorCode::Overloaded => "overloaded",
-            ErrorCode::BodyTimeout => "body_timeout",
-            ErrorCode::ForbiddenOrigin => "forbidden_origin",
-            ErrorCode::BodyTooLarge => "body_too_large",
-            ErrorCode::BadBody => "bad_body",
-            ErrorCode::BadHost => "bad_host",
-            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
-            ErrorCode::InvalidPrefix => "invalid_prefix",
-            ErrorCode::UnknownCountry => "unknown_country",
-        }
-    }
-}
-
-impl ErrorCode {
-    /// The HTTP status the code comes with.
-    pub fn status(self) -> u16 {
-        match self {
-            ErrorCode::InvalidIp
-            | ErrorCode::InvalidAsn
-            | ErrorCode::BadQuery
-            | ErrorCode::BadFormat
-            | ErrorCode::BadBody
-            | ErrorCode::BadHost
-            | ErrorCode::InvalidPrefix => 400,
-            ErrorCode::ForbiddenOrigin => 403,
-            ErrorCode::NotFound
-            | ErrorCode::UnknownField
-            | ErrorCode::UnknownAsn
-            | ErrorCode::UnknownCountry => 404,
-            ErrorCode::MethodNotAllowed => 405,
-            ErrorCode::NotAcceptable => 406,
-            ErrorCode::BodyTimeout => 408,
-            ErrorCode::BodyTooLarge => 413,
-            ErrorCode::UnsupportedMediaType => 415,
-            ErrorCode::UriTooLong => 414,
-            ErrorCode::RateLimited => 429,
-            ErrorCode::Overloaded => 503,
-        }
-    }
-
-    /// When the service answers with the code, for the docs' error table
-    /// (Markdown).
-    pub fn when(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidIp => {
-                "The text is not an IPv4 or IPv6 address (or is missing), on a lookup, a page or in a batch entry."
-            }
-            ErrorCode::NotFound => "No such page or asset, or nothing after `/AS` is digits.",
-            ErrorCode::UnknownField => "A single-field path names no field of `IpInfo`.",
-            ErrorCode::InvalidAsn => {
-                "The AS number is not digits (after an optional `AS`), or is over 4294967295."
-            }
-            ErrorCode::UnknownAsn => "No row of the ASN data names this AS number.",
-            ErrorCode::MethodNotAllowed => {
-                "The path does not take this method (`Allow` lists those it takes)."
-            }
-            ErrorCode::BadQuery => "The query string could not be read.",
-            ErrorCode::BadFormat => {
-                "An unknown `format` value (`json`, `text`, `md` and `html` are known)."
-            }
-            ErrorCode::NotAcceptable => "No format the route offers matches `Accept`.",
-            ErrorCode::UriTooLong => "The path and query are longer than the limit.",
-            ErrorCode::RateLimited => {
-                "The caller is over its rate limit (`--rate-limit`); `Retry-After` says when to ask again."
-            }
-            ErrorCode::UnsupportedMediaType => {
-                "A request body's `Content-Type` is not one the route reads (`POST /api/v1/ip`: JSON or text; `/mcp`: JSON)."
-            }
-            ErrorCode::Overloaded => {
-                "No request slot was free within the queue timeout; `Retry-After` says when to ask again."
-            }
-            ErrorCode::BodyTimeout => "The request body did not arrive within the header timeout.",
-            ErrorCode::ForbiddenOrigin => {
-                "`/mcp`: the `Origin` header names an origin that is not accepted."
-            }
-            ErrorCode::BodyTooLarge => {
-                "The request body is over its byte limit (`/mcp`, the batch route), or a batch holds more addresses than the rate limit's burst."
-            }
-            ErrorCode::BadBody => {
-                "The request body could not be read, or a batch body is not a JSON array of strings or lines of text, or holds too many entries."
-            }
-            ErrorCode::BadHost => {
-                "The `Host` header is missing (HTTP/1.1), given twice, or not a `host[:port]`."
-            }
-            ErrorCode::InvalidPrefix => {
-                "The text is not a prefix (`8.8.8.0/24`, `2001:4860::/32`): no `/`, not an address before it, a length out of range, or host bits set (the message names the canonical prefix)."
-            }
-            ErrorCode::UnknownCountry => {
-                "No country has this two-letter code (the message suggests the nearest name or code)."
-            }
-        }
-    }
+    UnknownCountry = "unknown_country", 404,
+        when: "No country has this two-letter code (the message suggests the nearest name or code).",
+        en: "There is no country with that code",
+        bn: "এই কোডে কোনো দেশ নেই",
+        bn_says: "এই দুই অক্ষরের কোডে কোনো দেশ নেই; যেমন বাংলাদেশের কোড BD।";
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -2,7 +2,7 @@
 //! header (q-values and wildcards), then the route's default, which for pages
 //! depends on whether the caller is a command-line client or a browser.
 //!
-//! One rule on top (DESIGN.md section 4): where the default is JSON (the API,
+//! One rule on top: where the default is JSON (the API,
 //! [`super::routes::JSON`]), `Accept` never picks HTML. A browser's
 //! `Accept: text/html,...` gets the JSON answer there, so a page's "JSON"
 //! link opens JSON; HTML is given only on `?format=html`.
@@ -326,7 +326,7 @@ mod tests {
         }
     }
 
-    /// DESIGN.md section 4: a browser's `Accept` never turns a JSON answer
+    /// A browser's `Accept` never turns a JSON answer
     /// into a page; `?format=html` still does.
     #[test]
     fn accept_never_picks_html_where_the_default_is_json() {

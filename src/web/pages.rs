@@ -324,7 +324,7 @@ pub(crate) async fn healthz(State(state): State<AppState>, wants: Wants) -> Resp
             .collect(),
     };
     respond(
-        Page::Health(Box::new(health)),
+        Page::Resource(std::sync::Arc::new(health)),
         &wants,
         &Reply {
             default: routes::HEALTHZ.answer_default(wants.kind()),

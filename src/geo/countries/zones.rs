@@ -14,22 +14,22 @@ pub(crate) fn zones_of(code: &str) -> &'static [&'static str] {
 
 /// Every country `zone.tab` lists, with its zones.
 pub(crate) fn every() -> impl Iterator<Item = (&'static str, &'static [&'static str])> {
-    by_code().iter().map(|(code, zones)| (*code, zones.as_slice()))
+    by_code()
+        .iter()
+        .map(|(code, zones)| (*code, zones.as_slice()))
 }
 
 fn by_code() -> &'static HashMap<&'static str, Vec<&'static str>> {
     static BY_CODE: OnceLock<HashMap<&'static str, Vec<&'static str>>> = OnceLock::new();
     BY_CODE.get_or_init(|| {
-            let mut map: HashMap<&'static str, Vec<&'static str>> = HashMap::new();
-            for line in ZONE_TAB.lines().filter(|l| !l.starts_with('#')) {
-                let mut cells = line.split('\t');
-                if let (Some(code), Some(_), Some(zone)) =
-                    (cells.next(), cells.next(), cells.next())
-                {
-                    map.entry(code).or_default().push(zone);
-                }
+        let mut map: HashMap<&'static str, Vec<&'static str>> = HashMap::new();
+        for line in ZONE_TAB.lines().filter(|l| !l.starts_with('#')) {
+            let mut cells = line.split('\t');
+            if let (Some(code), Some(_), Some(zone)) = (cells.next(), cells.next(), cells.next()) {
+                map.entry(code).or_default().push(zone);
             }
-            map
+        }
+        map
     })
 }
 

@@ -3,7 +3,8 @@
 //! and the page says it in Bangla: for what the lookup form or an address
 //! path could not use (the page holds that input), the reason and the
 //! suggestion of [`crate::web::search`]; for every other error a sentence
-//! per code.
+//! per code. The words of each code are declared with the code
+//! ([`crate::model::ErrorCode`]'s one declaration).
 
 use super::i18n::Lang;
 use super::page::ErrorPage;
@@ -11,7 +12,7 @@ use crate::model::ErrorCode;
 use crate::web::search::{self, Unusable, Why};
 
 /// The message of `e` in `lang`.
-pub(super) fn message(e: &ErrorPage, lang: Lang) -> String {
+pub(crate) fn message(e: &ErrorPage, lang: Lang) -> String {
     match lang {
         Lang::En => e
             .body
@@ -82,38 +83,18 @@ fn why_bn(why: Why) -> String {
     }
 }
 
-/// A sentence per error code, for the errors whose input the page does not hold.
+/// A sentence per error code, for the errors whose input the page does not
+/// hold ([`ErrorCode::words`]).
 fn by_code(code: ErrorCode) -> &'static str {
-    use ErrorCode as C;
-    match code {
-        C::InvalidIp => {
-            "এটি কোনো বৈধ IPv4 বা IPv6 ঠিকানা নয়। ঠিকানা দেখতে 8.8.8.8 বা 2001:4860:4860::8888-এর মতো।"
-        }
-        C::NotFound => "এই ঠিকানায় কোনো পৃষ্ঠা নেই। API-এর পথগুলো /docs-এ দেখুন।",
-        C::UnknownField => "এই নামে কোনো ঘর নেই। ঘরগুলোর তালিকা /docs-এ আছে।",
-        C::InvalidAsn => {
-            "এটি কোনো AS নম্বর নয়: অঙ্কগুলো লিখুন, চাইলে আগে AS দিয়ে, যেমন AS15169; সবচেয়ে বড় AS নম্বর ৪,২৯,৪৯,৬৭,২৯৫।"
-        }
-        C::UnknownAsn => "ASN ডেটার কোনো সারিতে এই AS নম্বর নেই।",
-        C::MethodNotAllowed => "এই ঠিকানা এই মেথড নেয় না; Allow হেডারে যে মেথডগুলো নেয় তার তালিকা আছে।",
-        C::BadQuery => "কোয়েরি স্ট্রিংটি পড়া গেল না।",
-        C::BadFormat => "এমন কোনো ফরম্যাট নেই: format হতে পারে json, text, md বা html।",
-        C::NotAcceptable => {
-            "Accept হেডারে চাওয়া কোনো ফরম্যাট এখানে দেওয়া হয় না: দেওয়া হয় JSON, টেক্সট, Markdown ও HTML।"
-        }
-        C::UriTooLong => "ঠিকানাটি (পথ ও কোয়েরি) সীমার চেয়ে লম্বা।",
-        C::RateLimited => "অনেক বেশি অনুরোধ: Retry-After হেডারে বলা সময় পরে আবার চেষ্টা করুন।",
-        C::Overloaded => "সেবাটি এখন ব্যস্ত: একটু পরে আবার চেষ্টা করুন।",
-        C::BodyTimeout => "অনুরোধের বডি সময়মতো এসে পৌঁছায়নি।",
-        C::ForbiddenOrigin => "ওই অরিজিন থেকে অনুরোধ নেওয়া হয় না।",
-        C::BodyTooLarge => "অনুরোধটি সীমার চেয়ে বড়।",
-        C::BadBody => "অনুরোধের বডি পড়া গেল না।",
-        C::UnsupportedMediaType => "অনুরোধের বডি এমন ধরনের, যা এই ঠিকানা পড়ে না।",
-        C::BadHost => "Host হেডার নেই, দুবার আছে, অথবা তাতে কোনো হোস্ট নেই।",
-        C::InvalidPrefix => {
-            "এটি কোনো প্রিফিক্স নয়: লিখুন 8.8.8.0/24 বা 2001:4860::/32-এর মতো, দৈর্ঘ্যের পরের বিটগুলো শূন্য রেখে।"
-        }
-        C::UnknownCountry => "এই দুই অক্ষরের কোডে কোনো দেশ নেই; যেমন বাংলাদেশের কোড BD।",
+    code.words().bn_says
+}
+
+/// The headline of an error page in `lang`: what happened, in words
+/// ([`ErrorCode::words`]).
+pub(crate) fn headline(code: ErrorCode, lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => code.words().en,
+        Lang::Bn => code.words().bn,
     }
 }
 

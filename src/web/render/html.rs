@@ -1,94 +1,199 @@
-//! HTML: small, fast pages that work without JavaScript and read well on a
-//! phone, in the request's language ([`super::i18n`]). This module picks the
-//! page and holds the plain ones (health, docs, errors); the frame every
-//! page shares is [`super::html_frame`], the address pages
-//! [`super::html_lookup`], the AS pages [`super::html_asn`].
+//! The HTML writer: any [`Doc`] as a small, fast page that works without
+//! JavaScript and reads well on a phone, inside the frame every page shares
+//! ([`super::html_frame`]: the style, the bar, the footer, the language
+//! link). Every value is escaped ([`esc`]); only [`Kind::Raw`] and
+//! [`Inline::Html`] blocks, built by the service from its own data (the
+//! map, a flag, a share bar), are written as they are.
 
-use super::html_frame::{Frame, cell, document, esc, lookup_form};
-use super::i18n::{Lang, Msg};
-use super::page::Page;
+use std::fmt::Write;
+
+use super::doc::{Block, Doc, Inline, Kind, Link, Only, Row};
+use super::html_frame::{Frame, document, esc, lookup_form};
 use super::view::View;
 
-pub(crate) fn page(page: &Page, view: &View) -> String {
-    let lang = view.lang;
-    match page {
-        Page::Lookup(p) => super::html_lookup::lookup(p, view),
-        Page::Asn(p) => super::html_asn::asn(p, view),
-        Page::Health(h) => {
-            let mut body = format!(
-                "<h1 class=\"words\">{}: {}</h1><dl>",
-                Msg::Health.text(lang),
-                esc(status_word(h.status, lang))
-            );
-            for (label, value) in health_rows(h, lang).iter().skip(1) {
-                body.push_str(&cell(label, value));
-            }
-            body.push_str("</dl>");
-            document(&Frame::new(Msg::Health.text(lang), "/healthz"), &body, view)
-        }
-        // Rendered by `super::docs::html` (see `Page::render`).
-        Page::Docs(_) => String::new(),
-        Page::Error(e) => {
-            let status = e.status.as_u16();
-            // English has a headline per code; Bangla one per kind of error.
-            let headline = match lang {
-                Lang::En => e.headline(),
-                _ => super::i18n::error_headline(lang, e.body.error, status),
-            };
-            let message = super::error_words::message(e, lang);
-            let body = format!(
-                "<p class=\"kicker\">{} {}</p><h1 class=\"words\" id=\"error\">{}</h1><p class=\"lead\" id=\"error-message\">{}</p>{}<p><a href=\"{}\">{}</a></p>",
-                Msg::ErrorHeading.text(lang),
-                lang.digits(&status.to_string()),
-                esc(headline),
-                esc(&message),
-                lookup_form(e.input.as_deref().unwrap_or(""), view),
-                esc(&view.href("/")),
-                Msg::Home.text(lang),
-            );
-            document(&Frame::new(headline, "/"), &body, view)
-        }
-    }
-}
-
-/// The health report as (label, value) rows in `lang`: the status, then
-/// per loaded table its release date, rows and source, then the refused
-/// files (their reasons are the loader's own English words).
-pub(super) fn health_rows(h: &super::page::Health, lang: Lang) -> Vec<(String, String)> {
-    let table = |name: &str| match name {
-        "country" => Msg::Country.text(lang),
-        "city" => Msg::City.text(lang),
-        _ => "ASN",
+/// `doc` as an HTML document.
+pub(crate) fn write(doc: &Doc, view: &View) -> String {
+    let mut body = String::new();
+    blocks(&doc.blocks, view, &mut body);
+    let frame = Frame {
+        releases: doc.releases.as_ref(),
+        script: doc.script,
+        ..Frame::new(&doc.title, &doc.canonical)
     };
-    let mut rows = vec![(
-        Msg::Health.text(lang).to_owned(),
-        status_word(h.status, lang).to_owned(),
-    )];
-    for (name, t) in h.tables() {
-        let name = table(name);
-        rows.push((
-            Msg::HealthRelease.fill(lang, &[name]),
-            lang.date(&t.release_date),
-        ));
-        rows.push((
-            Msg::HealthRows.fill(lang, &[name]),
-            lang.count(u128::from(t.rows)),
-        ));
-        rows.push((Msg::HealthSource.fill(lang, &[name]), t.source.clone()));
-    }
-    for r in &h.refused {
-        rows.push((
-            Msg::HealthRefused.fill(lang, &[table(r.table)]),
-            format!("{}: {}", r.file, r.reason),
-        ));
-    }
-    rows
+    document(&frame, &body, view)
 }
 
-/// The health status (`ok`) in `lang`.
-fn status_word(status: &str, lang: Lang) -> &str {
-    match (lang, status) {
-        (Lang::Bn, "ok") => "ঠিক আছে",
-        _ => status,
+fn blocks(list: &[Block], view: &View, out: &mut String) {
+    for block in list.iter().filter(|b| b.only.has(Only::HTML)) {
+        match &block.kind {
+            Kind::Kicker(s) => {
+                let _ = write!(out, "<p class=\"kicker\">{}</p>", esc(s));
+            }
+            Kind::Heading { id, words, text } => {
+                let class = if *words { " class=\"words\"" } else { "" };
+                let _ = write!(out, "<h1{class}{}>{}</h1>", attr("id", *id), inlines(text));
+            }
+            Kind::Para { id, class, text } => {
+                let _ = write!(
+                    out,
+                    "<p{}{}>{}</p>",
+                    attr("class", *class),
+                    attr("id", *id),
+                    inlines(text)
+                );
+            }
+            Kind::Rows { rows, .. } => {
+                out.push_str("<dl>");
+                for r in rows {
+                    row(r, out);
+                }
+                out.push_str("</dl>");
+            }
+            Kind::Table { id, head, rows, .. } => {
+                let _ = write!(out, "<table{}><thead><tr>", attr("id", *id));
+                for h in head {
+                    let _ = write!(out, "<th{}>{}</th>", cell_class(h), inlines(&h.text));
+                }
+                out.push_str("</tr></thead><tbody>");
+                for cells in rows {
+                    out.push_str("<tr>");
+                    for c in cells {
+                        let _ = write!(out, "<td{}>{}</td>", cell_class(c), inlines(&c.text));
+                    }
+                    out.push_str("</tr>");
+                }
+                out.push_str("</tbody></table>");
+            }
+            Kind::List { id, class, items } => {
+                let _ = write!(out, "<ul{}{}>", attr("class", *class), attr("id", *id));
+                for item in items {
+                    let _ = write!(out, "<li>{}</li>", inlines(item));
+                }
+                out.push_str("</ul>");
+            }
+            Kind::Section {
+                id,
+                class,
+                title,
+                body,
+            } => {
+                let tag = if id.is_some() { "section" } else { "div" };
+                let _ = write!(out, "<{tag}{}{}>", attr("class", *class), attr("id", *id));
+                if let Some(title) = title {
+                    let _ = write!(out, "<h2>{}</h2>", esc(title));
+                }
+                blocks(body, view, out);
+                let _ = write!(out, "</{tag}>");
+            }
+            Kind::Pager {
+                prev,
+                position,
+                next,
+                also,
+                label,
+            } => {
+                let _ = write!(out, "<nav class=\"pager\"{}>", attr("aria-label", *label));
+                if let Some(l) = prev {
+                    link(l, out);
+                }
+                let _ = write!(out, "<span class=\"muted\">{}</span>", esc(position));
+                if let Some(l) = next {
+                    link(l, out);
+                }
+                for l in also {
+                    link(l, out);
+                }
+                out.push_str("</nav>");
+            }
+            Kind::Filter { label, count } => {
+                let _ = write!(
+                    out,
+                    "<p id=\"filter\" hidden><input type=\"search\" aria-label=\"{f}\" placeholder=\"{f}\" autocomplete=\"off\" spellcheck=\"false\"> <span class=\"muted\"><span id=\"shown\">{n}</span> / {n}</span></p>",
+                    f = esc(label),
+                    n = esc(count),
+                );
+            }
+            Kind::Form(value) => out.push_str(&lookup_form(value, view)),
+            Kind::Raw(html) => out.push_str(html),
+            Kind::Line(_) => {}
+        }
     }
+}
+
+/// ` name="value"`, or nothing.
+fn attr(name: &str, value: Option<&str>) -> String {
+    value
+        .map(|v| format!(" {name}=\"{}\"", esc(v)))
+        .unwrap_or_default()
+}
+
+fn cell_class(c: &super::doc::Cell) -> String {
+    attr("class", if c.number { Some("n") } else { c.class })
+}
+
+/// One `<div><dt><dd>` row: label, value (in its language) and the commands
+/// that print it, each with its copy button (shown by the pages' script). A
+/// command too long for its column is cut at its start, after `curl`
+/// (`curl …/8.8.8.8/asn`: the URL is right-aligned in its box, kept
+/// left-to-right by `<bdo>`), so the field it prints stays in sight; the
+/// whole command is what is copied.
+fn row(r: &Row, out: &mut String) {
+    let _ = write!(
+        out,
+        "<div><dt>{}</dt><dd{}{}>{}</dd>",
+        esc(&r.label),
+        attr("id", r.id.as_deref()),
+        attr("lang", r.lang),
+        inlines(&r.value)
+    );
+    if let Some([title, done, copy]) = r.command_words {
+        for (field, url) in &r.commands {
+            let id = format!("cmd-{field}");
+            let _ = write!(
+                out,
+                "<dd class=\"cmd\"><code class=\"cmd\" id=\"{id}\" title=\"{title}\">curl <span class=\"u\"><bdo dir=\"ltr\">{}</bdo></span></code><button type=\"button\" class=\"copy\" data-for=\"{id}\" data-done=\"{done}\" hidden>{copy}</button></dd>",
+                esc(url),
+            );
+        }
+    }
+    out.push_str("</div>");
+}
+
+fn link(l: &Link, out: &mut String) {
+    let _ = write!(
+        out,
+        "<a{}{}{} href=\"{}\"{}{}>{}</a>",
+        attr("id", l.id),
+        attr("class", l.class),
+        attr("rel", l.rel),
+        esc(&l.href),
+        attr("hreflang", l.hreflang),
+        if l.download { " download" } else { "" },
+        esc(&l.text)
+    );
+}
+
+fn inlines(list: &[Inline]) -> String {
+    let mut out = String::new();
+    for i in list {
+        match i {
+            Inline::Text(s) => out.push_str(&esc(s)),
+            Inline::Num(s) => {
+                let _ = write!(out, "<span class=\"num\">{}</span>", esc(s));
+            }
+            Inline::Code(s) => {
+                let _ = write!(out, "<code>{}</code>", esc(s));
+            }
+            Inline::Strong(s) => {
+                let _ = write!(out, "<strong>{}</strong>", esc(s));
+            }
+            Inline::Link(l) => link(l, &mut out),
+            Inline::Span { id, text } => {
+                let _ = write!(out, "<span{}>{}</span>", attr("id", *id), inlines(text));
+            }
+            Inline::Html(h) => out.push_str(h),
+            Inline::Plain(_) => {}
+        }
+    }
+    out
 }

@@ -100,11 +100,6 @@ pub(super) fn lookup_form(value: &str, view: &View) -> String {
     )
 }
 
-/// A `<div><dt>label</dt><dd>value</dd></div>`.
-pub(super) fn cell(label: &str, value: &str) -> String {
-    format!("<div><dt>{}</dt><dd>{}</dd></div>", esc(label), esc(value))
-}
-
 /// A flag image for the country `code`, empty when the set has none.
 pub(super) fn flag_img(code: Option<&str>) -> String {
     flag_tag(code, "")

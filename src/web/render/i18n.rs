@@ -151,15 +151,32 @@ impl Lang {
         self.digits(&text)
     }
 
-    /// A clock time (`h:mm a`, CLDR's short time of both languages):
-    /// `3:49 PM`, `৩:৪৯ PM`.
+    /// A clock time: in English `h:mm a` (`3:49 PM`); in Bangla CLDR's
+    /// `B h:mm`, the day period in words before the time (`রাত্রি ১১:১৩`,
+    /// `সকাল ৯:০৫`: CLDR 48 `bn` flexible day periods, `dayPeriodRules`
+    /// ভোর 04-06, সকাল 06-12, দুপুর 12-16, বিকাল 16-18, সন্ধ্যা 18-20, রাত্রি 20-04).
     pub(crate) fn clock(self, hour: u32, minute: u32) -> String {
         let h12 = match hour % 12 {
             0 => 12,
             h => h,
         };
-        let period = if hour < 12 { "AM" } else { "PM" };
-        self.digits(&format!("{h12}:{minute:02} {period}"))
+        match self {
+            Lang::En => {
+                let period = if hour < 12 { "AM" } else { "PM" };
+                format!("{h12}:{minute:02} {period}")
+            }
+            Lang::Bn => {
+                let period = match hour {
+                    4..=5 => "ভোর",
+                    6..=11 => "সকাল",
+                    12..=15 => "দুপুর",
+                    16..=17 => "বিকাল",
+                    18..=19 => "সন্ধ্যা",
+                    _ => "রাত্রি",
+                };
+                self.digits(&format!("{period} {h12}:{minute:02}"))
+            }
+        }
     }
 
     fn month(self, m: usize) -> &'static str {
@@ -223,6 +240,10 @@ macro_rules! catalogue {
         pub(crate) enum Msg { $($name),* }
 
         impl Msg {
+            /// Every message, in the order of the catalogue.
+            #[cfg(test)]
+            pub(crate) const ALL: &'static [Msg] = &[$(Msg::$name),*];
+
             /// The message in `lang`.
             pub(crate) fn text(self, lang: Lang) -> &'static str {
                 match self {
@@ -234,6 +255,14 @@ macro_rules! catalogue {
 }
 
 impl Msg {
+    /// The health status (`ok`) in `lang`; another status as it is.
+    pub(crate) fn status_word(status: &str, lang: Lang) -> &str {
+        match status {
+            "ok" => Msg::StatusOk.text(lang),
+            _ => status,
+        }
+    }
+
     /// The message in `lang` with each `{}` replaced by the next of `args`.
     pub(crate) fn fill(self, lang: Lang, args: &[&str]) -> String {
         let mut out = String::new();
@@ -293,6 +322,7 @@ catalogue! {
     CommandFor => "Command that prints it", "যে কমান্ড এটি দেখায়";
     ThisPageAs => "This page as", "এই পৃষ্ঠা অন্য রূপে";
     ApiDocs => "API documentation", "API নথি";
+    ApiDocsShort => "API docs", "API নথি";
     DataReleases => "Data: country {}, ASN {}", "ডেটা: দেশ {}, ASN {}";
     Centroids => "Coordinates are country centroids, not street addresses.", "স্থানাঙ্কগুলো দেশের কেন্দ্রবিন্দু, রাস্তার ঠিকানা নয়।";
     AsnAlso => "ASN data also from RouteViews and NRO (CC BY 4.0)", "ASN ডেটা RouteViews ও NRO থেকেও (CC BY 4.0)";
@@ -300,7 +330,7 @@ catalogue! {
     Addresses => "Addresses", "ঠিকানা";
     AddressesV4 => "IPv4 addresses", "IPv4 ঠিকানা";
     AddressesV6 => "IPv6 addresses", "IPv6 ঠিকানা";
-    Slash48s => "{} /48 networks", "{}টি /48 নেটওয়ার্ক";
+    Slash48s => "{} /48 networks", "{}টি /৪৮ নেটওয়ার্ক";
     PrefixesV4 => "IPv4 prefixes", "IPv4 প্রিফিক্স";
     PrefixesV6 => "IPv6 prefixes", "IPv6 প্রিফিক্স";
     Prefixes => "Prefixes", "প্রিফিক্স";
@@ -317,15 +347,6 @@ catalogue! {
     WorldMap => "World map with {} highlighted", "বিশ্বের মানচিত্রে {} চিহ্নিত";
     AsMap => "World map: the countries of its IPv4 space, darker for a larger share", "বিশ্বের মানচিত্র: এর IPv4 ঠিকানার দেশগুলো, বড় অংশ গাঢ় রঙে";
     Source => "Source", "উৎস";
-    ErrInvalidIp => "That is not an IP address", "এটি কোনো আইপি ঠিকানা নয়";
-    ErrNotFound => "There is no such page", "এমন কোনো পৃষ্ঠা নেই";
-    ErrUnknownField => "There is no such field", "এমন কোনো ঘর নেই";
-    ErrInvalidAsn => "That is not an AS number", "এটি কোনো AS নম্বর নয়";
-    ErrUnknownAsn => "The data has no such AS", "ডেটায় এমন কোনো AS নেই";
-    ErrBadRequest => "The request could not be read", "অনুরোধটি পড়া গেল না";
-    ErrRateLimited => "Too many requests: try again in a moment", "অনেক বেশি অনুরোধ: একটু পরে আবার চেষ্টা করুন";
-    ErrOverloaded => "The service is busy: try again in a moment", "সেবাটি এখন ব্যস্ত: একটু পরে আবার চেষ্টা করুন";
-    ErrOther => "That did not work", "এটি কাজ করেনি";
     Message => "Message", "বার্তা";
     About => "About", "বিবরণ";
     RfcLink => "RFC", "RFC";
@@ -345,28 +366,7 @@ catalogue! {
     HealthSource => "{} source", "{}: উৎস";
     HealthRefused => "refused {}", "{}: বাতিল ফাইল";
     FlagsCreditName => "Flags:", "পতাকা:";
-}
-
-/// The headline of an error page: what happened, in words.
-pub(crate) fn error_headline(
-    lang: Lang,
-    code: crate::model::ErrorCode,
-    status: u16,
-) -> &'static str {
-    use crate::model::ErrorCode as E;
-    let msg = match code {
-        E::InvalidIp => Msg::ErrInvalidIp,
-        E::NotFound => Msg::ErrNotFound,
-        E::UnknownField => Msg::ErrUnknownField,
-        E::InvalidAsn => Msg::ErrInvalidAsn,
-        E::UnknownAsn => Msg::ErrUnknownAsn,
-        E::BadQuery | E::BadFormat | E::NotAcceptable | E::UriTooLong => Msg::ErrBadRequest,
-        E::RateLimited => Msg::ErrRateLimited,
-        E::Overloaded => Msg::ErrOverloaded,
-        _ if status >= 500 => Msg::ErrOverloaded,
-        _ => Msg::ErrOther,
-    };
-    msg.text(lang)
+    StatusOk => "ok", "ঠিক আছে";
 }
 
 #[cfg(test)]
@@ -407,7 +407,13 @@ mod tests {
         assert_eq!(Lang::Bn.date("2026-06"), "জুন ২০২৬");
         assert_eq!(Lang::En.date("unknown"), "unknown");
         assert_eq!(Lang::En.clock(15, 9), "3:09 PM");
-        assert_eq!(Lang::Bn.clock(0, 30), "১২:৩০ AM");
+        assert_eq!(Lang::Bn.clock(0, 30), "রাত্রি ১২:৩০");
+        assert_eq!(Lang::Bn.clock(23, 13), "রাত্রি ১১:১৩");
+        assert_eq!(Lang::Bn.clock(9, 5), "সকাল ৯:০৫");
+        assert_eq!(Lang::Bn.clock(13, 0), "দুপুর ১:০০");
+        assert_eq!(Lang::Bn.clock(17, 45), "বিকাল ৫:৪৫");
+        assert_eq!(Lang::Bn.clock(19, 1), "সন্ধ্যা ৭:০১");
+        assert_eq!(Lang::Bn.clock(4, 30), "ভোর ৪:৩০");
         assert_eq!(Lang::Bn.percent(0.4567), "৪৫.৭%");
     }
 
@@ -417,6 +423,60 @@ mod tests {
             Msg::DataReleases.fill(Lang::En, &["June 1, 2026", "June 17, 2026"]),
             "Data: country June 1, 2026, ASN June 17, 2026"
         );
-        assert_eq!(Msg::Slash48s.fill(Lang::Bn, &["১০"]), "১০টি /48 নেটওয়ার্ক");
+        assert_eq!(Msg::Slash48s.fill(Lang::Bn, &["১০"]), "১০টি /৪৮ নেটওয়ার্ক");
+    }
+
+    /// Names and identifiers a Bangla message writes as they are written
+    /// everywhere.
+    const AS_WRITTEN: &[&str] = &[
+        "IPv4",
+        "IPv6",
+        "AS",
+        "ASN",
+        "API",
+        "CSV",
+        "RFC",
+        "CC BY 4.0",
+        "RouteViews",
+        "NRO",
+        "HTTP",
+        "JSON",
+    ];
+
+    #[test]
+    fn every_message_has_both_languages_and_bangla_has_no_latin_digit() {
+        for &msg in Msg::ALL {
+            let (en, bn) = (msg.text(Lang::En), msg.text(Lang::Bn));
+            assert!(!en.trim().is_empty() && !bn.trim().is_empty(), "{msg:?}");
+            assert_eq!(
+                en.matches("{}").count(),
+                bn.matches("{}").count(),
+                "{msg:?}: the same places to fill"
+            );
+            let mut rest = bn.to_owned();
+            for name in AS_WRITTEN {
+                rest = rest.replace(name, "");
+            }
+            assert!(
+                !rest.bytes().any(|b| b.is_ascii_digit()),
+                "{msg:?}: a Latin digit in {bn:?}"
+            );
+            // English words stay English only where they are names.
+            let latin_word = rest
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .find(|w| w.len() > 1);
+            assert_eq!(latin_word, None, "{msg:?}: {bn:?}");
+        }
+    }
+
+    #[test]
+    fn every_error_code_has_its_words_in_both_languages() {
+        for code in crate::model::ErrorCode::ALL {
+            let words = code.words();
+            assert!(!words.en.is_empty() && !words.bn.is_empty(), "{code:?}");
+            assert!(words.bn_says.ends_with('।'), "{code:?}");
+            assert!(!code.when().is_empty(), "{code:?}");
+            assert!((400..600).contains(&code.status()), "{code:?}");
+        }
     }
 }

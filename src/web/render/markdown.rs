@@ -1,180 +1,99 @@
-//! Markdown: a heading, a table of the fields, links to the other forms and
-//! the docs, and the DB-IP attribution line. In Bangla the tables are the
-//! HTML page's groups, labels and values ([`super::values`]).
+//! The Markdown writer: any [`Doc`] as Markdown, its blocks one after
+//! another with a blank line between: the heading (`# ...`), paragraphs,
+//! labelled rows and tables as GFM tables, lists, sections under `## title`.
+//! Every value is escaped ([`escape`]): it renders as exactly its
+//! characters.
 
 use std::fmt::Write;
 
-use super::i18n::{Lang, Msg};
-use super::page::{
-    ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, LookupKind, LookupPage, Page, asn_csv_link,
-    asn_links, links, lookup_rows, page_link, page_span, slash48s,
-};
-use super::values;
-use super::view::View;
+use super::doc::{Block, Doc, Inline, Kind, Only};
+use super::page::{ATTRIBUTION_TEXT, ATTRIBUTION_URL};
 use crate::fields::sanitize::one_line;
 
-pub(crate) fn page(page: &Page, view: &View) -> String {
-    let lang = view.lang;
-    match page {
-        Page::Lookup(p) if lang != Lang::En => {
-            let (page_path, api_path) = links(&p.info);
-            let heading = match p.kind {
-                LookupKind::Root | LookupKind::ApiMe => Msg::YourIpAddress,
-                _ => Msg::IpAddress,
-            };
-            let mut out = format!("# {}: {}\n", heading.text(lang), escape(&p.info.ip));
-            if let (Some(words), Some(special)) = (p.special_words_in(lang), &p.special) {
-                let _ = writeln!(
-                    out,
-                    "\n**{}।** {} [{}]({})",
-                    escape(&special.label_in(lang)),
-                    escape(&words),
-                    special.rfcs.first().copied().unwrap_or_default(),
-                    special.rfc_url
-                );
-            }
-            for (title, rows) in [
-                (Msg::Network, values::network(p, lang)),
-                (Msg::Location, values::location(p, lang)),
-            ] {
-                let _ = writeln!(out, "\n## {}\n", title.text(lang));
-                if rows.is_empty() {
-                    let why = if p.info.is_public == Some(false) {
-                        Msg::PrivateNoLocation
-                    } else {
-                        Msg::NoLocation
-                    };
-                    let _ = writeln!(out, "{}", why.text(lang));
-                    continue;
-                }
-                out.push_str("| | |\n|---|---|\n");
+/// `doc` as Markdown.
+pub(crate) fn write(doc: &Doc) -> String {
+    let mut parts = Vec::new();
+    blocks(&doc.blocks, &mut parts);
+    let mut out = parts.join("\n\n");
+    out.push('\n');
+    out
+}
+
+fn blocks(list: &[Block], parts: &mut Vec<String>) {
+    for block in list.iter().filter(|b| b.only.has(Only::MARKDOWN)) {
+        match &block.kind {
+            Kind::Heading { text, .. } => parts.push(format!("# {}", inlines(text))),
+            Kind::Para { text, .. } => parts.push(inlines(text)),
+            Kind::Rows { head, rows } if !rows.is_empty() => {
+                let mut t = match head {
+                    Some([a, b]) => format!("| {a} | {b} |\n|---|---|"),
+                    None => "| | |\n|---|---|".to_owned(),
+                };
                 for r in rows {
-                    let _ = writeln!(out, "| {} | {} |", r.label.text(lang), escape(&r.value));
+                    let _ = write!(t, "\n| {} | {} |", r.label, inlines(&r.value));
                 }
+                parts.push(t);
             }
-            let _ = writeln!(
-                out,
-                "\n{} [JSON]({api_path}) · [{}]({page_path}?format=text&lang=bn) · [HTML]({page_path}?lang=bn) · [{}](/docs)\n",
-                Msg::ThisPageAs.text(lang),
-                Msg::AsText.text(lang),
-                Msg::ApiDocs.text(lang),
-            );
-            attribution(&mut out);
-            out
-        }
-        Page::Lookup(p) => {
-            let (page_path, api_path) = links(&p.info);
-            let title = match p.kind {
-                LookupKind::Root | LookupKind::ApiMe => {
-                    format!("Your IP address: {}", escape(&p.info.ip))
+            Kind::Table { head, rows, .. } => {
+                let mut t = String::from("|");
+                for h in head {
+                    let _ = write!(t, " {} |", inlines(&h.text));
                 }
-                _ => format!("IP address {}", escape(&p.info.ip)),
-            };
-            let mut out = format!("# {title}\n\n");
-            if let (Some(words), Some(special)) = (p.special_words(), &p.special) {
-                let _ = writeln!(
-                    out,
-                    "**{}.** {} Defined in [{}]({}).\n",
-                    escape(&special.label()),
-                    escape(&words),
-                    special.rfcs.first().copied().unwrap_or_default(),
-                    special.rfc_url
-                );
+                t.push_str("\n|");
+                t.push_str(&"---|".repeat(head.len()));
+                for row in rows {
+                    t.push_str("\n|");
+                    for c in row {
+                        let _ = write!(t, " {} |", inlines(&c.text));
+                    }
+                }
+                parts.push(t);
             }
-            lookup_table(&mut out, p);
-            let _ = writeln!(
-                out,
-                "\nOther forms: [JSON]({api_path}) · [text]({page_path}?format=text) · [HTML]({page_path}?format=html) · [Markdown]({page_path}?format=md)\n"
-            );
-            let _ = writeln!(
-                out,
-                "API: `GET /api/v1/ip/{{ip}}`, `GET /api/v1/me` · [API docs](/docs) · [OpenAPI](/api/v1/openapi.json)\n"
-            );
-            attribution(&mut out);
-            out
-        }
-        Page::Asn(p) => asn_markdown(p, lang),
-        Page::Health(h) if lang != Lang::En => {
-            let rows = super::html::health_rows(h, lang);
-            let mut out = format!("# {}\n\n| | |\n|---|---|\n", Msg::Health.text(lang));
-            for (key, value) in rows {
-                let _ = writeln!(out, "| {} | {} |", escape(&key), escape(&value));
+            Kind::List { items, .. } => parts.push(
+                items
+                    .iter()
+                    .map(|i| format!("- {}", inlines(i)))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            Kind::Section { title, body, .. } => {
+                if let Some(title) = title {
+                    parts.push(format!("## {title}"));
+                }
+                blocks(body, parts);
             }
-            out
-        }
-        Page::Health(h) => {
-            let mut out = format!("# Health: {}\n\n", h.status);
-            let rows: Vec<(String, String)> = h
-                .tables()
-                .into_iter()
-                .flat_map(|(name, t)| {
-                    [
-                        (format!("{name} release"), t.release_date.clone()),
-                        (format!("{name} rows"), t.rows.to_string()),
-                        (format!("{name} source"), t.source.clone()),
-                    ]
-                })
-                .chain(h.refused.iter().map(|r| {
-                    (
-                        format!("refused {}", r.table),
-                        format!("{}: {}", r.file, r.reason),
-                    )
-                }))
-                .collect();
-            let rows: Vec<(&str, String)> =
-                rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-            table(&mut out, &rows);
-            out
-        }
-        // Rendered by `super::docs::markdown` (see `Page::render`).
-        Page::Docs(_) => String::new(),
-        Page::Error(e) if lang != Lang::En => {
-            let headline = super::i18n::error_headline(lang, e.body.error, e.status.as_u16());
-            let status = lang.digits(&e.status.as_u16().to_string());
-            let code = e.body.error.to_string();
-            format!(
-                "# {}: {headline}\n\n{}\n\n{} [{}]({}) · [{}](/docs)\n",
-                Msg::ErrorHeading.text(lang),
-                escape(&super::error_words::message(e, lang)),
-                Msg::StatusLine.fill(lang, &[&status, &code]),
-                Msg::Home.text(lang),
-                view.href("/"),
-                Msg::ApiDocs.text(lang),
-            )
-        }
-        Page::Error(e) => {
-            // The code is one of the service's own identifiers (`bad_format`).
-            let mut out = format!("# Error: {}\n\n", e.headline());
-            if let Some(m) = &e.body.message {
-                let _ = writeln!(out, "{}\n", escape(m));
-            }
-            let _ = writeln!(
-                out,
-                "Status {}, error `{}`. [Home](/) · [API docs](/docs)",
-                e.status.as_u16(),
-                e.body.error
-            );
-            out
+            Kind::Line(line) => parts.push(line.clone()),
+            Kind::Rows { .. } | Kind::Kicker(_) | Kind::Form(_) | Kind::Raw(_) => {}
+            Kind::Pager { .. } | Kind::Filter { .. } => {}
         }
     }
 }
 
-/// The fields of a lookup page, the AS number linked to its page.
-fn lookup_table(out: &mut String, p: &LookupPage) {
-    out.push_str("| Field | Value |\n|---|---|\n");
-    for (key, value) in lookup_rows(p) {
-        let _ = match p.info.network.asn.filter(|_| key == "asn") {
-            Some(asn) => writeln!(out, "| {key} | [{asn}]({}) |", asn_links(asn).0),
-            None => writeln!(out, "| {key} | {} |", escape(&value)),
-        };
+/// Inline content as Markdown: text escaped, links to their (unescaped,
+/// the service's own) paths.
+fn inlines(list: &[Inline]) -> String {
+    let mut out = String::new();
+    for i in list {
+        match i {
+            Inline::Text(s) | Inline::Num(s) => out.push_str(&escape(s)),
+            Inline::Plain(s) => out.push_str(s),
+            Inline::Code(s) => {
+                let _ = write!(out, "`{}`", one_line(s));
+            }
+            Inline::Strong(s) => {
+                let _ = write!(out, "**{}**", escape(s));
+            }
+            Inline::Link(l) if l.code => {
+                let _ = write!(out, "[`{}`]({})", one_line(&l.text), l.href);
+            }
+            Inline::Link(l) => {
+                let _ = write!(out, "[{}]({})", escape(&l.text), l.href);
+            }
+            Inline::Span { text, .. } => out.push_str(&inlines(text)),
+            Inline::Html(_) => {}
+        }
     }
-}
-
-fn table(out: &mut String, rows: &[(&str, String)]) {
-    out.push_str("| Field | Value |\n|---|---|\n");
-    for (key, value) in rows {
-        let _ = writeln!(out, "| {key} | {} |", escape(value));
-    }
+    out
 }
 
 /// The licence's attribution line.
@@ -223,156 +142,6 @@ pub(crate) fn escape(value: &str) -> String {
 /// autolinks, entities, headings, quotes, table cells, and GitHub's `$`
 /// math.
 const MARKUP: &str = "\\`*_~[]<>&#|$";
-
-/// Markdown: a heading, the summary table, the countries, this page of
-/// the prefixes and the links to the others, the other forms and the
-/// attribution.
-fn asn_markdown(p: &AsnPage, lang: Lang) -> String {
-    let info = &p.info;
-    let (page, api) = asn_links(info.asn);
-    let bn = lang != Lang::En;
-    let count = |n: u128| if bn { lang.count(n) } else { n.to_string() };
-    let mut out = format!("# AS{} {}\n\n", info.asn, escape(&info.organization));
-    let mut v6 = if bn {
-        lang.count(info.addresses.v6.parse().unwrap_or(0))
-    } else {
-        info.addresses.v6.clone()
-    };
-    if bn && slash48s(&info.addresses.v6) > 0 {
-        let n48 = lang.count(slash48s(&info.addresses.v6));
-        v6 = format!("{v6} ({})", Msg::Slash48s.fill(lang, &[&n48]));
-    }
-    let key = |en: &'static str, msg: Msg| if bn { msg.text(lang) } else { en };
-    let summary = [
-        (
-            key("asn", Msg::AsNumber),
-            // An identifier in Bangla, as the HTML page writes it.
-            if bn {
-                format!("AS{}", info.asn)
-            } else {
-                info.asn.to_string()
-            },
-        ),
-        (
-            key("organization", Msg::Operator),
-            info.organization.clone(),
-        ),
-        (
-            key("addresses_v4", Msg::AddressesV4),
-            count(u128::from(info.addresses.v4)),
-        ),
-        (key("addresses_v6", Msg::AddressesV6), v6),
-        (
-            key("prefixes_v4", Msg::PrefixesV4),
-            count(u128::from(info.prefix_count.v4)),
-        ),
-        (
-            key("prefixes_v6", Msg::PrefixesV6),
-            count(u128::from(info.prefix_count.v6)),
-        ),
-    ];
-    if bn {
-        out.push_str("| | |\n|---|---|\n");
-        for (key, value) in &summary {
-            let _ = writeln!(out, "| {key} | {} |", escape(value));
-        }
-    } else {
-        table(&mut out, &summary);
-    }
-    if !info.countries.is_empty() {
-        let table = crate::geo::countries::CountryTable::embedded().ok();
-        if bn {
-            let _ = writeln!(
-                out,
-                "\n## {}\n\n| {} | {} | {} |\n|---|---|---|",
-                Msg::Countries.text(lang),
-                Msg::Country.text(lang),
-                Msg::Addresses.text(lang),
-                Msg::Share.text(lang)
-            );
-        } else {
-            out.push_str(
-                "\n## Countries (IPv4)\n\n| Country | Addresses | Share |\n|---|---|---|\n",
-            );
-        }
-        for c in &info.countries {
-            let name = match lang {
-                Lang::En => c.country.clone(),
-                _ => table
-                    .and_then(|t| t.get(&c.country_code))
-                    .and_then(|row| row.name_bn.clone())
-                    .unwrap_or_else(|| c.country.clone()),
-            };
-            let share = if bn {
-                lang.percent(c.share)
-            } else {
-                format!("{:.2}%", c.share * 100.0)
-            };
-            let _ = writeln!(
-                out,
-                "| {} ({}) | {} | {share} |",
-                escape(&name),
-                escape(&c.country_code),
-                count(u128::from(c.addresses)),
-            );
-        }
-    }
-    let (n, pages) = (info.page.number, info.page.pages);
-    let (first, last) = page_span(info);
-    let total = info.prefix_count.v4 + info.prefix_count.v6;
-    for (family, list) in [("IPv4", &info.prefixes.v4), ("IPv6", &info.prefixes.v6)] {
-        if list.is_empty() {
-            continue;
-        }
-        let heading = match (bn, family) {
-            (false, _) => format!("{family} prefixes"),
-            (true, "IPv4") => Msg::PrefixesV4.text(lang).to_owned(),
-            (true, _) => Msg::PrefixesV6.text(lang).to_owned(),
-        };
-        let _ = writeln!(out, "\n## {heading}\n");
-        for prefix in list.iter() {
-            let link = values::range_link(prefix).unwrap_or_default();
-            let _ = writeln!(out, "- [`{prefix}`]({link})");
-        }
-    }
-    let position = Msg::PageOf.fill(
-        lang,
-        &[
-            &count(u128::from(n)),
-            &count(u128::from(pages)),
-            &count(u128::from(first)),
-            &count(u128::from(last)),
-            &count(u128::from(total)),
-        ],
-    );
-    let _ = write!(out, "\n{position}");
-    let md = |k: u32| {
-        let l = page_link(&page, k);
-        let sep = if l.contains('?') { '&' } else { '?' };
-        format!("{l}{sep}format=md")
-    };
-    if n > 1 {
-        let _ = write!(out, " · [{}]({})", Msg::Previous.text(lang), md(n - 1));
-    }
-    if n < pages {
-        let _ = write!(out, " · [{}]({})", Msg::Next.text(lang), md(n + 1));
-    }
-    let _ = writeln!(
-        out,
-        " · [{}]({})\n",
-        Msg::DownloadCsv.text(lang),
-        asn_csv_link(info.asn)
-    );
-    let q = if bn { "&lang=bn" } else { "" };
-    let _ = writeln!(
-        out,
-        "{} [JSON]({api}) · [{}]({page}?format=text{q}) · [HTML]({page}?format=html{q}) · [Markdown]({page}?format=md{q})\n",
-        Msg::OtherForms.text(lang),
-        Msg::AsText.text(lang),
-    );
-    attribution(&mut out);
-    out
-}
 
 #[cfg(test)]
 mod tests {

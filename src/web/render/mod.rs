@@ -1,17 +1,25 @@
 //! Every page is one value rendered four ways: JSON, plain text, Markdown and
 //! HTML. Handlers build a [`Page`]; only this module turns it into bytes.
+//! JSON is the serde model; the other three are one view of the page
+//! ([`doc::Doc`], built by the resource: `lookup_view`, `asn_view`,
+//! `health_view`, `error_view`, or a [`Resource`]'s own) written by one
+//! writer per format (`text`, `markdown`, `html`).
 
+mod asn_countries;
+mod asn_view;
 mod asset;
 pub(crate) mod assets;
+pub(crate) mod doc;
 mod docs;
+mod error_view;
 mod error_words;
 pub(crate) mod flags;
+mod health_view;
 mod html;
-mod html_asn;
 mod html_frame;
-mod html_lookup;
 pub(crate) mod i18n;
 mod json;
+mod lookup_view;
 pub(crate) mod map;
 mod markdown;
 mod page;
@@ -46,9 +54,21 @@ impl Page {
             (Format::Html, Page::Docs(d)) => docs::html::page(d).into_bytes(),
             // What a terminal or a Markdown viewer shows: no control or
             // bidi character from any value, error message or docs text.
-            (Format::Text, _) => sanitized(text::page(self, view)).into_bytes(),
-            (Format::Markdown, _) => sanitized(markdown::page(self, view)).into_bytes(),
-            (Format::Html, _) => html::page(self, view).into_bytes(),
+            (Format::Text, _) => sanitized(text::write(&self.view(view))).into_bytes(),
+            (Format::Markdown, _) => sanitized(markdown::write(&self.view(view))).into_bytes(),
+            (Format::Html, _) => html::write(&self.view(view), view).into_bytes(),
+        }
+    }
+
+    /// The page as a view in `view`'s language (the docs page has
+    /// renderers of its own).
+    fn view(&self, view: &View) -> doc::Doc {
+        match self {
+            Page::Lookup(p) => lookup_view::view(p, view),
+            Page::Asn(p) => asn_view::view(p, view),
+            Page::Error(e) => error_view::view(e, view),
+            Page::Resource(r) => r.view(view),
+            Page::Docs(_) => doc::Doc::default(),
         }
     }
 
@@ -60,9 +80,9 @@ impl Page {
                 return body;
             }
             Page::Asn(p) => serde_json::to_writer(&mut body, &p.info),
-            Page::Health(h) => serde_json::to_writer_pretty(&mut body, h),
             Page::Docs(d) => serde_json::to_writer_pretty(&mut body, d),
             Page::Error(e) => serde_json::to_writer_pretty(&mut body, &e.body),
+            Page::Resource(r) => r.json(&mut body),
         };
         // These types hold only strings, numbers and options: serialising
         // into memory cannot fail, and serde_json writes UTF-8 (so the body
@@ -111,7 +131,7 @@ pub(crate) fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
     };
     static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let script = SCRIPT.get_or_init(|| {
-        let digest = sha2::Sha256::digest(html_lookup::FAMILY_SCRIPT.as_bytes());
+        let digest = sha2::Sha256::digest(lookup_view::FAMILY_SCRIPT.as_bytes());
         base64::engine::general_purpose::STANDARD.encode(digest)
     });
     let origins: Vec<String> = families.each().map(|(_, o)| o.to_string()).collect();

@@ -26,9 +26,11 @@ pub(crate) enum Page {
     Lookup(Box<LookupPage>),
     /// One autonomous system ([`super::asn`]).
     Asn(Box<AsnPage>),
-    Health(Box<Health>),
     Docs(Box<DocsPage>),
     Error(ErrorPage),
+    /// Any other resource: its JSON and its view ([`Resource`]), so a new
+    /// resource adds no variant here and no arm to any writer.
+    Resource(Arc<dyn super::doc::Resource>),
 }
 
 /// The answer for one address.
@@ -47,23 +49,7 @@ pub(crate) struct LookupPage {
     pub releases: Option<Releases>,
 }
 
-/// The release dates of the data an answer came from (`YYYY-MM-DD`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Releases {
-    pub country: String,
-    pub asn: String,
-}
-
-impl Releases {
-    /// The releases of `db`.
-    pub(crate) fn of(db: &crate::geo::GeoDb) -> Releases {
-        let release = db.release();
-        Releases {
-            country: release.country.date.clone(),
-            asn: release.asn.date.clone(),
-        }
-    }
-}
+pub(crate) use super::doc::Releases;
 
 impl LookupPage {
     /// The page of an answer, asked by `kind`.
@@ -210,36 +196,6 @@ pub(crate) struct ErrorPage {
     pub body: model::Error,
     /// What the lookup form held, given back in the box of the HTML page.
     pub input: Option<String>,
-}
-
-impl ErrorPage {
-    /// The headline people read first, in words rather than `400 Bad
-    /// Request` (the status and the code follow in smaller print).
-    pub(crate) fn headline(&self) -> &'static str {
-        use model::ErrorCode as C;
-        match self.body.error {
-            C::InvalidIp => "That is not an address we can look up",
-            C::NotFound => "There is no page here",
-            C::UnknownField => "There is no field of that name",
-            C::InvalidAsn => "That is not an AS number",
-            C::UnknownAsn => "The data knows no such AS",
-            C::MethodNotAllowed => "This address does not take that method",
-            C::BadQuery => "The query string could not be read",
-            C::BadFormat => "There is no such format",
-            C::NotAcceptable => "None of the formats asked for is offered",
-            C::UriTooLong => "That address is too long",
-            C::RateLimited => "Too many requests: wait a moment",
-            C::Overloaded => "The service is busy: try again in a moment",
-            C::BodyTimeout => "The request body did not arrive in time",
-            C::ForbiddenOrigin => "Requests from that origin are not accepted",
-            C::BodyTooLarge => "The request is too large",
-            C::BadBody => "The request body could not be read",
-            C::UnsupportedMediaType => "The request body is not in a type this address reads",
-            C::BadHost => "The Host header is missing or not a host",
-            C::InvalidPrefix => "That is not a prefix",
-            C::UnknownCountry => "There is no country with that code",
-        }
-    }
 }
 
 /// What `/healthz` reports: the loaded releases, and the files of the data

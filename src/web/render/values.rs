@@ -287,7 +287,7 @@ mod tests {
         );
         assert_eq!(
             local_time("2026-11-27T05:19:05+05:30", Lang::Bn),
-            "৫:১৯ AM (UTC+০৫:৩০)"
+            "ভোর ৫:১৯ (UTC+০৫:৩০)"
         );
         assert_eq!(range_link("8.8.8.0/24").as_deref(), Some("/8.8.8.0"));
         assert_eq!(
