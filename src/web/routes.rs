@@ -221,6 +221,8 @@ pub(crate) const METRICS: Route = Route {
 };
 /// `/api/v1/openapi.json`.
 pub(crate) const OPENAPI: Route = document("/api/v1/openapi.json", "application/json", JSON);
+/// `/api/v1/openapi-3.0.json`: the same document converted to OpenAPI 3.0.
+pub(crate) const OPENAPI_30: Route = document("/api/v1/openapi-3.0.json", "application/json", JSON);
 /// `/openapi.json`, where tools look first: a permanent redirect to [`OPENAPI`].
 pub(crate) const OPENAPI_ALIAS: Route = Route {
     documented: false,
@@ -310,6 +312,7 @@ pub(crate) const ALL: &[&Route] = &[
     &ASSETS,
     // For tools and agents.
     &OPENAPI,
+    &OPENAPI_30,
     &LLMS_TXT,
     &API_CATALOG,
     &SERVER_CARD,

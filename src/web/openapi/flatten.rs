@@ -26,7 +26,7 @@ const FIRST_SCHEMAS: [&str; 10] = [
     "AsnAddresses",
     "AsnCountry",
     "BatchEntry",
-    "Error",
+    "ApiError",
 ];
 
 /// The docs page of `doc`, its paths in `order`, with `examples` by operationId.
