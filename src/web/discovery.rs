@@ -33,13 +33,9 @@ pub(crate) fn llms(d: &DocsPage) -> String {
         .filter(|o| o.path.starts_with("/api/v1/") && !o.path.ends_with(".json"))
     {
         // A POST cannot be followed as a link: it points at the docs.
-        let example = if op.method == "GET" {
-            op.path
-                .replace("{ip}", "8.8.8.8")
-                .replace("{field}", "country_code")
-                .replace("{asn}", "AS15169")
-        } else {
-            "/docs?format=md".to_owned()
+        let example = match super::params::example_path(&op.path) {
+            Some(path) if op.method == "GET" => path,
+            _ => "/docs?format=md".to_owned(),
         };
         api.push_str(&format!(
             "- [{} {}]({b}{example}): {}\n",

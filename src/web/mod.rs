@@ -43,6 +43,7 @@ pub mod negotiate;
 pub(crate) mod openapi;
 pub mod origin;
 pub(crate) mod pages;
+pub(crate) mod params;
 pub(crate) mod policy;
 pub mod ratelimit;
 pub(crate) mod refusal;

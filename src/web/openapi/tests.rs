@@ -504,6 +504,25 @@ fn the_3_0_rendition_is_the_document_in_3_0_terms() {
         keys(&v31["components"], "schemas"),
         keys(&v30["components"], "schemas")
     );
+    // Nothing added: each operation and response has the 3.1 one's members.
+    for (method, path, op) in operations(&v30) {
+        let was = &v31["paths"][&path][&method];
+        assert_eq!(
+            keys(was, "responses"),
+            keys(op, "responses"),
+            "{method} {path}"
+        );
+        let members =
+            |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(members(was), members(op), "{method} {path}");
+        for (status, r) in op["responses"].as_object().unwrap() {
+            assert_eq!(
+                members(&was["responses"][status]),
+                members(r),
+                "{method} {path} {status}"
+            );
+        }
+    }
     let mut all = Vec::new();
     for (name, s) in v30["components"]["schemas"].as_object().unwrap() {
         each_schema(name.clone(), s, &mut all);

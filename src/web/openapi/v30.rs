@@ -27,15 +27,21 @@ pub(crate) fn convert(doc: &Value) -> Value {
         o.remove("webhooks");
         o.remove("jsonSchemaDialect");
     }
-    if let Some(license) = out["info"]["license"].as_object_mut() {
+    if let Some(license) = out
+        .pointer_mut("/info/license")
+        .and_then(Value::as_object_mut)
+    {
         license.remove("identifier");
     }
-    if let Some(schemas) = out["components"]["schemas"].as_object_mut() {
+    if let Some(schemas) = out
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    {
         for schema in schemas.values_mut() {
             *schema = schema_30(schema);
         }
     }
-    if let Some(paths) = out["paths"].as_object_mut() {
+    if let Some(paths) = out.get_mut("paths").and_then(Value::as_object_mut) {
         for item in paths.values_mut() {
             for op in item
                 .as_object_mut()
@@ -50,35 +56,35 @@ pub(crate) fn convert(doc: &Value) -> Value {
 }
 
 /// The schemas of one operation: its parameters', its request body's and
-/// its responses' (content and headers).
+/// its responses' (content and headers). Read with `get_mut`: indexing
+/// would add the members it does not find.
 fn operation_30(op: &mut Value) {
-    for p in op["parameters"].as_array_mut().into_iter().flatten() {
-        convert_member(p, "schema");
+    if let Some(ps) = op.get_mut("parameters").and_then(Value::as_array_mut) {
+        for p in ps {
+            convert_member(p, "schema");
+        }
     }
-    contents_30(&mut op["requestBody"]["content"]);
-    for r in op["responses"]
-        .as_object_mut()
-        .into_iter()
-        .flat_map(|r| r.values_mut())
-    {
-        contents_30(&mut r["content"]);
-        for h in r["headers"]
-            .as_object_mut()
-            .into_iter()
-            .flat_map(|h| h.values_mut())
-        {
-            convert_member(h, "schema");
+    if let Some(body) = op.get_mut("requestBody") {
+        contents_30(body);
+    }
+    if let Some(rs) = op.get_mut("responses").and_then(Value::as_object_mut) {
+        for r in rs.values_mut() {
+            contents_30(r);
+            if let Some(hs) = r.get_mut("headers").and_then(Value::as_object_mut) {
+                for h in hs.values_mut() {
+                    convert_member(h, "schema");
+                }
+            }
         }
     }
 }
 
-fn contents_30(content: &mut Value) {
-    for media in content
-        .as_object_mut()
-        .into_iter()
-        .flat_map(|c| c.values_mut())
-    {
-        convert_member(media, "schema");
+/// The schemas of the `content` of `holder` (a response or a request body).
+fn contents_30(holder: &mut Value) {
+    if let Some(content) = holder.get_mut("content").and_then(Value::as_object_mut) {
+        for media in content.values_mut() {
+            convert_member(media, "schema");
+        }
     }
 }
 
@@ -266,6 +272,12 @@ mod tests {
         let out = convert(&doc);
         assert_eq!(out["openapi"], VERSION);
         assert!(out["info"]["license"].get("identifier").is_none());
+        let op = out["paths"]["/a"]["get"].as_object().unwrap();
+        assert_eq!(
+            op.keys().collect::<Vec<_>>(),
+            ["responses"],
+            "nothing added"
+        );
         let media = &out["paths"]["/a"]["get"]["responses"]["200"]["content"]["application/json"];
         assert_eq!(media["examples"]["one"]["value"], "x");
         assert_eq!(media["schema"], json!({"type": "string", "nullable": true}));
