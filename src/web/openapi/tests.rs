@@ -548,6 +548,9 @@ fn the_3_0_rendition_is_the_document_in_3_0_terms() {
     assert!(all.len() > 100, "{}", all.len());
     for (at, s) in &all {
         assert!(!s["type"].is_array() && s["type"] != "null", "{at}: {s}");
+        if s.get("nullable").is_some() {
+            assert!(s.get("type").is_some(), "{at}: nullable without type: {s}");
+        }
         for member in ["const", "examples", "$schema"] {
             assert!(s.get(member).is_none(), "{at}: {member} in {s}");
         }
@@ -560,6 +563,7 @@ fn the_3_0_rendition_is_the_document_in_3_0_terms() {
     assert_eq!(country["nullable"], true);
     let special = &v30["components"]["schemas"]["IpInfo"]["properties"]["special_purpose"];
     assert_eq!(special["nullable"], true, "{special}");
+    assert_eq!(special["type"], "object", "{special}");
     assert_eq!(
         special["allOf"][0]["$ref"],
         "#/components/schemas/SpecialPurpose"

@@ -41,6 +41,21 @@ pub(crate) fn convert(doc: &Value) -> Value {
             *schema = schema_30(schema);
         }
     }
+    // A nullable reference gets its target's `type` beside `nullable`, as
+    // 3.0 tools ask (`nullable` without `type` means nothing to them).
+    let types: Map<String, Value> = out
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, s)| {
+            Some((
+                format!("#/components/schemas/{name}"),
+                s.get("type")?.clone(),
+            ))
+        })
+        .collect();
+    type_nullable_references(&mut out, &types);
     if let Some(paths) = out.get_mut("paths").and_then(Value::as_object_mut) {
         for item in paths.values_mut() {
             for op in item
@@ -53,6 +68,37 @@ pub(crate) fn convert(doc: &Value) -> Value {
         }
     }
     out
+}
+
+/// Every object of `v` with `nullable` and an `allOf` of one reference but
+/// no `type`: the type of that reference's target, from `types`.
+fn type_nullable_references(v: &mut Value, types: &Map<String, Value>) {
+    match v {
+        Value::Object(o) => {
+            let target = o
+                .get("allOf")
+                .and_then(|a| a.get(0))
+                .and_then(|r| r.get("$ref"))
+                .and_then(Value::as_str)
+                .filter(|_| {
+                    o.get("nullable") == Some(&Value::Bool(true)) && !o.contains_key("type")
+                })
+                .and_then(|r| types.get(r))
+                .cloned();
+            if let Some(t) = target {
+                o.insert("type".into(), t);
+            }
+            for child in o.values_mut() {
+                type_nullable_references(child, types);
+            }
+        }
+        Value::Array(items) => {
+            for child in items {
+                type_nullable_references(child, types);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The schemas of one operation: its parameters', its request body's and
@@ -108,14 +154,23 @@ pub(crate) fn schema_30(schema: &Value) -> Value {
             "type" => match value {
                 Value::Array(types) => {
                     let named: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
-                    nullable |= named.len() < types.len();
+                    let with_null = named.len() < types.len();
                     match named.as_slice() {
                         [one] => {
+                            nullable |= with_null;
                             out.insert("type".into(), (*one).clone());
                         }
-                        [] => {}
+                        [] => nullable |= with_null,
                         many => {
-                            let alternatives = many.iter().map(|t| json!({"type": t})).collect();
+                            // Each alternative nullable: 3.0 wants a `type`
+                            // beside every `nullable`.
+                            let alternatives = many
+                                .iter()
+                                .map(|t| match with_null {
+                                    true => json!({"type": t, "nullable": true}),
+                                    false => json!({"type": t}),
+                                })
+                                .collect();
                             out.insert("anyOf".into(), Value::Array(alternatives));
                         }
                     }
@@ -243,7 +298,7 @@ mod tests {
         let s = schema_30(&json!({"type": ["string", "integer", "null"]}));
         assert_eq!(
             s,
-            json!({"anyOf": [{"type": "string"}, {"type": "integer"}], "nullable": true})
+            json!({"anyOf": [{"type": "string", "nullable": true}, {"type": "integer", "nullable": true}]})
         );
         let s = schema_30(&json!({"const": "2.0"}));
         assert_eq!(s, json!({"enum": ["2.0"]}));
@@ -280,6 +335,14 @@ mod tests {
         );
         let media = &out["paths"]["/a"]["get"]["responses"]["200"]["content"]["application/json"];
         assert_eq!(media["examples"]["one"]["value"], "x");
+        let doc = json!({"components": {"schemas": {
+            "A": {"type": "object"},
+            "B": {"type": "object", "properties": {"a": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"type": "null"}]}}}}}});
+        let out = convert(&doc);
+        assert_eq!(
+            out["components"]["schemas"]["B"]["properties"]["a"],
+            json!({"allOf": [{"$ref": "#/components/schemas/A"}], "nullable": true, "type": "object"})
+        );
         assert_eq!(media["schema"], json!({"type": "string", "nullable": true}));
     }
 }
