@@ -15,7 +15,8 @@ pub(crate) mod v30;
 
 use std::sync::{Arc, PoisonError, RwLock};
 
-use axum::extract::State;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
 use axum::response::Response;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use utoipa::OpenApi;
@@ -23,7 +24,7 @@ use utoipa::openapi::{RefOr, Server};
 
 use super::base::{BaseUrl, document};
 use super::render::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, DocsPage, Page};
-use super::respond::{Reply, Wants, respond};
+use super::respond::{Reply, Wants, bad_request, error_on, respond};
 use super::schema::{
     AsnParam, AsnPathParam, BatchFormatName, DocsJson, FieldParam, FormatName, IpFormParam, IpParam,
 };
@@ -31,7 +32,7 @@ use super::served::{Served, describe};
 use super::state::AppState;
 use super::{asn, assets, batch, discovery, field, metrics, pages, routes};
 use crate::lookup::Lookup;
-use crate::model;
+use crate::model::{self, ErrorCode};
 use axum::routing::get;
 
 const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names in English and Bangla, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key, no sign-up, no external lookup while answering: the data is a local copy of the DB-IP Lite databases.";
@@ -66,7 +67,7 @@ const SERVED: &[Served] = &[
         |_| get(docs_page),
         &[describe::<__path_docs_page>],
     ),
-    Served::new(&routes::DOCS_TRY, |_| get(try_it::try_it), &[]),
+    Served::new(&routes::DOCS_TRY, |_| get(docs_try), &[]),
     Served::new(
         &routes::OPENAPI,
         |_| get(openapi_json),
@@ -372,6 +373,28 @@ pub(crate) async fn docs_page(
     base.finish(respond(page, &wants, &reply))
 }
 
+/// `GET /docs/try?op=ID&ip=..&field=..&asn=..`: 303 to the answer of the
+/// operation's form; 400 (`bad_query`) when the query names no form.
+pub(crate) async fn docs_try(
+    State(state): State<AppState>,
+    query: Result<Query<try_it::TryQuery>, QueryRejection>,
+    wants: Wants,
+) -> Response {
+    let route = &routes::DOCS_TRY;
+    let page = docs(&state.lookup, "");
+    match query.ok().and_then(|Query(q)| try_it::target(&page, &q)) {
+        Some(to) => super::policy::see_other(&to),
+        None => error_on(
+            bad_request(
+                ErrorCode::BadQuery,
+                "`op` names no try-it form of /docs".into(),
+            ),
+            &wants,
+            route,
+        ),
+    }
+}
+
 /// `GET /llms.txt`.
 #[utoipa::path(get, path = "/llms.txt", tag = "discovery",
     summary = "llms.txt: what this service is and where its documents are, for language models",
@@ -382,5 +405,7 @@ pub(crate) async fn llms_txt(State(state): State<AppState>, base: BaseUrl) -> Re
     document(body, &base)
 }
 
+#[cfg(test)]
+mod forms_tests;
 #[cfg(test)]
 mod tests;
