@@ -14,11 +14,13 @@ fn q(op: &str, ip: &str) -> TryQuery {
     }
 }
 
-fn page() -> DocsPage {
+fn page_lookup() -> &'static crate::lookup::Lookup {
     static LOOKUP: std::sync::OnceLock<crate::lookup::Lookup> = std::sync::OnceLock::new();
-    let lookup =
-        LOOKUP.get_or_init(|| crate::lookup::Lookup::new(crate::geo::GeoDb::embedded().unwrap()));
-    docs(lookup, "")
+    LOOKUP.get_or_init(|| crate::lookup::Lookup::new(crate::geo::GeoDb::embedded().unwrap()))
+}
+
+fn page() -> DocsPage {
+    docs(page_lookup(), "")
 }
 
 #[test]
@@ -68,4 +70,38 @@ fn every_lookup_get_has_a_form() {
     assert!(forms >= 6, "{forms}");
     let field = page.operations().find(|o| o.id == "api_ip_field").unwrap();
     assert_eq!(field.try_it.as_ref().unwrap().inputs.len(), 2);
+}
+
+/// The link targets of Markdown `text`: what stands in `](...)`.
+fn link_targets(text: &str) -> Vec<&str> {
+    text.split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split_once(')').map(|(target, _)| target))
+        .collect()
+}
+
+/// No link of llms.txt or SKILL.md keeps a `{name}` of a template: each
+/// parameter is filled from [`params`].
+#[test]
+fn no_link_of_llms_txt_or_skill_md_keeps_a_template() {
+    let page = docs(page_lookup(), "http://h:1");
+    let llms = super::super::discovery::llms(&page);
+    let skill = super::super::discovery::skill("http://h:1");
+    for (name, text) in [("llms.txt", &llms), ("SKILL.md", &skill)] {
+        let links = link_targets(text);
+        assert!(!links.is_empty(), "{name}: no link");
+        for link in links {
+            assert!(!link.contains('{') && !link.contains('}'), "{name}: {link}");
+        }
+    }
+    // Every GET lookup is linked with its example values.
+    for op in page.operations().filter(|o| {
+        o.method == "GET" && o.path.starts_with("/api/v1/") && !o.path.ends_with(".json")
+    }) {
+        let example = params::example_path(&op.path).unwrap();
+        assert!(
+            llms.contains(&format!("(http://h:1{example})")),
+            "{example}"
+        );
+    }
 }
