@@ -29,8 +29,8 @@ td p{margin:0 0 .3rem}td:first-child{white-space:nowrap}
 form.try{display:flex;flex-wrap:wrap;align-items:end;gap:.5rem;margin:.5rem 0}form.try label{display:flex;flex-direction:column;font-size:.8rem;color:var(--muted);flex:1;min-width:9rem}
 form.try input,form.try select{font:inherit;font-size:1rem;padding:.45rem .6rem;border:1px solid var(--line);border-radius:.5rem;background:var(--bg);color:var(--fg)}
 pre.live{flex-basis:100%}h4{margin:.6rem 0 .2rem;font-size:.95rem}
-nav#toc summary{cursor:pointer;font-weight:600}nav#toc a[aria-current]{font-weight:700;color:var(--fg)}nav#toc code{white-space:nowrap}
-.code{position:relative}.code>button.copy{position:absolute;top:.35rem;right:.35rem;background:var(--card)}
+nav#toc summary{cursor:pointer;font-weight:600}nav#toc a[aria-current]{font-weight:700;color:var(--fg)}
+.code{position:relative}.code>pre{padding-right:4.5rem}.code>button.copy{position:absolute;top:.35rem;right:.35rem;background:var(--card)}
 @media(min-width:1024px){main{max-width:1440px}.docs{display:grid;grid-template-columns:19rem minmax(0,1fr);gap:1.5rem;align-items:start}
 nav#toc{position:sticky;top:.5rem;max-height:calc(100vh - 1rem);overflow:auto;margin:1rem 0;font-size:.85rem}nav#toc summary{display:none}
 nav#toc details::details-content{content-visibility:visible;display:contents}}
