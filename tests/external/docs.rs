@@ -1,7 +1,9 @@
 //! The API documentation as people and tools meet it (issue 25):
 //!
 //! - `/docs` in a real headless Chromium (`tests/py/docs_check.py`): no
-//!   literal backtick, the table of contents resolves, the first operation is
+//!   literal backtick, the table of contents resolves and stays in view after
+//!   scrolling to the middle (1280x800 and 390x844), copy buttons on the
+//!   examples, no "8.8.8.8" broken across lines, the first operation is
 //!   a lookup, every operation has a curl example on this server, the field
 //!   and error tables, the try-it form answers 8.8.8.8 with JavaScript (on
 //!   the page) and without (by navigating to the answer); screenshots;
