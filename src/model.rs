@@ -1,7 +1,6 @@
-//! The wire contract: `IpInfo`, `Location`, `Network` and `Error`, as the
-//! OpenAPI document (`/api/v1/openapi.json`, built from these types) and
-//! docs/API.md name them. Every field is always present; unknown
-//! values are `null`.
+//! The wire contract: `IpInfo`, `Location`, `Network` and `Error` (`ApiError`
+//! in the OpenAPI document). Every field is always present, and so
+//! `required` in the document; unknown values are `null`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -22,11 +21,11 @@ pub struct IpInfo {
     #[schema(examples("8.8.8.8"))]
     pub ip: String,
     /// `IPv4` or `IPv6`.
-    #[schema(examples("IPv4"), value_type = Option<String>)]
+    #[schema(required = true, examples("IPv4"), value_type = Option<String>)]
     pub version: Option<Text>,
     /// False inside IANA special-purpose blocks that are not globally
     /// reachable, and in IPv6 space IANA lists as "Reserved by IETF".
-    #[schema(examples(true))]
+    #[schema(required = true, examples(true))]
     pub is_public: Option<bool>,
     /// Where the address is (a `Location` object, every member present).
     pub location: Location,
@@ -38,6 +37,7 @@ pub struct IpInfo {
     /// why. Blocks the registry marks globally reachable (AS112, PCP and
     /// TURN anycast, the NAT64 prefix 64:ff9b::/96, ...) are named too;
     /// their addresses stay public and keep what the data says of them.
+    #[schema(required = true)]
     pub special_purpose: Option<SpecialPurpose>,
 }
 
@@ -45,33 +45,34 @@ pub struct IpInfo {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Location {
     /// ISO 3166-1 alpha-2 code of the country, upper case.
-    #[schema(value_type = Option<String>, examples("US"))]
+    #[schema(required = true, value_type = Option<String>, examples("US"))]
     pub country_code: Option<Text>,
     /// The country's name in English (Unicode CLDR).
-    #[schema(value_type = Option<String>, examples("United States"))]
+    #[schema(required = true, value_type = Option<String>, examples("United States"))]
     pub country: Option<Text>,
     /// The country's name in Bangla (Unicode CLDR).
-    #[schema(value_type = Option<String>, examples("মার্কিন যুক্তরাষ্ট্র"))]
+    #[schema(required = true, value_type = Option<String>, examples("মার্কিন যুক্তরাষ্ট্র"))]
     pub country_bn: Option<Text>,
     /// The country's flag as an emoji (two regional indicator symbols).
-    #[schema(value_type = Option<String>, examples("🇺🇸"))]
+    #[schema(required = true, value_type = Option<String>, examples("🇺🇸"))]
     pub flag: Option<Text>,
     /// The continent's name in English.
-    #[schema(value_type = Option<String>, examples("North America"))]
+    #[schema(required = true, value_type = Option<String>, examples("North America"))]
     pub continent: Option<Text>,
     /// The city, only with a city database loaded; null otherwise.
-    #[schema(examples("Mountain View"))]
+    #[schema(required = true, examples("Mountain View"))]
     pub city: Option<String>,
     /// Latitude in decimal degrees (north positive) of the country's
     /// centroid, or of the city with a city database; not a street address.
-    #[schema(examples(39.7837304))]
+    #[schema(required = true, examples(39.7837304))]
     pub latitude: Option<f64>,
     /// Longitude in decimal degrees (east positive) of the country's
     /// centroid, or of the city with a city database.
-    #[schema(examples(-100.445882))]
+    #[schema(required = true, examples(-100.445882))]
     pub longitude: Option<f64>,
     /// `country` when the location comes from country data, `city` with a city
     /// database, null when no location is known.
+    #[schema(required = true)]
     pub accuracy: Option<Accuracy>,
     /// IANA time zone. With a city database, the zone whose boundary contains
     /// the city's coordinates (time-zone boundary data compiled into the
@@ -81,18 +82,18 @@ pub struct Location {
     /// a country whose zones differ then (the United States, Canada, Russia,
     /// Brazil, Australia, Mexico, Indonesia, ...: the pages name how many
     /// zones it spans). The zones of each country are tzdata's `zone.tab`.
-    #[schema(value_type = Option<String>, examples("America/Chicago"))]
+    #[schema(required = true, value_type = Option<String>, examples("America/Chicago"))]
     pub time_zone: Option<Text>,
     /// Current time in `time_zone`, RFC 3339 with offset (changes every
     /// second); null when `time_zone` is.
-    #[schema(format = DateTime, examples("2026-11-27T01:45:00-06:00"))]
+    #[schema(required = true, format = DateTime, examples("2026-11-27T01:45:00-06:00"))]
     #[schemars(extend("format" = "date-time"))]
     pub local_time: Option<String>,
     /// ISO 4217 code of the country's main currency.
-    #[schema(value_type = Option<String>, examples("USD"))]
+    #[schema(required = true, value_type = Option<String>, examples("USD"))]
     pub currency: Option<Text>,
     /// The country's international calling code, with `+`.
-    #[schema(value_type = Option<String>, examples("+1"))]
+    #[schema(required = true, value_type = Option<String>, examples("+1"))]
     pub calling_code: Option<Text>,
 }
 
@@ -108,21 +109,22 @@ pub enum Accuracy {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct Network {
     /// Autonomous system number of the network that announces the address.
-    #[schema(value_type = Option<i64>, minimum = 0, maximum = 4294967295_i64, examples(15169))]
+    #[schema(required = true, value_type = Option<i64>, minimum = 0, maximum = 4294967295_i64, examples(15169))]
     pub asn: Option<u32>,
     /// The operator's name as the data file gives it (JSON escapes any
     /// control character; the text, Markdown and HTML forms drop them).
-    #[schema(examples("Google LLC"))]
+    #[schema(required = true, examples("Google LLC"))]
     pub organization: Option<String>,
     /// The CIDR block containing the address: the largest that lies inside
     /// the data row the answer comes from.
-    #[schema(examples("8.8.8.0/24"))]
+    #[schema(required = true, examples("8.8.8.0/24"))]
     pub range: Option<String>,
     /// The PTR name of the address, as the reverse zone's owner wrote it and
     /// not forward-confirmed: a host name (labels of ASCII letters, digits,
     /// `-` and `_`, IDNA `xn--` labels as they are, no trailing dot, at most
     /// 253 characters) or null. A PTR record that is anything else is null.
     #[schema(
+        required = true,
         value_type = Option<String>,
         pattern = r"^[A-Za-z0-9_-]{1,63}(\.[A-Za-z0-9_-]{1,63})*$",
         max_length = 253,
@@ -135,7 +137,7 @@ pub struct Network {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct AsnInfo {
     /// The AS number.
-    #[schema(minimum = 0, maximum = 4294967295_i64, examples(15169))]
+    #[schema(value_type = i64, minimum = 0, maximum = 4294967295_i64, examples(15169))]
     pub asn: u32,
     /// The organisation name most of its rows give (JSON escapes any
     /// control character; the text, Markdown and HTML forms drop them).
@@ -199,8 +201,12 @@ pub struct AsnCountry {
     pub share: f64,
 }
 
-/// The body of every error response.
+/// The body of every error response. Named `ApiError` in the OpenAPI
+/// document and the MCP schemas, so that no generated client's type
+/// collides with its language's own `Error`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[schema(as = ApiError)]
+#[schemars(rename = "ApiError")]
 pub struct Error {
     /// A stable, machine-readable code such as `invalid_ip` or `not_found`
     /// (an `ErrorCode`; see the table of error codes).

@@ -2,7 +2,7 @@
 //! the one type for a country's facts wherever a country is answered whole),
 //! address counts ([`AddressCounts`], one neutral type for an AS, a country,
 //! a prefix), and the answers of `GET /api/v1/country/{cc}`
-//! ([`CountryInfo`]) and `GET /api/v1/prefix/{ip}/{length}` ([`PrefixInfo`]);
+//! ([`CountryInfo`]) and `GET /api/v1/prefix/{network}/{length}` ([`PrefixInfo`]);
 //! and the pieces they share with the AS and address answers (the
 //! special-purpose block, prefix counts, pages). Nothing here imports
 //! [`super`]: it re-exports these.

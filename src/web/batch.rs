@@ -60,6 +60,7 @@ use super::client::caller;
 use super::policy::typed;
 use super::refusal;
 use super::routes;
+use super::schema::BatchFormatName;
 use super::served::{Served, describe};
 use super::state::AppState;
 use crate::fields::csv;
@@ -188,6 +189,7 @@ fn line_entries(body: &[u8]) -> Result<Vec<String>, BodyError> {
 #[utoipa::path(post, path = "/api/v1/ip", tag = "lookup",
     summary = "Look up many addresses in one request (in input order)",
     description = "The body: a JSON array of address strings (`application/json`), or one address per line (`text/plain`, for files: `curl --data-binary @addresses.txt -H 'Content-Type: text/plain' BASE/api/v1/ip`; empty lines skipped, CRLF accepted; any other line, whitespace-only included, is an entry; this second body is described here and not as a second request body because common client generators cannot send it), at most `--batch-limit` (default 1000) entries and 64 bytes per entry plus 4096 bytes. The answer holds one entry per input, in input order: the IpInfo of `GET /api/v1/ip/{ip}`, or an Error (`invalid_ip`, the input in `message`) in its place. By `?format=` (`json`, `ndjson`, `csv`) or else `Accept`: a JSON array (default), NDJSON (`application/x-ndjson`, one entry per line) or CSV (`text/csv`: a header row with every IpInfo field flat and `error`, one row per input; an error row keeps the input in `ip` and the code in `error`). `reverse_dns` comes from the reverse-DNS cache only (a batch sends no PTR query). With a rate limit, each address costs one request's token; a batch larger than the burst is refused at once with 413 (no wait would let it through). Errors are JSON.",
+    params(("format" = Option<BatchFormatName>, Query, description = "The answer's form: `json` (a JSON array, the default), `ndjson` (`application/x-ndjson`, one entry per line) or `csv` (`text/csv`); overrides `Accept`")),
     request_body(description = "The addresses", content(
         (Vec<String> = "application/json", example = json!(["8.8.8.8", "2001:4860:4860::8888", "not-an-ip"])),
     )),

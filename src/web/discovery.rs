@@ -34,15 +34,9 @@ pub(crate) fn llms(d: &DocsPage) -> String {
         .filter(|o| o.path.starts_with("/api/v1/") && !o.path.ends_with(".json"))
     {
         // A POST cannot be followed as a link: it points at the docs.
-        let example = if op.method == "GET" {
-            op.path
-                .replace("/prefix/{ip}/{length}", "/prefix/8.8.8.0/24")
-                .replace("{cc}", "BD")
-                .replace("{ip}", "8.8.8.8")
-                .replace("{field}", "country_code")
-                .replace("{asn}", "AS15169")
-        } else {
-            "/docs?format=md".to_owned()
+        let example = match super::params::example_path(&op.path) {
+            Some(path) if op.method == "GET" => path,
+            _ => "/docs?format=md".to_owned(),
         };
         api.push_str(&format!(
             "- [{} {}]({b}{example}): {}\n",
@@ -95,13 +89,17 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
 /// `GET /.well-known/api-catalog` (RFC 9727).
 #[utoipa::path(get, path = "/.well-known/api-catalog", tag = "discovery",
     summary = "API catalog (RFC 9727 linkset)",
+    description = "An RFC 9264 linkset as RFC 9727 asks: the API's anchor with its `service-desc` (the OpenAPI 3.1 document and its 3.0 rendition), `service-doc` (/docs), `service-meta` (llms.txt) and `status` (/healthz).",
     responses((status = 200, description = "Linkset", content_type = "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"")))]
 pub(crate) async fn api_catalog(base: BaseUrl) -> Response {
     let b = &base.url;
     let body = json!({
         "linkset": [{
             "anchor": format!("{b}/api/v1"),
-            "service-desc": [{"href": format!("{b}/api/v1/openapi.json"), "type": "application/json", "title": "OpenAPI 3.1 description"}],
+            "service-desc": [
+                {"href": format!("{b}/api/v1/openapi.json"), "type": "application/json", "title": "OpenAPI 3.1 description"},
+                {"href": format!("{b}{}", routes::OPENAPI_30.template), "type": "application/json", "title": "OpenAPI 3.0 rendition (for tools that read only 3.0)"}
+            ],
             "service-doc": [{"href": format!("{b}/docs"), "type": "text/html", "title": "API documentation"}],
             "service-meta": [{"href": format!("{b}/llms.txt"), "type": "text/markdown", "title": "llms.txt"}],
             "status": [{"href": format!("{b}/healthz"), "type": "application/json", "title": "Health and data release"}]
@@ -152,6 +150,7 @@ fn server_name(base: &str) -> String {
 /// `GET /.well-known/mcp/server-card.json`.
 #[utoipa::path(get, path = "/.well-known/mcp/server-card.json", tag = "discovery",
     summary = "MCP server card (points at the MCP endpoint /mcp)",
+    description = "The MCP server card (SEP-2127 schema): name, version, description and the Streamable HTTP endpoint `/mcp` with the protocol revisions it speaks. Also at `/.well-known/mcp`. Served with `Access-Control-Allow-Origin: *`.",
     responses((status = 200, description = "Server card", content_type = "application/mcp-server-card+json")))]
 pub(crate) async fn server_card(base: BaseUrl) -> Response {
     let text = serde_json::to_string_pretty(&card(&base.url)).unwrap_or_default();
@@ -163,6 +162,7 @@ pub(crate) async fn server_card(base: BaseUrl) -> Response {
 /// POST JSON-RPC here; an SSE `GET` is answered 405 (the server is stateless).
 #[utoipa::path(get, path = "/mcp", tag = "discovery",
     summary = "The MCP endpoint (Streamable HTTP: POST JSON-RPC); a plain GET describes it",
+    description = "A plain GET answers the MCP server card, so a person or a crawler that opens `/mcp` learns what it is; MCP clients POST JSON-RPC here (see `POST /mcp`). This stateless server opens no SSE stream.",
     responses(
         (status = 200, description = "The MCP server card", content_type = "application/mcp-server-card+json"),
         (status = 405, description = "GET with `Accept: text/event-stream`: this stateless server opens no SSE stream (error `method_not_allowed`, `Allow: POST`)", body = model::Error),
@@ -193,6 +193,7 @@ pub(crate) async fn mcp_get(base: BaseUrl, headers: HeaderMap) -> Response {
 /// `GET /.well-known/agent-skills/index.json`.
 #[utoipa::path(get, path = "/.well-known/agent-skills/index.json", tag = "discovery",
     summary = "Agent skills discovery index",
+    description = "The agent skills index (discovery draft 0.2.0): one skill, `iplookup`, with its URL and the SHA-256 digest of the served SKILL.md.",
     responses((status = 200, description = "Skills index", content_type = "application/json")))]
 pub(crate) async fn skills_index(base: BaseUrl) -> Response {
     // The digest of the very bytes SKILL.md serves to this request (same base).
@@ -217,6 +218,7 @@ pub(crate) async fn skills_index(base: BaseUrl) -> Response {
 /// `GET /.well-known/agent-skills/iplookup/SKILL.md`.
 #[utoipa::path(get, path = "/.well-known/agent-skills/iplookup/SKILL.md", tag = "discovery",
     summary = "The agent skill for this API",
+    description = "SKILL.md: YAML front matter (`name`, `description`), then how an agent looks up addresses, fields, batches and AS numbers here, with example links.",
     responses((status = 200, description = "SKILL.md with YAML front matter", content_type = "text/markdown")))]
 pub(crate) async fn skill_md(base: BaseUrl) -> Response {
     document(skill(&base.url), &base)

@@ -267,7 +267,7 @@ impl IpLookupMcp {
             .await;
         let info = answered.map_err(|e| format!("{}: {e}", e.code()))?.0;
         charge(&parts, &info)?;
-        Ok(Json(info))
+        Ok(Json(visible::prefix(info)))
     }
 
     /// Look up one country.
@@ -288,7 +288,7 @@ impl IpLookupMcp {
             .await;
         let info = answered.map_err(|e| format!("{}: {e}", e.code()))?.0;
         charge(&parts, &info)?;
-        Ok(Json(info))
+        Ok(Json(visible::country(info)))
     }
 
     /// Look up the caller.

@@ -47,6 +47,7 @@ pub(crate) mod network;
 pub(crate) mod openapi;
 pub mod origin;
 pub(crate) mod pages;
+pub(crate) mod params;
 pub(crate) mod policy;
 pub mod ratelimit;
 pub(crate) mod refusal;

@@ -1,5 +1,5 @@
 //! Prefixes and countries in the data, as JSON: `GET
-//! /api/v1/prefix/{ip}/{length}` ([`model::PrefixInfo`]: the rows a
+//! /api/v1/prefix/{network}/{length}` ([`model::PrefixInfo`]: the rows a
 //! prefix lies in or covers, its covering block, its special-purpose block)
 //! and `GET /api/v1/country/{cc}` ([`model::CountryInfo`]: the country's
 //! facts, its address space and its ASes). Both come in pages of
@@ -27,11 +27,11 @@ use super::state::AppState;
 use crate::lookup::network::NetworkError;
 use crate::model;
 
-/// `GET /api/v1/prefix/{ip}/{length}`.
-#[utoipa::path(get, path = "/api/v1/prefix/{ip}/{length}", tag = "lookup",
+/// `GET /api/v1/prefix/{network}/{length}`.
+#[utoipa::path(get, path = "/api/v1/prefix/{network}/{length}", tag = "lookup",
     summary = "One prefix in the data: its rows, covering block and special-purpose block",
     description = "The rows of the data (the merged country and ASN tables, each row with one country and one AS, gaps in the data included) that the prefix lies in or covers, each clipped to the prefix with its CIDR blocks (the more specific prefixes of the data); `covering`, the largest CIDR block of the data's row that holds the whole prefix (the row `network.range` is cut from; null when the prefix spans rows); the number of addresses; and the IANA special-purpose block the prefix lies in. A wide prefix comes in pages of 500 rows (`?page=N`, from 1; `row_count` gives the total). Host bits set, a length out of range or text that is no prefix: 400 `invalid_prefix`, whose message names what would work (the canonical prefix for host bits). The prefix in one segment, its slash encoded (`8.8.8.0%2F24`), answers alike. The answer carries a weak ETag tied to the data release.",
-    params(("ip" = IpParam, Path, description = "The prefix's address (its first address)", example = "8.8.8.0"), ("length" = PrefixLengthParam, Path, description = "The prefix length: 0 to 32 (IPv4) or 0 to 128 (IPv6)", example = "24"), ("page" = Option<u32>, Query, description = "The page of the rows, from 1", minimum = 1)),
+    params(("network" = IpParam, Path, description = "The prefix's address (its first address)", example = "8.8.8.0"), ("length" = PrefixLengthParam, Path, description = "The prefix length: 0 to 32 (IPv4) or 0 to 128 (IPv6)", example = "24"), ("page" = Option<u32>, Query, description = "The page of the rows, from 1", minimum = 1)),
     responses(
         (status = 200, description = "PrefixInfo", body = model::PrefixInfo),
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),

@@ -80,6 +80,7 @@ pub(crate) async fn root(
 /// `GET /{ip}`: the address page.
 #[utoipa::path(get, path = "/{ip}", tag = "pages",
     summary = "The page of one address (HTML for browsers, aligned text for command-line clients)",
+    description = "The same data as `GET /api/v1/ip/{ip}` as a page: HTML for browsers (with a map), aligned `key: value` text for command-line clients, Markdown or JSON on request (`?format=`, `Accept`). `/AS15169` is the page of an AS; any other one-segment path that is not an address is a 404 page.",
     params(("ip" = IpParam, Path, description = "IPv4 (dotted) or IPv6 (colon-hex) address"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "The address's data", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
@@ -284,6 +285,7 @@ fn looks_like_address(segment: &str) -> bool {
 /// `GET /healthz`: 200 with the loaded releases.
 #[utoipa::path(get, path = "/healthz", tag = "operations",
     summary = "Health: 200 once data is loaded, with release dates, row counts, repaired defects and refused files",
+    description = "For probes and operators: `status` is `ok` whenever the service answers (it does not start without data), with each loaded table's source, release, rows and repaired defects, and the files of the data directory it refused. Neither rate-limited nor queued.",
     params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "Loaded data releases", content((HealthJson = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),

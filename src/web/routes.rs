@@ -168,11 +168,11 @@ pub(crate) const API_ASN_CSV: Route = Route {
     answer: Produces::Fixed(CSV_TEXT),
     ..api("/api/v1/asn/{asn}/prefixes.csv", Caching::Shared)
 };
-/// `/api/v1/prefix/{ip}/{length}`: one prefix in the data (JSON; its
+/// `/api/v1/prefix/{network}/{length}`: one prefix in the data (JSON; its
 /// page in the other formats comes with the view model).
 pub(crate) const API_PREFIX: Route = Route {
     answer: Produces::Fixed(JSON_TEXT),
-    ..api("/api/v1/prefix/{ip}/{length}", Caching::Shared)
+    ..api("/api/v1/prefix/{network}/{length}", Caching::Shared)
 };
 /// `/api/v1/prefix/{prefix}`: the prefix in one segment (`8.8.8.0%2F24`),
 /// or an address without its length (400 `invalid_prefix`, naming `/32`).
@@ -241,6 +241,8 @@ pub(crate) const METRICS: Route = Route {
 };
 /// `/api/v1/openapi.json`.
 pub(crate) const OPENAPI: Route = document("/api/v1/openapi.json", "application/json", JSON);
+/// `/api/v1/openapi-3.0.json`: the same document converted to OpenAPI 3.0.
+pub(crate) const OPENAPI_30: Route = document("/api/v1/openapi-3.0.json", "application/json", JSON);
 /// `/openapi.json`, where tools look first: a permanent redirect to [`OPENAPI`].
 pub(crate) const OPENAPI_ALIAS: Route = Route {
     documented: false,
@@ -337,6 +339,7 @@ pub(crate) const ALL: &[&Route] = &[
     &ASSETS,
     // For tools and agents.
     &OPENAPI,
+    &OPENAPI_30,
     &LLMS_TXT,
     &API_CATALOG,
     &SERVER_CARD,
@@ -458,7 +461,10 @@ pub(crate) mod tests {
                 "/api/v1/asn/{asn}/prefixes.csv",
             ),
             ("/api/v1/asn/", "/api/v1/asn/"),
-            ("/api/v1/prefix/8.8.8.0/24", "/api/v1/prefix/{ip}/{length}"),
+            (
+                "/api/v1/prefix/8.8.8.0/24",
+                "/api/v1/prefix/{network}/{length}",
+            ),
             ("/api/v1/prefix/8.8.8.0%2F24", "/api/v1/prefix/{prefix}"),
             ("/api/v1/country/BD", "/api/v1/country/{cc}"),
             ("/api/v1/ip/8.8.8.8", "/api/v1/ip/{ip}"),

@@ -1,5 +1,5 @@
 //! Types that exist only to be described in the OpenAPI document
-//! ([`super::openapi`]): the `format` and `ip` parameters, and the JSON forms
+//! ([`super::openapi`]): the `format` and `ip` parameters (the batch's `format` too), and the JSON forms
 //! of `/healthz` and `/docs`, whose real types are rendered by hand. Nothing
 //! here is built at run time.
 
@@ -16,6 +16,15 @@ pub(crate) enum FormatName {
     Text,
     Md,
     Html,
+}
+
+/// The batch route's `format` query parameter: the three forms of its answer.
+#[derive(Debug, Clone, Copy, utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub(crate) enum BatchFormatName {
+    Json,
+    Ndjson,
+    Csv,
 }
 
 /// An IPv4 or IPv6 address parameter (`anyOf` the two string formats).

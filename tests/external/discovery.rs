@@ -327,8 +327,8 @@ async fn openapi_document_members() {
     // The server entry is the base the request used.
     assert_eq!(doc["servers"][0]["url"], server.base.as_str());
 
-    // No authentication anywhere.
-    assert!(doc.get("security").is_none(), "top-level security present");
+    // No authentication anywhere, said once: `security: []`.
+    assert_eq!(doc["security"], serde_json::json!([]), "top-level security");
     assert!(
         doc["components"].get("securitySchemes").is_none(),
         "components.securitySchemes present"
@@ -381,9 +381,9 @@ async fn openapi_document_members() {
         bad,
         deref(
             &doc,
-            &serde_json::json!({"$ref": "#/components/schemas/Error"})
+            &serde_json::json!({"$ref": "#/components/schemas/ApiError"})
         ),
-        "GET /api/v1/ip/{{ip}} 400 application/json is not Error"
+        "GET /api/v1/ip/{{ip}} 400 application/json is not ApiError"
     );
     // The description documents are described too.
     for path in [
@@ -402,7 +402,7 @@ async fn openapi_document_members() {
 
     // The schemas of SPEC section 2.
     let schemas = &doc["components"]["schemas"];
-    for name in ["IpInfo", "Location", "Network", "Error"] {
+    for name in ["IpInfo", "Location", "Network", "ApiError"] {
         assert!(schemas[name].is_object(), "schema {name} missing");
         assert_eq!(
             schemas[name]["type"], "object",
@@ -412,7 +412,15 @@ async fn openapi_document_members() {
 
     let ipinfo = &schemas["IpInfo"];
     let required = string_set(&ipinfo["required"]);
-    for field in ["ip", "location", "network"] {
+    // Every member is always sent, so every one is required (issue 31).
+    for field in [
+        "ip",
+        "version",
+        "is_public",
+        "location",
+        "network",
+        "special_purpose",
+    ] {
         assert!(required.contains(field), "IpInfo does not require {field}");
     }
     for field in ["ip", "version", "is_public", "location", "network"] {
@@ -445,7 +453,7 @@ async fn openapi_document_members() {
         &schemas["Network"]
     );
 
-    // Location and Network: every field present, optional, nullable.
+    // Location and Network: every field always present (required), nullable.
     for (name, fields) in [("Location", LOCATION_KEYS), ("Network", NETWORK_KEYS)] {
         let schema = &schemas[name];
         let required = string_set(&schema["required"]);
@@ -453,8 +461,8 @@ async fn openapi_document_members() {
             let prop = &schema["properties"][*field];
             assert!(prop.is_object(), "{name}.{field} missing");
             assert!(
-                !required.contains(*field),
-                "{name}.{field} is required; SPEC says optional"
+                required.contains(*field),
+                "{name}.{field} is always sent but not required"
             );
             let (_, _, null) = admitted(&doc, prop);
             assert!(null, "{name}.{field} does not allow null");
@@ -494,8 +502,8 @@ async fn openapi_document_members() {
     });
     assert_eq!(format, Some("date-time"), "local_time format: {local_time}");
 
-    // Error: `error` required string, `message` optional string.
-    let error = &schemas["Error"];
+    // ApiError: `error` required string, `message` optional string.
+    let error = &schemas["ApiError"];
     assert_eq!(
         string_set(&error["required"]),
         BTreeSet::from(["error".to_owned()])
@@ -609,6 +617,8 @@ async fn api_catalog_is_an_rfc9727_linkset() {
     }
     let desc = &sets[0]["service-desc"][0]["href"];
     assert_eq!(desc, &format!("{}/api/v1/openapi.json", server.base));
+    let desc30 = &sets[0]["service-desc"][1]["href"];
+    assert_eq!(desc30, &format!("{}/api/v1/openapi-3.0.json", server.base));
     let doc_href = &sets[0]["service-doc"][0]["href"];
     assert_eq!(doc_href, &format!("{}/docs", server.base));
     let status = &sets[0]["status"][0]["href"];
@@ -1034,8 +1044,17 @@ fn yaml_value<'a>(yaml: &'a str, key: &str) -> Option<&'a str> {
 
 /// Fetches the document into `dir` and runs `openapi-spec-validator` on it.
 async fn validate_openapi(server: &TestServer, dir: &Path) -> PathBuf {
-    let f = get_ok(server, "/api/v1/openapi.json").await;
-    let file = dir.join("openapi.json");
+    validate_document(server, dir, "/api/v1/openapi.json", "3.1").await
+}
+
+/// Fetches the document at `path` into `dir` and runs `openapi-spec-validator`
+/// on it, which reads its `openapi` version (`want`) and checks it against
+/// that version's schema.
+async fn validate_document(server: &TestServer, dir: &Path, path: &str, want: &str) -> PathBuf {
+    let f = get_ok(server, path).await;
+    let version = f.json()["openapi"].as_str().unwrap_or_default().to_owned();
+    assert!(version.starts_with(want), "{path}: openapi {version}");
+    let file = dir.join(path.rsplit('/').next().unwrap_or("openapi.json"));
     std::fs::write(&file, &f.body).unwrap();
     let out = run_python(
         &["-m", "openapi_spec_validator", file.to_str().unwrap()],
@@ -1060,6 +1079,14 @@ async fn openapi_passes_openapi_spec_validator() {
     let server = support::start(support::config()).await;
     let dir = scratch_dir("validator");
     validate_openapi(&server, &dir).await;
+}
+
+/// The 3.0 rendition validates as OpenAPI 3.0 (issue 31).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openapi_30_rendition_passes_openapi_spec_validator() {
+    let server = support::start(support::config()).await;
+    let dir = scratch_dir("validator30");
+    validate_document(&server, &dir, "/api/v1/openapi-3.0.json", "3.0").await;
 }
 
 /// `schemathesis run <base>/api/v1/openapi.json --checks all`, every phase

@@ -1,4 +1,4 @@
-//! Prefixes (issue 30 §1): `GET /api/v1/prefix/{ip}/{length}` over a real
+//! Prefixes (issue 30 §1): `GET /api/v1/prefix/{network}/{length}` over a real
 //! socket. Each row's country is checked against the country rows of
 //! `data/dbip-country-lite.csv.gz` read here with a separate, simple
 //! reader; the rows of a prefix must partition it.

@@ -9,16 +9,19 @@ tests/external/docs.rs:
     tests/py/openapi-python-client.yaml: the SVG asset read as bytes), and
     fails on any warning or error the generator prints (duplicate models,
     unsupported media types, unreadable schemas);
-  * imports it and calls GET /api/v1/ip/{ip} (8.8.8.8 and
-    2001:4860:4860::8888), POST /api/v1/ip (a JSON batch with a bad address) and
-    GET /api/v1/asn/{asn} (AS15169) through its typed functions, and checks
-    the parsed models.
+  * checks the package and tests/py/python_client_calls.py (the calls)
+    with `mypy --strict`;
+  * runs the calls: /api/v1/ip/{ip} (8.8.8.8, 2001:4860:4860::8888,
+    10.1.2.3 with its special_purpose), /api/v1/me, a single field, the
+    batch (JSON and NDJSON), /api/v1/asn/{asn} and an invalid address,
+    through its typed functions and models.
 Exits 0 when everything holds.
 """
 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -55,41 +58,23 @@ def main():
         return 1
     print("generator: no warning")
 
+    # mypy --strict over the generated package and the calls that use it.
+    calls = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python_client_calls.py")
+    shutil.copy(calls, a.out)
+    mypy = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "iplookup_api", "python_client_calls.py"],
+        cwd=a.out, capture_output=True, text=True, timeout=600,
+    )
+    print(mypy.stdout + mypy.stderr)
+    if mypy.returncode != 0:
+        print("FAIL: mypy --strict")
+        return 1
+    print("mypy --strict: clean")
+
     sys.path.insert(0, a.out)
-    import iplookup_api as iplookup  # noqa: E402  (the generated package)
-    from iplookup_api.api.lookup import api_asn, api_ip, api_ip_batch  # noqa: E402
-    from iplookup_api.models import AsnInfo, Error, IpInfo  # noqa: E402
+    import python_client_calls  # noqa: E402  (beside the generated package)
 
-    c = iplookup.Client(base_url=base, raise_on_unexpected_status=True, timeout=30)
-    failures = []
-
-    def check(cond, what):
-        print(("ok: " if cond else "FAIL: ") + what, flush=True)
-        if not cond:
-            failures.append(what)
-
-    v4 = api_ip.sync(ip="8.8.8.8", client=c)
-    check(isinstance(v4, IpInfo), f"GET /api/v1/ip/8.8.8.8 -> {type(v4).__name__}")
-    check(v4.ip == "8.8.8.8" and v4.location.country_code == "US", f"8.8.8.8: {v4.ip} {v4.location.country_code}")
-    check(v4.network.asn == 15169 and v4.network.range_ == "8.8.8.0/24",
-          f"8.8.8.8: AS{v4.network.asn} {v4.network.range_}")
-    v6 = api_ip.sync(ip="2001:4860:4860::8888", client=c)
-    check(isinstance(v6, IpInfo) and v6.version == "IPv6", f"GET /api/v1/ip/2001:4860:4860::8888 -> {v6.version}")
-    bad = api_ip.sync_detailed(ip="not-an-ip", client=iplookup.Client(base_url=base, timeout=30))
-    check(bad.status_code == 400 and isinstance(bad.parsed, Error) and bad.parsed.error == "invalid_ip",
-          f"GET /api/v1/ip/not-an-ip -> {bad.status_code} {getattr(bad.parsed, 'error', bad.parsed)}")
-
-    batch = api_ip_batch.sync(client=c, body=["8.8.8.8", "2001:4860:4860::8888", "not-an-ip"])
-    check(isinstance(batch, list) and len(batch) == 3, f"POST /api/v1/ip -> {len(batch or [])} entries")
-    check(isinstance(batch[0], IpInfo) and batch[0].location.country == "United States",
-          f"batch[0] {type(batch[0]).__name__}")
-    check(isinstance(batch[1], IpInfo) and batch[1].ip == "2001:4860:4860::8888", f"batch[1] {type(batch[1]).__name__}")
-    check(isinstance(batch[2], Error) and batch[2].error == "invalid_ip", f"batch[2] {type(batch[2]).__name__}")
-
-    asn = api_asn.sync(asn="AS15169", client=c)
-    check(isinstance(asn, AsnInfo) and asn.asn == 15169, f"GET /api/v1/asn/AS15169 -> {type(asn).__name__}")
-    check(asn.addresses.v4 > 0 and len(asn.prefixes.v4) > 0 and asn.countries[0].country_code,
-          f"AS15169: {asn.addresses.v4} IPv4 addresses, {len(asn.prefixes.v4)} prefixes")
+    failures = python_client_calls.run(base)
     print(json.dumps({"failures": len(failures)}))
     return 1 if failures else 0
 

@@ -8,6 +8,10 @@ Checks, on a desktop (1280 px) and a phone (390 px) viewport, JavaScript on
 and off:
   * no literal backtick in the page's visible text (code is <code>);
   * the table of contents resolves: every #anchor of nav#toc names an element;
+  * it stays in view: after scrolling to the middle of the page, nav#toc is at
+    the top of the viewport (a sticky sidebar at 1280 px, a sticky menu at
+    390 px); no code "8.8.8.8" breaks across lines; copy buttons on the
+    examples (JavaScript on);
   * the first operation on the page is a lookup (GET /api/v1/me), and the
     lookups come before the pages;
   * every operation has a `curl` example naming the server's base URL;
@@ -110,7 +114,33 @@ def run(base, out):
                 check(len(hrefs) > 25, f"{label}: table of contents has {len(hrefs)} links")
                 missing = [h for h in hrefs if not h.startswith("#") or page.locator(f"[id='{h[1:]}']").count() != 1]
                 check(not missing, f"{label}: contents links without a target: {missing}")
+                # The contents stay in view: a sidebar (desktop) or a sticky
+                # menu (phone) after scrolling to the middle of the page.
+                page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight / 2)")
+                page.wait_for_timeout(200)
+                top, bottom = page.evaluate(
+                    "(() => { const r = document.querySelector('nav#toc').getBoundingClientRect(); return [r.top, r.bottom]; })()"
+                )
+                check(
+                    page.evaluate("window.scrollY") > 1000 and 0 <= top < 40 and top < bottom <= viewport["height"],
+                    f"{label}: contents not in view in the middle of the page: top {top}, bottom {bottom}",
+                )
+                shown = page.locator('nav#toc a[href="#fields"]' if name == "desktop" else "nav#toc summary")
+                check(shown.is_visible(), f"{label}: contents' {'links' if name == 'desktop' else 'menu'} shown")
+                page.evaluate("window.scrollTo(0, 0)")
+                # "8.8.8.8" never broken across lines.
+                broken = page.evaluate(
+                    "[...document.querySelectorAll('code')].filter(c => /^\"?8\\.8\\.8\\.8\"?$/.test(c.textContent) && c.getClientRects().length > 1).length"
+                )
+                check(broken == 0, f"{label}: {broken} '8.8.8.8' broken across lines")
                 if js:
+                    copies = page.locator("section#api_ip button.copy")
+                    check(
+                        copies.count() == page.locator("section#api_ip pre.request").count() > 0 and copies.first.is_visible(),
+                        f"{label}: copy buttons on the examples",
+                    )
+                    if not page.locator('nav#toc a[href="#api_asn"]').is_visible():
+                        page.locator("nav#toc summary").click()
                     page.locator('nav#toc a[href="#api_asn"]').click()
                     check(page.evaluate("location.hash") == "#api_asn", f"{label}: following a contents link")
 

@@ -9,7 +9,7 @@
 use iplookup_data::text::visible;
 
 use super::super::batch::BatchEntry;
-use crate::model::{AsnInfo, IpInfo};
+use crate::model::{AsnInfo, CountryInfo, IpInfo, PrefixInfo};
 
 /// `text` cleaned in place, when it holds anything to clean.
 fn clean(text: &mut String) {
@@ -47,6 +47,24 @@ pub(super) fn entries(entries: Vec<BatchEntry>) -> Vec<BatchEntry> {
 /// An AS answer as a model reads it.
 pub(super) fn asn(mut info: AsnInfo) -> AsnInfo {
     clean(&mut info.organization);
+    info
+}
+
+/// A prefix answer as a model reads it: each row's organisation.
+pub(super) fn prefix(mut info: PrefixInfo) -> PrefixInfo {
+    for row in &mut info.rows {
+        if let Some(org) = row.organization.as_mut() {
+            clean(org);
+        }
+    }
+    info
+}
+
+/// A country answer as a model reads it: each AS's organisation.
+pub(super) fn country(mut info: CountryInfo) -> CountryInfo {
+    for each in &mut info.ases {
+        clean(&mut each.organization);
+    }
     info
 }
 

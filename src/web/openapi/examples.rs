@@ -238,6 +238,15 @@ pub(crate) fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
             vec![example("This document", "/api/v1/openapi.json", json, None)],
         ),
         (
+            "openapi_30_json",
+            vec![example(
+                "This document as OpenAPI 3.0",
+                "/api/v1/openapi-3.0.json",
+                json,
+                None,
+            )],
+        ),
+        (
             "llms_txt",
             vec![example("llms.txt", "/llms.txt", "text/markdown", None)],
         ),

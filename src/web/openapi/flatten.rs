@@ -26,7 +26,7 @@ const FIRST_SCHEMAS: [&str; 10] = [
     "AddressCounts",
     "AsnCountry",
     "BatchEntry",
-    "Error",
+    "ApiError",
 ];
 
 /// The docs page of `doc`, its paths in `order`, with `examples` by operationId.
@@ -157,7 +157,7 @@ fn flatten(
             .find(|(i, _)| *i == id)
             .map(|(_, e)| e.clone())
             .unwrap_or_default(),
-        try_it: try_it::form(&id),
+        try_it: try_it::form(method, path, op["tags"][0].as_str().unwrap_or_default()),
         id,
     }
 }

@@ -46,7 +46,7 @@ pub(crate) fn add(doc: &mut OpenApi) {
 /// An Error in the route's error format, which `format` or `Accept` may
 /// change for another of the four; the description says the default.
 fn errors(route: &Route, description: &str, builder: B) -> B {
-    let error = || Content::new(Some(Ref::from_schema_name("Error")));
+    let error = || Content::new(Some(Ref::from_schema_name("ApiError")));
     let text = || Content::new(Some(ObjectBuilder::new().schema_type(Type::String)));
     let first = route.error_default(ClientKind::Browser);
     let mut formats = vec![first];

@@ -53,7 +53,7 @@ fn mcp_post_operation() -> serde_json::Value {
     };
     let error = |description: &str| {
         json!({"description": description,
-               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ApiError"}}}})
     };
     json!({
         "tags": ["discovery"],

@@ -6,15 +6,17 @@
 //! Built from it, and served here for that reason: the `/docs` page and
 //! `/llms.txt` (its text is [`discovery::llms`]'s).
 
-mod examples;
+pub(crate) mod examples;
 mod flatten;
 mod limits;
 mod mcp_post;
 pub(crate) mod try_it;
+pub(crate) mod v30;
 
 use std::sync::{Arc, PoisonError, RwLock};
 
-use axum::extract::State;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
 use axum::response::Response;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use utoipa::OpenApi;
@@ -22,15 +24,15 @@ use utoipa::openapi::{RefOr, Server};
 
 use super::base::{BaseUrl, document};
 use super::render::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, DocsPage, Page};
-use super::respond::{Reply, Wants, respond};
+use super::respond::{Reply, Wants, bad_request, error_on, respond};
 use super::schema::{
-    AsnParam, AsnPathParam, DocsJson, FieldParam, FormatName, IpFormParam, IpParam,
+    AsnParam, AsnPathParam, BatchFormatName, DocsJson, FieldParam, FormatName, IpFormParam, IpParam,
 };
 use super::served::{Served, describe};
 use super::state::AppState;
 use super::{asn, assets, batch, discovery, field, metrics, network, pages, routes};
 use crate::lookup::Lookup;
-use crate::model;
+use crate::model::{self, ErrorCode};
 use axum::routing::get;
 
 const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names in English and Bangla, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key, no sign-up, no external lookup while answering: the data is a local copy of the DB-IP Lite databases.";
@@ -66,11 +68,16 @@ const SERVED: &[Served] = &[
         |_| get(docs_page),
         &[describe::<__path_docs_page>],
     ),
-    Served::new(&routes::DOCS_TRY, |_| get(try_it::try_it), &[]),
+    Served::new(&routes::DOCS_TRY, |_| get(docs_try), &[]),
     Served::new(
         &routes::OPENAPI,
         |_| get(openapi_json),
         &[describe::<__path_openapi_json>],
+    ),
+    Served::new(
+        &routes::OPENAPI_30,
+        |_| get(openapi_30_json),
+        &[describe::<__path_openapi_30_json>],
     ),
     Served::new(&routes::OPENAPI_ALIAS, |_| get(openapi_alias), &[]),
     Served::new(
@@ -95,7 +102,7 @@ pub(crate) fn all_served() -> impl Iterator<Item = &'static Served> {
         description = "Look up any IPv4 or IPv6 address: location (country, country centroid, time zone, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key. Every page is also available as JSON, plain text, Markdown and HTML (`?format=json|text|md|html` or the `Accept` header).\n\nData: IP Geolocation by DB-IP (https://db-ip.com), IP to Country Lite and IP to ASN Lite, licensed CC BY 4.0; ASN data also from RouteViews and NRO (CC BY 4.0); country metadata from Unicode CLDR, Natural Earth and libphonenumber. Coordinates are country centroids, not street addresses.",
         license(name = "Data: CC BY 4.0 (IP Geolocation by DB-IP)", url = "https://creativecommons.org/licenses/by/4.0/"),
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnPrefixCount, model::PrefixPage, model::AddressCounts, model::AsnCountry, model::AsnCountryV6, model::AsPrefix, model::AsPrefixDetails, model::PrefixSearch, model::SpecialAsnInfo, model::CountryFacts, model::CountryInfo, model::CountryAs, model::RowCount, model::PrefixInfo, model::PrefixRow, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, BatchFormatName, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnPrefixCount, model::PrefixPage, model::AddressCounts, model::AsnCountry, model::AsnCountryV6, model::AsPrefix, model::AsPrefixDetails, model::PrefixSearch, model::SpecialAsnInfo, model::CountryFacts, model::CountryInfo, model::CountryAs, model::RowCount, model::PrefixInfo, model::PrefixRow, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam)),
     tags(
         (name = "lookup", description = "The address API: the caller's address, any address, one field of either, many addresses at once, an autonomous system. JSON by default (a single field is plain text); every lookup also answers as text, Markdown and HTML."),
         (name = "pages", description = "Pages for people and terminals: HTML for browsers, aligned text for `curl`, Markdown and JSON on request."),
@@ -110,6 +117,8 @@ struct Built {
     /// The OpenAPI document; its `servers` entry is a placeholder, and its
     /// examples name the base as [`examples::BASE`].
     json: serde_json::Value,
+    /// The same, converted to OpenAPI 3.0 ([`v30`]).
+    json30: serde_json::Value,
     /// The docs page; its `base_url` is empty, its examples name [`examples::BASE`].
     docs: DocsPage,
     /// The paths in the order of [`ApiDoc`].
@@ -157,11 +166,19 @@ fn build(lookup: &Lookup) -> Built {
     for (i, (_, title)) in TAG_TITLES.iter().enumerate() {
         json["tags"][i]["x-displayName"] = (*title).into();
     }
+    // No operation asks for credentials: said once, for every operation.
+    json["security"] = serde_json::json!([]);
     let examples = examples::all(lookup);
     examples::add(&mut json, &examples);
     let attribution = format!("{ATTRIBUTION_TEXT} ({ATTRIBUTION_URL}), CC BY 4.0");
     let docs = flatten::docs_page(&json, &order, DESCRIPTION, &examples, attribution);
-    Built { json, docs, order }
+    let json30 = v30::convert(&json);
+    Built {
+        json,
+        json30,
+        docs,
+        order,
+    }
 }
 
 /// `base` as it may stand inside a JSON string.
@@ -180,7 +197,15 @@ struct WithServer<'a> {
 }
 
 /// The top-level members, in this order, then any other.
-const MEMBERS: [&str; 6] = ["openapi", "info", "servers", "tags", "paths", "components"];
+const MEMBERS: [&str; 7] = [
+    "openapi",
+    "info",
+    "servers",
+    "security",
+    "tags",
+    "paths",
+    "components",
+];
 
 impl Serialize for WithServer<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -239,9 +264,24 @@ fn openapi_json_value(lookup: &Lookup, base: &str) -> serde_json::Value {
 
 /// The OpenAPI document as served for `base`, indented.
 fn openapi_text(lookup: &Lookup, base: &str) -> String {
+    served_text(lookup, base, Version::V31)
+}
+
+/// Which rendition of the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Version {
+    V31,
+    V30,
+}
+
+/// A rendition of the document as served for `base`, indented.
+fn served_text(lookup: &Lookup, base: &str, version: Version) -> String {
     let built = built(lookup);
     let doc = WithServer {
-        doc: &built.json,
+        doc: match version {
+            Version::V31 => &built.json,
+            Version::V30 => &built.json30,
+        },
         order: &built.order,
         base,
     };
@@ -281,6 +321,16 @@ pub(crate) async fn openapi_json(State(state): State<AppState>, base: BaseUrl) -
     document(body, &base)
 }
 
+/// `GET /api/v1/openapi-3.0.json`.
+#[utoipa::path(get, path = "/api/v1/openapi-3.0.json", tag = "discovery",
+    summary = "This document as OpenAPI 3.0",
+    description = "The OpenAPI 3.1 document converted to OpenAPI 3.0.3, for tools that read only 3.0 (progenitor, API gateways' import): nullable types as `nullable: true`, `const` as a one-value `enum`, schema `examples` as `example`. Same operations, schemas and examples.",
+    responses((status = 200, description = "OpenAPI 3.0 document", content_type = "application/json")))]
+pub(crate) async fn openapi_30_json(State(state): State<AppState>, base: BaseUrl) -> Response {
+    let body = served_text(&state.lookup, &base.url, Version::V30);
+    document(body, &base)
+}
+
 /// `GET /openapi.json`: 308 to `/api/v1/openapi.json`.
 pub(crate) async fn openapi_alias() -> Response {
     super::policy::moved_to(routes::OPENAPI.template)
@@ -301,6 +351,7 @@ pub(crate) fn docs(lookup: &Lookup, base: &str) -> DocsPage {
 /// `GET /docs`: the API documentation in the negotiated format.
 #[utoipa::path(get, path = "/docs", tag = "pages",
     summary = "API documentation for people (generated from this OpenAPI document)",
+    description = "Every operation with its parameters, answers, limits and examples, every object's fields and every error code, rendered from this OpenAPI document: HTML for browsers (with try-it forms that work without JavaScript), text for command-line clients, Markdown and JSON on request.",
     params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header")),
     responses(
         (status = 200, description = "The documentation", content(
@@ -323,14 +374,39 @@ pub(crate) async fn docs_page(
     base.finish(respond(page, &wants, &reply))
 }
 
+/// `GET /docs/try?op=ID&ip=..&field=..&asn=..`: 303 to the answer of the
+/// operation's form; 400 (`bad_query`) when the query names no form.
+pub(crate) async fn docs_try(
+    State(state): State<AppState>,
+    query: Result<Query<try_it::TryQuery>, QueryRejection>,
+    wants: Wants,
+) -> Response {
+    let route = &routes::DOCS_TRY;
+    let page = docs(&state.lookup, "");
+    match query.ok().and_then(|Query(q)| try_it::target(&page, &q)) {
+        Some(to) => super::policy::see_other(&to),
+        None => error_on(
+            bad_request(
+                ErrorCode::BadQuery,
+                "`op` names no try-it form of /docs".into(),
+            ),
+            &wants,
+            route,
+        ),
+    }
+}
+
 /// `GET /llms.txt`.
 #[utoipa::path(get, path = "/llms.txt", tag = "discovery",
     summary = "llms.txt: what this service is and where its documents are, for language models",
+    description = "The llms.txt proposal's Markdown: what the service is, the lookups with example links, and links to the OpenAPI document, /docs, the MCP endpoint and the agent skill.",
     responses((status = 200, description = "llms.txt (Markdown)", content_type = "text/markdown")))]
 pub(crate) async fn llms_txt(State(state): State<AppState>, base: BaseUrl) -> Response {
     let body = discovery::llms(&docs(&state.lookup, &base.url));
     document(body, &base)
 }
 
+#[cfg(test)]
+mod forms_tests;
 #[cfg(test)]
 mod tests;

@@ -92,7 +92,7 @@ fn openapi_is_3_1_with_every_lookup_path() {
         "/",
         "/{ip}",
         "/api/v1/asn/{asn}",
-        "/api/v1/prefix/{ip}/{length}",
+        "/api/v1/prefix/{network}/{length}",
         "/api/v1/country/{cc}",
         "/AS{asn}",
         "/docs",
@@ -104,7 +104,7 @@ fn openapi_is_3_1_with_every_lookup_path() {
     let file = &doc["paths"]["/assets/{file}"]["get"]["parameters"][0];
     let map = crate::web::render::map::world_map().path.clone();
     assert_eq!(file["schema"]["enum"][0], map["/assets/".len()..]);
-    assert!(doc.get("security").is_none());
+    assert_eq!(doc["security"], serde_json::json!([]));
 }
 
 #[test]
@@ -139,7 +139,7 @@ fn every_operation_documents_the_limit_answers() {
     let api_429 = &doc["paths"]["/api/v1/ip/{ip}"]["get"]["responses"]["429"];
     assert_eq!(
         api_429["content"]["application/json"]["schema"]["$ref"],
-        "#/components/schemas/Error"
+        "#/components/schemas/ApiError"
     );
     assert!(api_429["headers"]["Retry-After"].is_object());
 }
@@ -199,7 +199,7 @@ fn operations_come_lookups_first_in_the_order_of_the_tags() {
             "/api/v1/ip",
             "/api/v1/asn/{asn}",
             "/api/v1/asn/{asn}/prefixes.csv",
-            "/api/v1/prefix/{ip}/{length}",
+            "/api/v1/prefix/{network}/{length}",
             "/api/v1/country/{cc}"
         ]
     );
@@ -221,7 +221,7 @@ fn every_property_of_every_schema_is_described_with_an_example() {
         "Network",
         "AsnInfo",
         "AsnCountry",
-        "Error",
+        "ApiError",
         "McpMessage",
     ] {
         assert!(
@@ -319,4 +319,258 @@ fn the_error_table_lists_every_code_once_with_its_status() {
     );
     let limits: Vec<&str> = page.limits.iter().map(|l| l.status.as_str()).collect();
     assert_eq!(limits, ["408", "414", "429", "503"]);
+}
+
+/// Every operation of `doc`: (method, path, operation).
+fn operations(doc: &serde_json::Value) -> Vec<(String, String, &serde_json::Value)> {
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            out.push((method.clone(), path.clone(), op));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_operation_has_a_summary_and_a_description() {
+    let doc = openapi_json_value(lookup(), "http://x");
+    for (method, path, op) in operations(&doc) {
+        for member in ["summary", "description", "operationId"] {
+            let text = op[member].as_str().unwrap_or_default();
+            assert!(!text.trim().is_empty(), "{method} {path}: no {member}");
+        }
+    }
+}
+
+/// The schema a `$ref` names, or the schema itself.
+fn target<'a>(doc: &'a serde_json::Value, s: &'a serde_json::Value) -> &'a serde_json::Value {
+    match s["$ref"].as_str().and_then(|r| r.rsplit('/').next()) {
+        Some(name) => &doc["components"]["schemas"][name],
+        None => s,
+    }
+}
+
+/// Holds `value` to `schema`'s `required`: every member sent is a
+/// property, every required one is sent, and (`always`) every one sent is
+/// required; then the same for every object inside.
+fn sent_is_required(
+    doc: &serde_json::Value,
+    schema: &serde_json::Value,
+    value: &serde_json::Value,
+    at: &str,
+) {
+    let schema = target(doc, schema);
+    let alternatives: Vec<&serde_json::Value> = ["oneOf", "anyOf"]
+        .iter()
+        .flat_map(|k| schema[*k].as_array().into_iter().flatten())
+        .filter(|s| s["type"] != "null")
+        .collect();
+    if let [one] = alternatives.as_slice() {
+        if !value.is_null() {
+            return sent_is_required(doc, one, value, at);
+        }
+    }
+    if let (Some(object), Some(props)) = (value.as_object(), schema["properties"].as_object()) {
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{at}: no `required`"))
+            .iter()
+            .filter_map(|r| r.as_str())
+            .collect();
+        for key in object.keys() {
+            assert!(props.contains_key(key), "{at}.{key}: sent, not a property");
+            assert!(
+                required.contains(&key.as_str()),
+                "{at}.{key}: always sent, not required"
+            );
+            sent_is_required(doc, &props[key], &object[key], &format!("{at}.{key}"));
+        }
+        for key in required {
+            assert!(object.contains_key(key), "{at}.{key}: required, not sent");
+        }
+    }
+    if let (Some(items), Some(list)) = (schema.get("items"), value.as_array()) {
+        for (i, item) in list.iter().enumerate() {
+            sent_is_required(doc, items, item, &format!("{at}[{i}]"));
+        }
+    }
+}
+
+#[test]
+fn what_the_server_always_sends_is_required() {
+    let doc = openapi_json_value(lookup(), "http://x");
+    let schema = |name: &str| serde_json::json!({"$ref": format!("#/components/schemas/{name}")});
+    for ip in ["8.8.8.8", "2001:4860:4860::8888", "10.1.2.3", "192.0.2.1"] {
+        let answered = lookup().lookup_at(crate::lookup::parse(ip).unwrap(), chrono::Utc::now());
+        let value = serde_json::to_value(&answered.info).unwrap();
+        sent_is_required(&doc, &schema("IpInfo"), &value, ip);
+    }
+    let which = crate::lookup::asn::Prefixes::Page {
+        number: 1,
+        per_page: 500,
+    };
+    let asn = lookup().asn_now("AS15169", which).unwrap().info;
+    let value = serde_json::to_value(&asn).unwrap();
+    sent_is_required(&doc, &schema("AsnInfo"), &value, "AS15169");
+    // The error's `message` may be left out: it is the one member not required.
+    let error = serde_json::json!({"error": "invalid_ip"});
+    sent_is_required(&doc, &schema("ApiError"), &error, "ApiError");
+    let props = doc["components"]["schemas"]["ApiError"]["properties"]
+        .as_object()
+        .unwrap();
+    assert!(props.contains_key("message"));
+    assert!(doc["components"]["schemas"].get("Error").is_none());
+}
+
+/// Every schema of `doc` with the path to it.
+fn each_schema<'a>(
+    at: String,
+    s: &'a serde_json::Value,
+    out: &mut Vec<(String, &'a serde_json::Value)>,
+) {
+    let Some(members) = s.as_object() else { return };
+    out.push((at.clone(), s));
+    for (key, value) in members {
+        match key.as_str() {
+            "properties" | "$defs" => {
+                for (name, p) in value.as_object().into_iter().flatten() {
+                    each_schema(format!("{at}.{name}"), p, out);
+                }
+            }
+            "items" | "not" | "additionalProperties" => each_schema(format!("{at}[]"), value, out),
+            "oneOf" | "anyOf" | "allOf" => {
+                for alt in value.as_array().into_iter().flatten() {
+                    each_schema(at.clone(), alt, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn an_as_number_is_an_int64_from_0_to_4294967295_everywhere() {
+    let doc = openapi_json_value(lookup(), "http://x");
+    let mut all = Vec::new();
+    for (name, s) in doc["components"]["schemas"].as_object().unwrap() {
+        each_schema(name.clone(), s, &mut all);
+    }
+    let asns: Vec<_> = all
+        .iter()
+        .filter(|(at, s)| at.ends_with(".asn") && s.get("type").is_some())
+        .collect();
+    assert!(asns.len() >= 2, "{asns:?}");
+    for (at, s) in asns {
+        let types = s["type"].to_string();
+        assert!(types.contains("integer"), "{at}: {s}");
+        assert_eq!(s["format"], "int64", "{at}: {s}");
+        assert_eq!(s["minimum"], 0, "{at}: {s}");
+        assert_eq!(s["maximum"], 4294967295_u64, "{at}: {s}");
+    }
+}
+
+#[test]
+fn the_batch_declares_its_format_parameter() {
+    let doc = openapi_json_value(lookup(), "http://x");
+    let op = &doc["paths"]["/api/v1/ip"]["post"];
+    let format = op["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "format")
+        .expect("?format= declared");
+    assert_eq!(format["in"], "query");
+    let values = &target(&doc, &format["schema"])["enum"];
+    assert_eq!(values, &serde_json::json!(["json", "ndjson", "csv"]));
+    let content = op["responses"]["200"]["content"].as_object().unwrap();
+    let media: Vec<&str> = content.keys().map(String::as_str).collect();
+    assert_eq!(
+        media,
+        ["application/json", "application/x-ndjson", "text/csv"]
+    );
+}
+
+#[test]
+fn the_3_0_rendition_is_the_document_in_3_0_terms() {
+    let v31 = openapi_json_value(lookup(), "http://x");
+    let text = served_text(lookup(), "http://x", Version::V30);
+    let v30: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v30["openapi"], v30::VERSION);
+    assert_eq!(v30["servers"][0]["url"], "http://x");
+    assert_eq!(v30["security"], serde_json::json!([]));
+    // The same operations and schemas, in the same order.
+    let keys = |v: &serde_json::Value, k: &str| -> Vec<String> {
+        v[k].as_object().unwrap().keys().cloned().collect()
+    };
+    assert_eq!(keys(&v31, "paths"), keys(&v30, "paths"));
+    assert_eq!(
+        keys(&v31["components"], "schemas"),
+        keys(&v30["components"], "schemas")
+    );
+    // Nothing added: each operation and response has the 3.1 one's members.
+    for (method, path, op) in operations(&v30) {
+        let was = &v31["paths"][&path][&method];
+        assert_eq!(
+            keys(was, "responses"),
+            keys(op, "responses"),
+            "{method} {path}"
+        );
+        let members =
+            |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(members(was), members(op), "{method} {path}");
+        for (status, r) in op["responses"].as_object().unwrap() {
+            assert_eq!(
+                members(&was["responses"][status]),
+                members(r),
+                "{method} {path} {status}"
+            );
+        }
+    }
+    let mut all = Vec::new();
+    for (name, s) in v30["components"]["schemas"].as_object().unwrap() {
+        each_schema(name.clone(), s, &mut all);
+    }
+    for (method, path, op) in operations(&v30) {
+        for p in op["parameters"].as_array().into_iter().flatten() {
+            each_schema(
+                format!("{method} {path} {}", p["name"]),
+                &p["schema"],
+                &mut all,
+            );
+        }
+        for (status, r) in op["responses"].as_object().unwrap() {
+            for (m, c) in r["content"].as_object().into_iter().flatten() {
+                each_schema(
+                    format!("{method} {path} {status} {m}"),
+                    &c["schema"],
+                    &mut all,
+                );
+            }
+        }
+    }
+    assert!(all.len() > 100, "{}", all.len());
+    for (at, s) in &all {
+        assert!(!s["type"].is_array() && s["type"] != "null", "{at}: {s}");
+        if s.get("nullable").is_some() {
+            assert!(s.get("type").is_some(), "{at}: nullable without type: {s}");
+        }
+        for member in ["const", "examples", "$schema"] {
+            assert!(s.get(member).is_none(), "{at}: {member} in {s}");
+        }
+        if s.get("$ref").is_some() {
+            assert_eq!(s.as_object().unwrap().len(), 1, "{at}: $ref with siblings");
+        }
+    }
+    let country = &v30["components"]["schemas"]["Location"]["properties"]["country_code"];
+    assert_eq!(country["type"], "string");
+    assert_eq!(country["nullable"], true);
+    let special = &v30["components"]["schemas"]["IpInfo"]["properties"]["special_purpose"];
+    assert_eq!(special["nullable"], true, "{special}");
+    assert_eq!(special["type"], "object", "{special}");
+    assert_eq!(
+        special["allOf"][0]["$ref"],
+        "#/components/schemas/SpecialPurpose"
+    );
+    assert!(!text.contains(examples::BASE));
 }

@@ -1,83 +1,51 @@
-//! The try-it forms of `/docs`: which lookups have one and what they ask
-//! ([`form`]), and `GET /docs/try`, where a form goes without JavaScript:
+//! The try-it forms of `/docs`: every `GET` lookup of the route table has
+//! one, a control per path parameter from [`params`] ([`form`]), and
+//! `GET /docs/try`, where a form goes without JavaScript:
 //! a 303 to the answer, its path filled from the form's values exactly as
 //! the page's script fills it ([`target`]).
 
-use axum::extract::Query;
-use axum::extract::rejection::QueryRejection;
-use axum::response::Response;
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde::Deserialize;
 
-use super::super::render::{TryInput, TryIt};
-use super::super::respond::{Wants, bad_request, error_on};
+use std::collections::HashMap;
+
+use super::super::params;
+use super::super::render::{DocsPage, TryInput, TryIt};
 use super::super::routes;
-use super::examples::{AS, V4};
-use crate::fields::Field;
-use crate::model::ErrorCode;
 
-/// The operations with a form: (operationId, path, query).
-const FORMS: [(&str, &str, &str); 7] = [
-    ("api_me", "/api/v1/me", "format=json"),
-    ("api_ip", "/api/v1/ip/{ip}", "format=json"),
-    ("api_me_field", "/api/v1/me/{field}", ""),
-    ("api_ip_field", "/api/v1/ip/{ip}/{field}", ""),
-    ("api_asn", "/api/v1/asn/{asn}", "format=json"),
-    ("api_prefix", "/api/v1/prefix/{ip}/{length}", ""),
-    ("api_country", "/api/v1/country/{cc}", ""),
-];
+/// Whether the operation `method path` of tag `tag` has a form: every
+/// `GET` lookup of the route table.
+fn has_form(method: &str, path: &str, tag: &str) -> bool {
+    method.eq_ignore_ascii_case("get") && tag == "lookup" && routes::by_template(path).is_some()
+}
 
-/// The names of the forms' inputs, in the order they are asked.
-const INPUTS: [&str; 5] = ["ip", "length", "field", "asn", "cc"];
-
-/// The try-it form of operation `id`, if it has one.
-pub(crate) fn form(id: &str) -> Option<TryIt> {
-    let (_, path, query) = FORMS.iter().find(|(i, _, _)| *i == id)?;
-    let inputs = INPUTS
+/// The try-it form of the operation `method path` of tag `tag`, if it has
+/// one: a control per path parameter ([`params`]), and `format=json` for an
+/// answer in several formats.
+pub(crate) fn form(method: &str, path: &str, tag: &str) -> Option<TryIt> {
+    if !has_form(method, path, tag) {
+        return None;
+    }
+    let route = routes::by_template(path)?;
+    let inputs = params::names(path)
         .into_iter()
-        .filter(|name| path.contains(&format!("{{{name}}}")))
-        .map(|name| match name {
-            "ip" => TryInput {
-                name: "ip".into(),
-                label: "Address".into(),
-                // A prefix's address has no host bits: 8.8.8.0 for /24.
-                value: if path.contains("{length}") {
-                    "8.8.8.0"
-                } else {
-                    V4
-                }
-                .into(),
-                options: Vec::new(),
-            },
-            "length" => TryInput {
-                name: "length".into(),
-                label: "Prefix length".into(),
-                value: "24".into(),
-                options: Vec::new(),
-            },
-            "cc" => TryInput {
-                name: "cc".into(),
-                label: "Country code".into(),
-                value: "BD".into(),
-                options: Vec::new(),
-            },
-            "field" => TryInput {
-                name: "field".into(),
-                label: "Field".into(),
-                value: Field::CountryCode.name().into(),
-                options: Field::ALL.iter().map(|f| f.name().to_owned()).collect(),
-            },
-            _ => TryInput {
-                name: "asn".into(),
-                label: "AS number".into(),
-                value: AS.into(),
-                options: Vec::new(),
-            },
+        .map(|name| {
+            let p = params::named(name)?;
+            Some(TryInput {
+                name: p.name.into(),
+                label: p.label.into(),
+                value: (p.example)(),
+                options: (p.options)(),
+            })
         })
-        .collect();
+        .collect::<Option<Vec<_>>>()?;
+    let query = match route.answer {
+        routes::Produces::Negotiated(_) => "format=json",
+        routes::Produces::Fixed(_) => "",
+    };
     Some(TryIt {
-        path: (*path).to_owned(),
-        query: (*query).to_owned(),
+        path: path.to_owned(),
+        query: query.to_owned(),
         inputs,
     })
 }
@@ -104,123 +72,33 @@ const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'=')
     .add(b';');
 
-/// A form's values.
+/// A form's values: `op`, the operation, and one value per parameter.
 #[derive(Debug, Deserialize)]
 pub(crate) struct TryQuery {
-    op: String,
-    ip: Option<String>,
-    field: Option<String>,
-    asn: Option<String>,
-    length: Option<String>,
-    cc: Option<String>,
+    pub(crate) op: String,
+    #[serde(flatten)]
+    pub(crate) values: HashMap<String, String>,
 }
 
-/// Where the form of operation `op` goes with these values: its path with
-/// each `{name}` replaced by the value, trimmed and percent-encoded.
-pub(crate) fn target(q: &TryQuery) -> Option<String> {
-    let (_, path, query) = FORMS.iter().find(|(i, _, _)| *i == q.op)?;
-    let mut out = (*path).to_owned();
-    let values = [
-        ("ip", &q.ip),
-        ("field", &q.field),
-        ("asn", &q.asn),
-        ("length", &q.length),
-        ("cc", &q.cc),
-    ];
-    for (name, value) in values {
-        let value = value.as_deref().unwrap_or("").trim();
+/// Where the form of operation `op` (of `page`) goes with these values: its
+/// path with each `{name}` replaced by the value, trimmed and percent-encoded.
+pub(crate) fn target(page: &DocsPage, q: &TryQuery) -> Option<String> {
+    let op = page.operations().find(|o| o.id == q.op)?;
+    let form = op.try_it.as_ref()?;
+    let mut out = form.path.clone();
+    for input in &form.inputs {
+        let value = q.values.get(&input.name).map_or("", |v| v.trim());
         let mut encoded = utf8_percent_encode(value, SEGMENT).to_string();
         // A segment of `.` or `..` is a dot segment, which the client
         // removes (RFC 3986 section 5.2.4): encoded, it stays a value.
         if encoded == "." || encoded == ".." {
             encoded = encoded.replace('.', "%2E");
         }
-        out = out.replace(&format!("{{{name}}}"), &encoded);
+        out = out.replace(&format!("{{{}}}", input.name), &encoded);
     }
-    if !query.is_empty() {
+    if !form.query.is_empty() {
         out.push('?');
-        out.push_str(query);
+        out.push_str(&form.query);
     }
     Some(out)
-}
-
-/// `GET /docs/try?op=ID&ip=..&field=..&asn=..`: 303 to the answer of the
-/// operation's form; 400 (`bad_query`) when the query names no form.
-pub(crate) async fn try_it(
-    query: Result<Query<TryQuery>, QueryRejection>,
-    wants: Wants,
-) -> Response {
-    let route = &routes::DOCS_TRY;
-    match query.ok().and_then(|Query(q)| target(&q)) {
-        Some(to) => super::super::policy::see_other(&to),
-        None => error_on(
-            bad_request(
-                ErrorCode::BadQuery,
-                "`op` names no try-it form of /docs".into(),
-            ),
-            &wants,
-            route,
-        ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn q(op: &str, ip: &str) -> TryQuery {
-        TryQuery {
-            op: op.into(),
-            ip: Some(ip.into()),
-            field: Some("asn".into()),
-            asn: Some(" AS15169 ".into()),
-            length: Some("24".into()),
-            cc: Some("bd".into()),
-        }
-    }
-
-    #[test]
-    fn targets_fill_the_path() {
-        assert_eq!(
-            target(&q("api_ip", "8.8.8.8")).unwrap(),
-            "/api/v1/ip/8.8.8.8?format=json"
-        );
-        assert_eq!(
-            target(&q("api_ip_field", "2001:db8::1")).unwrap(),
-            "/api/v1/ip/2001:db8::1/asn"
-        );
-        assert_eq!(
-            target(&q("api_asn", "")).unwrap(),
-            "/api/v1/asn/AS15169?format=json"
-        );
-        // A value cannot leave its segment.
-        assert_eq!(
-            target(&q("api_ip", "../../x?y#z")).unwrap(),
-            "/api/v1/ip/..%2F..%2Fx%3Fy%23z?format=json"
-        );
-        assert_eq!(
-            target(&q("api_prefix", "8.8.8.0")).unwrap(),
-            "/api/v1/prefix/8.8.8.0/24"
-        );
-        assert_eq!(target(&q("api_country", "")).unwrap(), "/api/v1/country/bd");
-        // Nor be a dot segment.
-        assert_eq!(
-            target(&q("api_ip", "..")).unwrap(),
-            "/api/v1/ip/%2E%2E?format=json"
-        );
-        assert_eq!(
-            target(&q("api_ip_field", " . ")).unwrap(),
-            "/api/v1/ip/%2E/asn"
-        );
-        assert!(target(&q("root", "1.1.1.1")).is_none());
-    }
-
-    #[test]
-    fn every_lookup_get_has_a_form() {
-        for (id, _, _) in FORMS {
-            assert!(form(id).is_some(), "{id}");
-        }
-        assert_eq!(form("api_ip_field").unwrap().inputs.len(), 2);
-        assert!(form("root").is_none());
-    }
 }

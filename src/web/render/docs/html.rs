@@ -16,12 +16,12 @@ use super::{DocsPage, Example, Operation, TryIt, schema_anchor};
 pub(crate) const DOCS_STYLE: &str = r#"
 main{max-width:1100px}nav#toc ol{margin:.2rem 0;padding-left:1.3rem}nav#toc>ol>li{margin:.35rem 0}
 nav#toc{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.6rem 1rem;margin:1rem 0}
-h2{margin-top:2.2rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}h3{margin:0 0 .3rem;font-size:1.15rem;word-break:break-all}
+h2{margin-top:2.2rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}h3{margin:0 0 .3rem;font-size:1.15rem;overflow-wrap:anywhere}
 section.op{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.8rem 1rem;margin:1rem 0}
 .method{display:inline-block;font:600 .8rem ui-monospace,Menlo,Consolas,monospace;padding:.1rem .4rem;border-radius:.3rem;background:#0b5cc0;color:#fff;vertical-align:.15rem;margin-right:.3rem}
 .method.post{background:#1d7a3a}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em}
-:not(pre)>code{background:var(--bg);border:1px solid var(--line);border-radius:.25rem;padding:0 .2rem;word-break:break-word}
+:not(pre)>code{background:var(--bg);border:1px solid var(--line);border-radius:.25rem;padding:0 .2rem;overflow-wrap:anywhere}td code{white-space:nowrap}
 pre{background:var(--bg);border:1px solid var(--line);border-radius:.5rem;padding:.6rem .8rem;overflow:auto;max-height:24rem;margin:.3rem 0 .8rem;white-space:pre}
 .table{overflow-x:auto}table{border-collapse:collapse;width:100%;margin:.4rem 0 .8rem;font-size:.95rem}
 th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}th{font-size:.8rem;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
@@ -29,12 +29,20 @@ td p{margin:0 0 .3rem}td:first-child{white-space:nowrap}
 form.try{display:flex;flex-wrap:wrap;align-items:end;gap:.5rem;margin:.5rem 0}form.try label{display:flex;flex-direction:column;font-size:.8rem;color:var(--muted);flex:1;min-width:9rem}
 form.try input,form.try select{font:inherit;font-size:1rem;padding:.45rem .6rem;border:1px solid var(--line);border-radius:.5rem;background:var(--bg);color:var(--fg)}
 pre.live{flex-basis:100%}h4{margin:.6rem 0 .2rem;font-size:.95rem}
+nav#toc summary{cursor:pointer;font-weight:600}nav#toc a[aria-current]{font-weight:700;color:var(--fg)}
+.code{position:relative}.code>pre{padding-right:4.5rem}.code>button.copy{position:absolute;top:.35rem;right:.35rem;background:var(--card)}
+@media(min-width:1024px){main{max-width:1440px}.docs{display:grid;grid-template-columns:19rem minmax(0,1fr);gap:1.5rem;align-items:start}
+nav#toc{position:sticky;top:.5rem;max-height:calc(100vh - 1rem);overflow:auto;margin:1rem 0;font-size:.85rem}nav#toc summary{display:none}
+nav#toc details::details-content{content-visibility:visible;display:contents}}
+@media(max-width:1023.98px){nav#toc{position:sticky;top:0;z-index:5;margin:.5rem 0;padding:.45rem .8rem;box-shadow:0 2px 6px rgba(0,0,0,.12)}
+nav#toc details[open]>ol{max-height:70vh;overflow:auto}[id]{scroll-margin-top:3.5rem}}
 "#;
 
 /// Shows a try-it form's answer on the page: the path filled from the
 /// inputs as `/docs/try` would, the answer's status and body as text
 /// (`textContent`: never markup). Allowed by its hash, with `connect-src 'self'`.
-pub(crate) const TRY_SCRIPT: &str = r#"for(const f of document.querySelectorAll("form[data-path]")){f.addEventListener("submit",e=>{e.preventDefault();let p=f.dataset.path.replace(/\{(\w+)\}/g,(m,n)=>encodeURIComponent(f.elements[n].value.trim()));if(f.dataset.query)p+="?"+f.dataset.query;const o=f.querySelector("pre.live");o.hidden=false;o.textContent="GET "+p;fetch(p,{headers:{Accept:"application/json, text/plain;q=0.9"}}).then(r=>r.text().then(t=>{try{t=JSON.stringify(JSON.parse(t),null,2)}catch(_){}o.textContent="GET "+p+"\n"+r.status+"\n\n"+t})).catch(x=>{o.textContent="GET "+p+"\n"+x})})}"#;
+pub(crate) const TRY_SCRIPT: &str = r#"for(const f of document.querySelectorAll("form[data-path]")){f.addEventListener("submit",e=>{e.preventDefault();let p=f.dataset.path.replace(/\{(\w+)\}/g,(m,n)=>encodeURIComponent(f.elements[n].value.trim()));if(f.dataset.query)p+="?"+f.dataset.query;const o=f.querySelector("pre.live");o.hidden=false;o.textContent="GET "+p;fetch(p,{headers:{Accept:"application/json, text/plain;q=0.9"}}).then(r=>r.text().then(t=>{try{t=JSON.stringify(JSON.parse(t),null,2)}catch(_){}o.textContent="GET "+p+"\n"+r.status+"\n\n"+t})).catch(x=>{o.textContent="GET "+p+"\n"+x})})}
+const toc=document.querySelector("nav#toc");if(toc&&window.IntersectionObserver){const links=new Map([...toc.querySelectorAll("a")].map(a=>[a.getAttribute("href").slice(1),a]));const io=new IntersectionObserver(es=>{for(const e of es){const a=links.get(e.target.id);if(e.isIntersecting&&a){for(const b of links.values())b.removeAttribute("aria-current");a.setAttribute("aria-current","location")}}},{rootMargin:"0px 0px -75% 0px"});for(const id of links.keys()){const el=document.getElementById(id);if(el)io.observe(el)}toc.addEventListener("click",e=>{if(e.target.closest("a")&&matchMedia("(max-width:1023.98px)").matches)toc.querySelector("details").open=false})}"#;
 
 pub(crate) fn page(d: &DocsPage) -> String {
     let mut body = format!(
@@ -44,7 +52,9 @@ pub(crate) fn page(d: &DocsPage) -> String {
         cmark::html(&d.description),
         esc(&d.base_url)
     );
+    body.push_str("<div class=\"docs\">");
     contents(&mut body, d);
+    body.push_str("<div class=\"doc\">");
     for g in &d.groups {
         let _ = write!(
             body,
@@ -62,13 +72,14 @@ pub(crate) fn page(d: &DocsPage) -> String {
     errors(&mut body, d);
     let _ = write!(
         body,
-        "<p class=\"muted\">Data: {}</p><script>{TRY_SCRIPT}</script>",
+        "<p class=\"muted\">Data: {}</p></div></div><script>{TRY_SCRIPT}</script>",
         esc(&d.attribution)
     );
     let head = format!("<style>{DOCS_STYLE}</style>");
     let frame = Frame {
         head: &head,
         translated: false,
+        script: true,
         ..Frame::new("API documentation", "/docs")
     };
     document(&frame, &body, &View::default())
@@ -84,7 +95,9 @@ fn method_badge(method: &str) -> String {
 
 /// The table of contents: every group and operation, then the references.
 fn contents(body: &mut String, d: &DocsPage) {
-    body.push_str("<nav id=\"toc\" aria-label=\"Contents\"><strong>Contents</strong><ol>");
+    body.push_str(
+        "<nav id=\"toc\" aria-label=\"Contents\"><details><summary>Contents</summary><ol>",
+    );
     for g in &d.groups {
         let _ = write!(
             body,
@@ -104,20 +117,27 @@ fn contents(body: &mut String, d: &DocsPage) {
         }
         body.push_str("</ol></li>");
     }
-    body.push_str("<li><a href=\"#fields\">Fields</a>: ");
-    let links: Vec<String> = d
-        .schemas
-        .iter()
-        .map(|s| {
-            format!(
-                "<a href=\"#{}\">{}</a>",
-                esc(&schema_anchor(&s.name)),
-                esc(&s.name)
-            )
-        })
-        .collect();
-    body.push_str(&links.join(", "));
-    body.push_str("</li><li><a href=\"#errors\">Error codes</a></li><li><a href=\"#limits\">Limits: 408, 414, 429, 503</a></li></ol></nav>");
+    let links = |protocol: bool| -> String {
+        d.schemas
+            .iter()
+            .filter(|s| is_protocol(&s.name) == protocol)
+            .map(|s| {
+                format!(
+                    "<a href=\"#{}\">{}</a>",
+                    esc(&schema_anchor(&s.name)),
+                    esc(&s.name)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = write!(
+        body,
+        "<li><a href=\"#fields\">Fields</a>: {}</li><li><a href=\"#protocol-objects\">MCP and JSON-RPC objects</a>: {}",
+        links(false),
+        links(true)
+    );
+    body.push_str("</li><li><a href=\"#errors\">Error codes</a></li><li><a href=\"#limits\">Limits: 408, 414, 429, 503</a></li></ol></details></nav>");
 }
 
 fn operation(body: &mut String, op: &Operation) {
@@ -148,8 +168,8 @@ fn operation(body: &mut String, op: &Operation) {
     if let Some(t) = &op.try_it {
         try_form(body, &op.id, t);
     }
-    for e in &op.examples {
-        example(body, e);
+    for (n, e) in op.examples.iter().enumerate() {
+        example(body, &format!("ex-{}-{n}", op.id), e);
     }
     body.push_str("<div class=\"table\"><table><thead><tr><th>Status</th><th>Description</th><th>Media types</th></tr></thead><tbody>");
     for r in &op.responses {
@@ -201,12 +221,13 @@ fn try_form(body: &mut String, id: &str, t: &TryIt) {
     body.push_str("<button type=\"submit\">Try it</button><pre class=\"live\" aria-live=\"polite\" hidden></pre></form>");
 }
 
-fn example(body: &mut String, e: &Example) {
+fn example(body: &mut String, id: &str, e: &Example) {
     let _ = write!(
         body,
-        "<h4>Example: {}</h4><pre class=\"request\"><code>{}</code></pre>",
+        "<h4>Example: {}</h4><div class=\"code\"><pre class=\"request\"><code id=\"{id}\">{}</code></pre>{}</div>",
         esc(&e.title),
-        esc_pre(&e.request)
+        esc_pre(&e.request),
+        copy_button(id)
     );
     if let Some(answer) = &e.answer {
         let _ = write!(
@@ -218,52 +239,74 @@ fn example(body: &mut String, e: &Example) {
     }
 }
 
+/// The pages' copy button for the code `id` (shown by their script).
+fn copy_button(id: &str) -> String {
+    format!(
+        "<button type=\"button\" class=\"copy\" data-for=\"{}\" data-done=\"Copied\" hidden>Copy</button>",
+        esc(id)
+    )
+}
+
 /// [`esc`] that keeps line breaks (for `<pre>`).
 fn esc_pre(s: &str) -> String {
     s.split('\n').map(esc).collect::<Vec<_>>().join("\n")
 }
 
+/// A schema of the MCP and JSON-RPC endpoint's messages, listed apart from
+/// the objects the lookups answer with.
+fn is_protocol(name: &str) -> bool {
+    name.starts_with("Mcp") || name.starts_with("JsonRpc")
+}
+
 fn fields(body: &mut String, d: &DocsPage) {
-    body.push_str("<section id=\"fields\"><h2>Fields</h2><p>Every member of every object the API answers with, once. A member that may be null says so; lookups always send every member.</p>");
-    for s in &d.schemas {
-        let _ = write!(
-            body,
-            "<section id=\"{}\"><h3>{}</h3>{}<div class=\"table\"><table><thead><tr><th>Field</th><th>Type</th><th>Description</th><th>Example</th></tr></thead><tbody>",
-            esc(&schema_anchor(&s.name)),
-            esc(&s.name),
-            cmark::html(&s.description)
-        );
-        for f in &s.fields {
-            let kind: Vec<String> = f
-                .kind
-                .split(' ')
-                .map(|word| match d.schemas.iter().find(|o| o.name == word) {
-                    Some(o) => format!(
-                        "<a href=\"#{}\">{}</a>",
-                        esc(&schema_anchor(&o.name)),
-                        esc(word)
-                    ),
-                    None if word == "ErrorCode" => "<a href=\"#errors\">ErrorCode</a>".to_owned(),
-                    None => esc(word),
-                })
-                .collect();
-            let kind = kind.join(" ");
-            let _ = write!(
-                body,
-                "<tr><td><code>{}</code>{}</td><td>{kind}</td><td>{}</td><td><code>{}</code></td></tr>",
-                esc(&f.name),
-                if f.required { " (required)" } else { "" },
-                cmark::inline_html(&f.description),
-                esc(&f.example)
-            );
-        }
-        body.push_str("</tbody></table></div></section>");
+    body.push_str("<section id=\"fields\"><h2>Fields</h2><p>Every member of every object the lookups answer with, once. A member marked (required) is always sent; one that may be null says so.</p>");
+    for s in d.schemas.iter().filter(|s| !is_protocol(&s.name)) {
+        schema_table(body, d, s);
+    }
+    body.push_str("</section><section id=\"protocol-objects\"><h2>MCP and JSON-RPC objects</h2><p>The messages of the MCP endpoint (JSON-RPC 2.0), for agents; people reading a lookup need only the fields above.</p>");
+    for s in d.schemas.iter().filter(|s| is_protocol(&s.name)) {
+        schema_table(body, d, s);
     }
     body.push_str("</section>");
 }
 
+fn schema_table(body: &mut String, d: &DocsPage, s: &super::SchemaDoc) {
+    let _ = write!(
+        body,
+        "<section id=\"{}\"><h3>{}</h3>{}<div class=\"table\"><table><thead><tr><th>Field</th><th>Type</th><th>Description</th><th>Example</th></tr></thead><tbody>",
+        esc(&schema_anchor(&s.name)),
+        esc(&s.name),
+        cmark::html(&s.description)
+    );
+    for f in &s.fields {
+        let kind: Vec<String> = f
+            .kind
+            .split(' ')
+            .map(|word| match d.schemas.iter().find(|o| o.name == word) {
+                Some(o) => format!(
+                    "<a href=\"#{}\">{}</a>",
+                    esc(&schema_anchor(&o.name)),
+                    esc(word)
+                ),
+                None if word == "ErrorCode" => "<a href=\"#errors\">ErrorCode</a>".to_owned(),
+                None => esc(word),
+            })
+            .collect();
+        let kind = kind.join(" ");
+        let _ = write!(
+            body,
+            "<tr><td><code>{}</code>{}</td><td>{kind}</td><td>{}</td><td><code>{}</code></td></tr>",
+            esc(&f.name),
+            if f.required { " (required)" } else { "" },
+            cmark::inline_html(&f.description),
+            esc(&f.example)
+        );
+    }
+    body.push_str("</tbody></table></div></section>");
+}
+
 fn errors(body: &mut String, d: &DocsPage) {
-    body.push_str("<section id=\"errors\"><h2>Error codes</h2><p>Every error answer carries an <a href=\"#schema-Error\">Error</a> object (in JSON; the other formats show the same code and message). Its <code>error</code> is one of these.</p><div class=\"table\"><table><thead><tr><th>Code</th><th>Status</th><th>When</th></tr></thead><tbody>");
+    body.push_str("<section id=\"errors\"><h2>Error codes</h2><p>Every error answer carries an <a href=\"#schema-ApiError\">ApiError</a> object (in JSON; the other formats show the same code and message). Its <code>error</code> is one of these.</p><div class=\"table\"><table><thead><tr><th>Code</th><th>Status</th><th>When</th></tr></thead><tbody>");
     for e in &d.errors {
         let _ = write!(
             body,

@@ -1,0 +1,82 @@
+// The calls of the openapi-typescript + openapi-fetch client, type-checked
+// with `tsc --strict` and run against the live server by
+// tests/py/ts_clients_check.py (argument: the base URL). No cast: the
+// client is asked for JSON (`createClient<paths, "application/json">`), the
+// single field and NDJSON are read as text (`parseAs: "text"`).
+import createClient from "openapi-fetch";
+import type { components, paths } from "./openapi-typescript/schema.js";
+
+type IpInfo = components["schemas"]["IpInfo"];
+type ApiError = components["schemas"]["ApiError"];
+type BatchEntry = components["schemas"]["BatchEntry"];
+
+const base = process.argv[2] ?? "";
+let failures = 0;
+function check(ok: boolean, what: string): void {
+  console.log(`${ok ? "ok" : "FAIL"}: ${what}`);
+  if (!ok) failures++;
+}
+
+// Always-sent members are read without a check for absence: were they
+// optional (`?:`), `tsc --strict` would refuse these assignments.
+function summary(info: IpInfo): string {
+  const country: string | null = info.location.country_code;
+  const asn: number | null = info.network.asn;
+  const special: string | null = info.special_purpose === null ? null : info.special_purpose.name;
+  return `${info.ip} ${country ?? "-"} AS${asn ?? "-"} ${special ?? ""}`.trim();
+}
+
+function isError(entry: BatchEntry): entry is ApiError {
+  return "error" in entry;
+}
+
+// example: ip
+const api = createClient<paths, "application/json">({ baseUrl: base });
+const { data: info, error: ipError } = await api.GET("/api/v1/ip/{ip}", {
+  params: { path: { ip: "8.8.8.8" } },
+});
+// end example
+check(info !== undefined && info.location.country_code === "US" && info.network.asn === 15169,
+  `GET /api/v1/ip/8.8.8.8 -> ${info ? summary(info) : ipError?.error}`);
+
+const me = await api.GET("/api/v1/me");
+check(me.data?.ip === "127.0.0.1", `GET /api/v1/me -> ${me.data?.ip}`);
+
+const field = await api.GET("/api/v1/ip/{ip}/{field}", {
+  params: { path: { ip: "8.8.8.8", field: "country_code" } },
+  parseAs: "text",
+});
+check(field.data === "US\n", `GET /api/v1/ip/8.8.8.8/country_code -> ${JSON.stringify(field.data)}`);
+
+const privateUse = await api.GET("/api/v1/ip/{ip}", { params: { path: { ip: "10.1.2.3" } } });
+const block = privateUse.data?.special_purpose;
+check(block !== undefined && block !== null && block.name === "Private-Use" && block.rfc === "RFC 1918",
+  `GET /api/v1/ip/10.1.2.3 -> special_purpose ${block?.name}`);
+
+const body = ["8.8.8.8", "2001:4860:4860::8888", "not-an-ip"];
+const batch = await api.POST("/api/v1/ip", { body });
+const entries: BatchEntry[] = batch.data ?? [];
+const third = entries[2];
+check(entries.length === 3 && !isError(entries[0]!) && third !== undefined && isError(third) && third.error === "invalid_ip",
+  `POST /api/v1/ip (JSON) -> ${entries.length} entries`);
+
+const ndjson = await api.POST("/api/v1/ip", {
+  params: { query: { format: "ndjson" } },
+  body,
+  parseAs: "text",
+});
+const lines: BatchEntry[] = (ndjson.data ?? "").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+check(lines.length === 3 && ndjson.response.headers.get("content-type") === "application/x-ndjson",
+  `POST /api/v1/ip?format=ndjson -> ${lines.length} lines`);
+
+const asn = await api.GET("/api/v1/asn/{asn}", { params: { path: { asn: "AS15169" } } });
+check(asn.data?.asn === 15169 && asn.data.prefixes.v4.length > 0,
+  `GET /api/v1/asn/AS15169 -> ${asn.data?.organization}`);
+
+const bad = await api.GET("/api/v1/ip/{ip}", { params: { path: { ip: "not-an-ip" } } });
+const typed: ApiError | undefined = bad.error;
+check(bad.response.status === 400 && typed?.error === "invalid_ip",
+  `GET /api/v1/ip/not-an-ip -> ${bad.response.status} ${typed?.error}`);
+
+console.log(JSON.stringify({ failures }));
+process.exit(failures === 0 ? 0 : 1);
