@@ -163,11 +163,13 @@ pub struct AsnInfo {
     pub prefix_details: AsPrefixDetails,
     /// With `?q=`: what was searched for and how many prefixes match;
     /// `prefixes` and `page` then list the matches only.
+    #[schema(required = true)]
     pub search: Option<PrefixSearch>,
     /// The IANA special-purpose entry of the number (AS0, AS23456, the
     /// documentation and private-use ranges, AS65535, AS4294967295), or
     /// null for an ordinary AS. Such a number names no public network: the
     /// answer says why, and lists whatever rows of the data name it.
+    #[schema(required = true)]
     pub special_purpose: Option<SpecialAsnInfo>,
 }
 

@@ -28,29 +28,29 @@ pub struct CountryFacts {
     #[schema(value_type = String, examples("Bhutan"))]
     pub country: Text,
     /// The name in Bangla.
-    #[schema(value_type = Option<String>, examples("ভুটান"))]
+    #[schema(required = true, value_type = Option<String>, examples("ভুটান"))]
     pub country_bn: Option<Text>,
     /// The flag as an emoji (two regional indicator symbols).
     #[schema(value_type = String, examples("🇧🇹"))]
     pub flag: Text,
     /// The continent's name in English.
-    #[schema(value_type = Option<String>, examples("Asia"))]
+    #[schema(required = true, value_type = Option<String>, examples("Asia"))]
     pub continent: Option<Text>,
     /// ISO 4217 code of the main currency.
-    #[schema(value_type = Option<String>, examples("BTN"))]
+    #[schema(required = true, value_type = Option<String>, examples("BTN"))]
     pub currency: Option<Text>,
     /// The international calling code, with `+`.
-    #[schema(value_type = Option<String>, examples("+975"))]
+    #[schema(required = true, value_type = Option<String>, examples("+975"))]
     pub calling_code: Option<Text>,
     /// Every IANA time zone of the country: the primary one first, then
     /// the others tzdb's `zone.tab` lists for it.
     #[schema(examples(json!(["Asia/Thimphu"])))]
     pub time_zones: Vec<String>,
     /// Latitude of the country's centroid, decimal degrees.
-    #[schema(examples(27.4))]
+    #[schema(required = true, examples(27.4))]
     pub latitude: Option<f64>,
     /// Longitude of the country's centroid, decimal degrees.
-    #[schema(examples(90.4))]
+    #[schema(required = true, examples(90.4))]
     pub longitude: Option<f64>,
 }
 
@@ -111,7 +111,7 @@ pub struct CountryInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 pub struct CountryAs {
     /// The AS number.
-    #[schema(minimum = 0, maximum = 4294967295_i64, examples(18024))]
+    #[schema(value_type = i64, minimum = 0, maximum = 4294967295_i64, examples(18024))]
     pub asn: u32,
     /// The organisation name most of its rows give.
     #[schema(examples("Bhutan Telecom Ltd."))]
@@ -136,9 +136,10 @@ pub struct PrefixInfo {
     /// The largest CIDR block of the data's row that holds the whole
     /// prefix (the row `network.range` is cut from), or null when no row
     /// with data holds all of it (the prefix spans several rows).
-    #[schema(examples("8.8.8.0/24"))]
+    #[schema(required = true, examples("8.8.8.0/24"))]
     pub covering: Option<String>,
     /// The IANA special-purpose block the prefix lies in or overlaps, or null.
+    #[schema(required = true)]
     pub special_purpose: Option<SpecialPurpose>,
     /// How many rows of the data the prefix lies in or covers (on every
     /// page together, gaps in the data included).
@@ -165,13 +166,13 @@ pub struct PrefixRow {
     #[schema(examples(false))]
     pub clipped: bool,
     /// ISO 3166-1 alpha-2 code of the row's country, or null.
-    #[schema(value_type = Option<String>, examples("US"))]
+    #[schema(required = true, value_type = Option<String>, examples("US"))]
     pub country_code: Option<Text>,
     /// The AS number of the row, or null.
-    #[schema(value_type = Option<i64>, minimum = 0, maximum = 4294967295_i64, examples(15169))]
+    #[schema(required = true, value_type = Option<i64>, minimum = 0, maximum = 4294967295_i64, examples(15169))]
     pub asn: Option<u32>,
     /// The organisation the row names, or null.
-    #[schema(examples("Google LLC"))]
+    #[schema(required = true, examples("Google LLC"))]
     pub organization: Option<String>,
     /// Addresses of the row inside the prefix, as a decimal string.
     #[schema(pattern = "^[0-9]{1,39}$", examples("256"))]
@@ -189,7 +190,7 @@ pub struct AsPrefix {
     #[schema(examples("8.8.8.0/24"))]
     pub prefix: String,
     /// The country of most of its addresses (country rows), or null.
-    #[schema(value_type = Option<String>, examples("US"))]
+    #[schema(required = true, value_type = Option<String>, examples("US"))]
     pub country_code: Option<Text>,
     /// How many addresses it holds, as a decimal string.
     #[schema(pattern = "^[0-9]{1,39}$", examples("256"))]
