@@ -1347,9 +1347,17 @@ async fn mcp_python_sdk_lists_and_calls_the_tools() {
 /// Both `local_time`s parse as RFC 3339, carry the same UTC offset and are
 /// within a couple of minutes of each other.
 fn check_local_time(api: &Value, mcp: &Value, mode: &str) {
-    let a = api["location"]["local_time"]
-        .as_str()
-        .expect("API local_time for 8.8.8.8");
+    // At country accuracy a country whose zones disagree (the United
+    // States: 8.8.8.8) has no local time (issue 33): then neither has one.
+    let Some(a) = api["location"]["local_time"].as_str() else {
+        assert!(
+            api["location"]["local_time"].is_null() && mcp["location"]["local_time"].is_null(),
+            "{mode}: API local_time {} but lookup_ip {}",
+            api["location"]["local_time"],
+            mcp["location"]["local_time"]
+        );
+        return;
+    };
     let m = mcp["location"]["local_time"].as_str().unwrap_or_else(|| {
         panic!(
             "{mode}: lookup_ip local_time is {}",
