@@ -378,7 +378,7 @@ def run_bangla(browser, base):
         want = bn_count(api["addresses"]["v4"])
         check(got == want, f"{label}: IPv4 addresses {got!r}, want {want!r}")
         v6 = page.locator("#addresses-v6").inner_text()
-        check(v6.startswith(bn_count(int(api["addresses"]["v6"]))) and "/48" in v6, f"{label}: IPv6 addresses {v6!r}")
+        check(v6.startswith(bn_count(int(api["addresses"]["v6"]))) and "/৪৮" in v6, f"{label}: IPv6 addresses {v6!r}")
         check(page.locator("#countries tbody tr").first.inner_text().find("মার্কিন যুক্তরাষ্ট্র") >= 0, f"{label}: countries in Bangla")
         context.close()
         watch.verify(label)
