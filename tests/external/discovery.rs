@@ -1308,8 +1308,18 @@ async fn mcp_python_sdk_lists_and_calls_the_tools() {
             );
         }
         assert_eq!(tool["page"]["pages"], 1, "{mode}");
+        // `prefix_details` repeats the page's prefixes with their country
+        // and size: it is paged like `prefixes`.
+        for family in ["v4", "v6"] {
+            assert_eq!(
+                tool["prefix_details"][family].as_array().map(Vec::len),
+                tool["prefixes"][family].as_array().map(Vec::len),
+                "{mode}: lookup_asn {family} prefix_details"
+            );
+        }
         for value in [&mut tool, &mut paged] {
             value["prefixes"] = Value::Null;
+            value["prefix_details"] = Value::Null;
             value["page"] = Value::Null;
         }
         assert_eq!(tool, paged, "{mode}: lookup_asn vs /api/v1/asn/AS13335");
