@@ -69,6 +69,9 @@ async fn prefix_reply(
     parts: &Parts,
     route: &'static Route,
 ) -> Response {
+    if wants.bad_query {
+        return error_on(unreadable_query(), wants, route);
+    }
     let number = page_number(wants.page.as_deref());
     let answered = state
         .lookup
@@ -103,6 +106,9 @@ pub(crate) async fn api_country(
 ) -> Response {
     let route = &routes::API_COUNTRY;
     let text = raw.map(|Path(t)| t).unwrap_or_default();
+    if wants.bad_query {
+        return error_on(unreadable_query(), &wants, route);
+    }
     let number = page_number(wants.page.as_deref());
     let answered = state
         .lookup
@@ -172,3 +178,12 @@ pub(crate) const SERVED: &[Served] = &[
         &[describe::<__path_api_country>],
     ),
 ];
+
+/// The 400 of a query string that could not be read (a parameter given
+/// twice, `?page=1&page=2`).
+fn unreadable_query() -> super::render::ErrorPage {
+    super::respond::bad_request(
+        crate::model::ErrorCode::BadQuery,
+        "the query string could not be read".into(),
+    )
+}
