@@ -281,9 +281,11 @@ fn a_changed_release_never_answers_304_to_an_old_etag() {
     assert_eq!(direct.status, 200, "a 304 to the old ETag {old_etag}");
     assert_ne!(direct.header("etag"), Some(old_etag.as_str()));
 
-    // Through the cache, once its copy is stale.
-    std::thread::sleep(Duration::from_millis(1500));
-    let later = get(proxy.addr, "/api/v1/ip/8.8.8.8", &json);
+    // Through the cache, once its copy is stale. nginx keeps whole seconds
+    // (a copy stored at 10.0 s with a 1 s validity is fresh until 12.0 s), so
+    // a fixed sleep races it: ask until it stops answering from its copy
+    // (up to 10 s), then the answer it fetched must be the new release.
+    let later = past_the_copy(proxy.addr, "/api/v1/ip/8.8.8.8", &json);
     assert_eq!(later.status, 200);
     assert!(
         later.body.contains("New Org"),
@@ -291,6 +293,24 @@ fn a_changed_release_never_answers_304_to_an_old_etag() {
         later.header("x-cache"),
         later.body
     );
+}
+
+/// The first answer the cache did not serve from a fresh copy
+/// (`X-Cache` other than `HIT`), asking every 200 ms for up to 10 s.
+fn past_the_copy(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Answer {
+    let started = Instant::now();
+    loop {
+        let answer = get(addr, path, headers);
+        if answer.header("x-cache") != Some("HIT") {
+            return answer;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the cache still answers from its 1 s copy after 10 s: {}",
+            answer.body
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }
 
 /// Waits (up to 10 s) until the service answers 8.8.8.8 with `org`.
