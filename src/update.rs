@@ -2,9 +2,11 @@
 //! city on request), checks it by the same rule as a reload (see
 //! [`Policy`]: defects repaired and counted, too many refused, row counts
 //! within the window of what a service on the directory serves now, size
-//! caps), and installs it atomically in the data directory, where a running
-//! service picks it up. One run, for cron or a systemd timer; a failed update
-//! leaves the installed files untouched.
+//! caps), and installs it in the data directory as one unit (a directory
+//! `releases/<id>` switched to by renaming the link `current`: see
+//! [`crate::geo::unit`]), where a running service picks it up. One run, for
+//! cron or a systemd timer; a failed update leaves the installed files
+//! untouched. It reports the release that serves after it ([`Outcome`]).
 //!
 //! Each download streams to a unique temporary file in the data directory
 //! (hidden, so a watching service ignores it; locked by its run, removed
@@ -12,8 +14,8 @@
 //! killed one left it: [`temp`]), following redirects only to the mirror's
 //! own scheme, host and port unless told otherwise, capped at
 //! `max_download_bytes`; its gzip stream is checked whole (CRC and length)
-//! without decompressing past the policy's cap; installing is a rename
-//! followed by an fsync of the directory.
+//! without decompressing past the policy's cap; installing is renames into
+//! the unit, an fsync, one rename of `current` and an fsync of the directory.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -22,6 +24,8 @@ use std::time::Duration;
 use chrono::{Datelike, NaiveDate, Utc};
 
 use crate::geo::load::{self, Policy, Table};
+use crate::geo::unit::{self, UnitFile};
+use crate::geo::{Release, SourceInfo};
 
 mod temp;
 
@@ -113,18 +117,10 @@ impl Kind {
             Kind::City => Table::City,
         }
     }
-
-    fn prefix(self) -> &'static str {
-        match self {
-            Kind::Country => "dbip-country-lite-",
-            Kind::Asn => "dbip-asn-lite-",
-            Kind::City => "dbip-city-lite-",
-        }
-    }
 }
 
 /// Runs one update: every kind is downloaded and checked before any is installed.
-pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
+pub async fn run(config: &UpdateConfig) -> Result<Outcome, UpdateError> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .user_agent(concat!("iplookup/", env!("CARGO_PKG_VERSION"), " (update)"))
@@ -165,19 +161,112 @@ pub async fn run(config: &UpdateConfig) -> Result<Vec<Installed>, UpdateError> {
         // is heard (and the temporary files removed) while it reads.
         let (path, file, checking) = (tmp.path.clone(), name.clone(), config.clone());
         let serving = serving.clone();
-        let rows =
+        let info =
             tokio::task::spawn_blocking(move || check(kind, &file, &path, &checking, &serving))
                 .await
                 .map_err(|e| UpdateError::Invalid(format!("the check of {name} failed: {e}")))??;
-        staged.push((kind, name, tmp, rows));
+        staged.push((kind, name, tmp, info));
     }
-    let mut installed = Vec::new();
     created.keep = true;
-    for (kind, name, tmp, rows) in staged {
-        install(&config.data_dir, kind, &name, tmp)?;
-        installed.push(Installed { file: name, rows });
+    let unit = install(&config.data_dir, &mut staged)?;
+    let installed = staged
+        .iter()
+        .map(|(_, name, _, info)| Installed {
+            file: name.clone(),
+            rows: info.rows,
+        })
+        .collect();
+    // What a service on the directory serves now (the same choice as its
+    // reload: the newest name of each kind that loads).
+    let serving = load::load_database(Some(&config.data_dir), &reference)
+        .map_err(|e| UpdateError::Invalid(format!("cannot read the installed release: {e}")))?;
+    Ok(Outcome {
+        installed,
+        unit,
+        serving: serving.release().clone(),
+    })
+}
+
+/// What one update did: the files it installed, the unit that holds them
+/// (`releases/<id>`, named by the release's date and the digest of its
+/// files), and the release a service on the data directory serves now.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub installed: Vec<Installed>,
+    pub unit: String,
+    pub serving: Release,
+}
+
+impl Outcome {
+    /// The installed files that do not serve: another file of the kind, in
+    /// the data directory, is newer (an operator's, or a newer month).
+    pub fn not_serving(&self) -> Vec<(&Installed, &SourceInfo)> {
+        let s = &self.serving;
+        self.installed
+            .iter()
+            .filter_map(|i| {
+                let tables = [Some(&s.country), Some(&s.asn), s.city.as_ref()];
+                let kind = table_of(&i.file)?;
+                let serving = tables
+                    .into_iter()
+                    .flatten()
+                    .find(|t| table_of(&t.file) == Some(kind))?;
+                (serving.file != i.file).then_some((i, serving))
+            })
+            .collect()
     }
-    Ok(installed)
+}
+
+/// The table a file of this name holds, when it is a release file.
+fn table_of(name: &str) -> Option<Table> {
+    [Table::Country, Table::Asn, Table::City]
+        .into_iter()
+        .find(|t| t.holds(name))
+}
+
+/// Installs the checked downloads as one unit (see [`unit`]): a directory
+/// `releases/<id>` holding them, and a city database the unit serving holds
+/// when this run fetched none, then `current` switched to it by one rename.
+/// Returns the unit's id.
+fn install(
+    dir: &Path,
+    staged: &mut [(Kind, String, TempFile, SourceInfo)],
+) -> Result<String, UpdateError> {
+    let info = |k| staged.iter().find(|s| s.0 == k).map(|s| s.3.clone());
+    let release = Release {
+        country: info(Kind::Country).unwrap_or_default(),
+        asn: info(Kind::Asn).unwrap_or_default(),
+        city: info(Kind::City),
+        refused: Vec::new(),
+    };
+    let id = release.tag();
+    let mut files: Vec<UnitFile> = staged
+        .iter()
+        .map(|(_, name, tmp, _)| UnitFile {
+            from: tmp.path.clone(),
+            name: name.clone(),
+            link: false,
+        })
+        .collect();
+    if let Some(current) = unit::current(dir) {
+        let kinds: Vec<Table> = staged.iter().map(|s| s.0.table()).collect();
+        for e in std::fs::read_dir(&current).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if table_of(&name).is_some_and(|t| !kinds.contains(&t)) {
+                files.push(UnitFile {
+                    from: e.path(),
+                    name,
+                    link: true,
+                });
+            }
+        }
+    }
+    let unit = unit::install(dir, &id, &files).map_err(|source| io_error(dir, source))?;
+    for (_, _, tmp, _) in staged.iter_mut() {
+        tmp.installed = true;
+    }
+    tracing::debug!(unit = %unit.display(), "release unit installed");
+    Ok(id)
 }
 
 /// The most redirects one download follows.
@@ -304,7 +393,7 @@ fn check(
     path: &Path,
     config: &UpdateConfig,
     serving: &crate::GeoDb,
-) -> Result<u64, UpdateError> {
+) -> Result<SourceInfo, UpdateError> {
     check_gzip(name, path, config.policy.max_unpacked_bytes)?;
     load::check_file(kind.table(), path, name, &config.policy, serving)
         .map_err(|e| UpdateError::Invalid(e.to_string()))
@@ -327,33 +416,6 @@ fn check_gzip(name: &str, path: &Path, limit: u64) -> Result<(), UpdateError> {
             limit,
         });
     }
-    Ok(())
-}
-
-/// Renames the checked download into place (atomic), syncs the directory so
-/// the rename survives a crash, then removes older releases of the kind.
-fn install(dir: &Path, kind: Kind, name: &str, mut tmp: TempFile) -> Result<(), UpdateError> {
-    let final_path = dir.join(name);
-    std::fs::rename(&tmp.path, &final_path).map_err(|source| io_error(&final_path, source))?;
-    tmp.installed = true;
-    sync_dir(dir).map_err(|source| io_error(dir, source))?;
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with(kind.prefix()) && n.as_str() < name {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Makes a directory's entries (a rename) durable.
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    std::fs::File::open(dir)?.sync_all()?;
-    #[cfg(not(unix))]
-    let _ = dir;
     Ok(())
 }
 

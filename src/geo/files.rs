@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use iplookup_data::DataError;
 use iplookup_data::policy::Policy;
@@ -30,6 +30,11 @@ impl Table {
             Table::Asn => "asn",
             Table::City => "city",
         }
+    }
+
+    /// Whether a file of this name holds this table (by its name's prefix).
+    pub(crate) fn holds(self, name: &str) -> bool {
+        self.prefixes().iter().any(|p| name.starts_with(p))
     }
 
     fn prefixes(self) -> &'static [&'static str] {
@@ -66,36 +71,43 @@ pub(crate) fn is_temporary(name: &str) -> bool {
         .any(|t| name.contains(t))
 }
 
-/// The release files of `table` in `dir`, newest first: DB-IP CSV
+/// The release files of `table` in the data directory `dir`, newest first,
+/// with their paths: DB-IP CSV
 /// (`dbip-country*.csv[.gz]`, `dbip-asn*.csv[.gz]`, `asn*.csv[.gz]`) or MMDB
 /// (`dbip-*-lite-*.mmdb[.gz]`, `GeoLite2-{Country,ASN,City}*.mmdb[.gz]`; city:
 /// MMDB only). Newest means greatest name, which for DB-IP's
-/// `...-YYYY-MM...` names is the latest month.
-pub(crate) fn candidates(dir: &Path, table: Table) -> Result<Vec<String>, GeoError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| {
-        file_error(
-            &dir.display().to_string(),
-            format!("cannot read directory: {e}"),
-        )
-    })?;
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| !is_temporary(n))
-        .filter(|n| {
-            let exts: &[&str] = if table == Table::City {
-                &[".mmdb", ".mmdb.gz"]
-            } else {
-                &[".csv", ".csv.gz", ".mmdb", ".mmdb.gz"]
-            };
-            exts.iter().any(|ext| n.ends_with(ext))
-        })
-        .filter(|n| table.prefixes().iter().any(|p| n.starts_with(p)))
-        .collect();
-    names.sort();
-    names.reverse();
-    Ok(names)
+/// `...-YYYY-MM...` names is the latest month. They are read from the unit
+/// `current` points at, then from `dir` itself ([`super::unit::read_dirs`]);
+/// of two files of the same name, the unit's comes first.
+pub(crate) fn candidates(dir: &Path, table: Table) -> Result<Vec<(String, PathBuf)>, GeoError> {
+    let mut found = Vec::new();
+    for (order, from) in super::unit::read_dirs(dir).into_iter().enumerate() {
+        let entries = std::fs::read_dir(&from).map_err(|e| {
+            file_error(
+                &from.display().to_string(),
+                format!("cannot read directory: {e}"),
+            )
+        })?;
+        found.extend(
+            entries
+                .filter_map(|e| e.ok())
+                .filter(|e| std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()))
+                .filter_map(|e| Some((e.file_name().into_string().ok()?, e.path())))
+                .filter(|(n, _)| !is_temporary(n))
+                .filter(|(n, _)| {
+                    let exts: &[&str] = if table == Table::City {
+                        &[".mmdb", ".mmdb.gz"]
+                    } else {
+                        &[".csv", ".csv.gz", ".mmdb", ".mmdb.gz"]
+                    };
+                    exts.iter().any(|ext| n.ends_with(ext))
+                })
+                .filter(|(n, _)| table.prefixes().iter().any(|p| n.starts_with(p)))
+                .map(|(n, p)| (std::cmp::Reverse(n), order, p)),
+        );
+    }
+    found.sort();
+    Ok(found.into_iter().map(|(n, _, p)| (n.0, p)).collect())
 }
 
 /// Whether `name` is an MMDB (plain or gzipped).
@@ -247,12 +259,19 @@ mod tests {
         ] {
             std::fs::write(dir.join(name), b"").unwrap();
         }
+        let names = |t| -> Vec<String> {
+            candidates(&dir, t)
+                .unwrap()
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect()
+        };
         assert_eq!(
-            candidates(&dir, Table::Asn).unwrap(),
+            names(Table::Asn),
             ["dbip-asn-lite-2030-02.csv", "dbip-asn-lite-2030-01.csv.gz"]
         );
         // A city database is an MMDB.
-        assert!(candidates(&dir, Table::City).unwrap().is_empty());
+        assert!(names(Table::City).is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -32,6 +32,8 @@ use super::error::{GeoError, file_error};
 use super::files::{
     candidates, check_not_future, is_mmdb, modified_date, open, read_all, release_date, stamp,
 };
+pub use super::judge::Covers;
+use super::judge::judge;
 use super::mmdb::{self, CityTables};
 use super::release::{Digest, FileStamp, RefusedFile, Release, SourceInfo};
 
@@ -64,107 +66,6 @@ pub fn load_dir(dir: &Path, policy: &Policy, embedded: &GeoDb) -> Result<GeoDb, 
 /// A table and where it came from.
 type Chosen<T> = (T, SourceInfo);
 
-/// Tables whose address space can be measured.
-pub trait Covers {
-    /// Addresses with data, per family.
-    fn coverage(&self) -> Coverage;
-}
-
-impl Covers for CountryTables {
-    fn coverage(&self) -> Coverage {
-        Coverage {
-            v4: self.v4.covered(),
-            v6: self.v6.covered(),
-        }
-    }
-}
-
-impl Covers for AsnTables {
-    fn coverage(&self) -> Coverage {
-        Coverage {
-            v4: self.v4.covered(),
-            v6: self.v6.covered(),
-        }
-    }
-}
-
-impl Covers for CityTables {
-    fn coverage(&self) -> Coverage {
-        Coverage {
-            v4: self.v4.covered(),
-            v6: self.v6.covered(),
-        }
-    }
-}
-
-/// The address spaces a new file of `table` is judged against (see
-/// [`Policy::check_coverage`]). First the table serving now (at start: the
-/// embedded data); a city file with no city serving: the country table
-/// serving (the floor of a first city release). Then the embedded release
-/// (for a city file its country table), so that releases each within the
-/// bound of the one before cannot ratchet coverage down; but not when the
-/// table serving is itself short of the embedded one (an operator's small
-/// private release, installed with `--release-row-ratio any`): that release
-/// is then the only reference.
-fn references(
-    table: Table,
-    policy: &Policy,
-    serving: &GeoDb,
-    embedded: &GeoDb,
-) -> Vec<(Coverage, String)> {
-    let (covers, against) = match (table, serving.city_tables()) {
-        (Table::Country, _) => (
-            serving.country_tables().coverage(),
-            "the country release it would replace",
-        ),
-        (Table::Asn, _) => (
-            serving.asn_tables().coverage(),
-            "the ASN release it would replace",
-        ),
-        (Table::City, Some(city)) => (city.coverage(), "the city release it would replace"),
-        (Table::City, None) => (
-            serving.country_tables().coverage(),
-            "the country table serving (the floor of a first city release)",
-        ),
-    };
-    let (base, named) = match table {
-        Table::Country => (
-            embedded.country_tables().coverage(),
-            "the embedded country release",
-        ),
-        Table::Asn => (embedded.asn_tables().coverage(), "the embedded ASN release"),
-        Table::City => (
-            embedded.country_tables().coverage(),
-            "the embedded country release (the floor of a city release)",
-        ),
-    };
-    let mut out = vec![(covers, against.to_owned())];
-    if base != covers && policy.check_coverage(covers, base, named).is_ok() {
-        out.push((base, named.to_owned()));
-    }
-    out
-}
-
-/// Refuses `covers` (of the file `file`) short of any of `references`.
-fn check_coverage(
-    policy: &Policy,
-    file: &str,
-    covers: Coverage,
-    references: &[(Coverage, String)],
-) -> Result<(), GeoError> {
-    for (reference, against) in references {
-        policy
-            .check_coverage(covers, *reference, against)
-            .map_err(|violation| {
-                GeoError::Data(DataError::Policy {
-                    file: file.to_owned(),
-                    violation,
-                })
-            })?;
-    }
-    Ok(())
-}
-
 /// The newest file of `table` that loads and passes the policy, checked
 /// against `serving` (kept when it is still the newest such file); with no
 /// file at all, `absent`.
@@ -177,7 +78,7 @@ fn choose<T: Clone + Covers>(
     absent: Option<(&T, &SourceInfo)>,
     strict: bool,
     load: fn(&Path, &str, &Policy) -> Result<Chosen<T>, GeoError>,
-    covered: &dyn Fn() -> Vec<(Coverage, String)>,
+    judge: &dyn Fn(&T, &SourceInfo) -> Result<(), GeoError>,
     refused: &mut Vec<RefusedFile>,
 ) -> Result<Option<Chosen<T>>, GeoError> {
     let own = |(t, i): (&T, &SourceInfo)| (t.clone(), i.clone());
@@ -185,8 +86,7 @@ fn choose<T: Clone + Covers>(
     if names.is_empty() {
         return Ok(absent.map(own));
     }
-    for name in names {
-        let path = dir.join(&name);
+    for (name, path) in names {
         if let Some((t, info)) = serving {
             if info.file == name && info.stamp.is_some() && info.stamp == stamp(&path) {
                 return Ok(Some(own((t, info))));
@@ -195,12 +95,7 @@ fn choose<T: Clone + Covers>(
         let loaded = check_not_future(&name)
             .and_then(|()| load(&path, &name, policy))
             .and_then(|(t, info)| {
-                if let Some((_, current)) = serving {
-                    check_rows(policy, &info, current)?;
-                }
-                if policy.min_coverage.is_some() {
-                    check_coverage(policy, &name, t.coverage(), &covered())?;
-                }
+                judge(&t, &info)?;
                 Ok((t, info))
             });
         match loaded {
@@ -231,22 +126,6 @@ fn choose<T: Clone + Covers>(
     Ok(serving.map(own))
 }
 
-/// The row-count window, between releases of the same format (an MMDB
-/// counts networks, a CSV rows: they are not comparable).
-fn check_rows(policy: &Policy, new: &SourceInfo, current: &SourceInfo) -> Result<(), GeoError> {
-    if is_mmdb(&new.file) != is_mmdb(&current.file) || current.rows == 0 {
-        return Ok(());
-    }
-    policy
-        .check_rows(new.rows, current.rows)
-        .map_err(|violation| {
-            GeoError::Data(DataError::Policy {
-                file: new.file.clone(),
-                violation,
-            })
-        })
-}
-
 /// How long an unfinished-looking file is taken as still being written; an
 /// older one is refused like any bad file.
 pub const WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(120);
@@ -268,7 +147,9 @@ fn load_release(
 ) -> Result<GeoDb, GeoError> {
     let mut refused = Vec::new();
     let (sr, er) = (serving.release(), embedded.release());
-    let covered = |table| move || references(table, policy, serving, embedded);
+    let judged = |table| {
+        move |t: &dyn Covers, info: &SourceInfo| judge(table, policy, t, info, serving, embedded)
+    };
     let (country, country_info) = choose(
         dir,
         Table::Country,
@@ -277,7 +158,7 @@ fn load_release(
         Some((embedded.country_tables(), &er.country)),
         strict,
         load_country,
-        &covered(Table::Country),
+        &|t, i| judged(Table::Country)(t, i),
         &mut refused,
     )?
     .unwrap_or_else(|| (embedded.country_tables().clone(), er.country.clone()));
@@ -290,7 +171,7 @@ fn load_release(
         Some((&embedded_asn, &er.asn)),
         strict,
         load_asn_indexed,
-        &covered(Table::Asn),
+        &|t, i| judged(Table::Asn)(t, i),
         &mut refused,
     )?
     .unwrap_or_else(|| (embedded_asn.clone(), er.asn.clone()));
@@ -303,7 +184,7 @@ fn load_release(
         None,
         strict,
         load_city,
-        &covered(Table::City),
+        &|t, i| judged(Table::City)(t, i),
         &mut refused,
     )?;
     // Neither table changed (no such file, or the one served): keep its index.
@@ -329,40 +210,39 @@ fn load_release(
 /// Checks one file as a reload would (for `iplookup update`): loads it by
 /// the policy and compares its row count and its address space with the
 /// table `serving` serves, and its address space with the embedded
-/// release's ([`references`]).
-/// Returns its row count.
+/// release's ([`super::judge::references`]).
+/// Returns what loading it found (its rows, date and digest).
 pub fn check_file(
     table: Table,
     path: &Path,
     name: &str,
     policy: &Policy,
     serving: &GeoDb,
-) -> Result<u64, GeoError> {
+) -> Result<SourceInfo, GeoError> {
     check_not_future(name)?;
-    let r = serving.release();
-    let (info, current, covers) = match table {
+    let (tables, info): (Box<dyn Covers>, SourceInfo) = match table {
         Table::Country => {
             let (t, info) = load_country(path, name, policy)?;
-            (info, Some(&r.country), t.coverage())
+            (Box::new(t), info)
         }
         Table::Asn => {
             let (t, info) = load_asn(path, name, policy)?;
-            (info, Some(&r.asn), t.coverage())
+            (Box::new(t), info)
         }
         Table::City => {
             let (t, info) = load_city(path, name, policy)?;
-            (info, r.city.as_ref(), t.coverage())
+            (Box::new(t), info)
         }
     };
-    if let Some(current) = current {
-        check_rows(policy, &info, current)?;
-    }
-    if policy.min_coverage.is_some() {
-        let embedded = GeoDb::embedded()?;
-        let against = references(table, policy, serving, &embedded);
-        check_coverage(policy, name, covers, &against)?;
-    }
-    Ok(info.rows)
+    judge(
+        table,
+        policy,
+        tables.as_ref(),
+        &info,
+        serving,
+        &GeoDb::embedded()?,
+    )?;
+    Ok(info)
 }
 
 /// Reads one country file (CSV or MMDB) named `name`.
@@ -410,6 +290,9 @@ impl<'a> Asn<'a> {
 impl Covers for Asn<'_> {
     fn coverage(&self) -> Coverage {
         self.tables.coverage()
+    }
+    fn networks(&self) -> u64 {
+        self.tables.networks()
     }
 }
 
@@ -553,24 +436,4 @@ fn source_info(
         digest,
         ..SourceInfo::new(name.to_owned(), source.into(), date, stats)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn row_counts_are_compared_within_one_format() {
-        let info = |file: &str, rows| SourceInfo {
-            file: file.into(),
-            rows,
-            ..SourceInfo::default()
-        };
-        let p = Policy::default();
-        let csv = info("dbip-asn-lite-2030-01.csv", 1000);
-        assert!(check_rows(&p, &info("dbip-asn-lite-2030-02.csv", 1), &csv).is_err());
-        assert!(check_rows(&p, &info("dbip-asn-lite-2030-02.csv", 900), &csv).is_ok());
-        // CSV rows and MMDB networks are not comparable.
-        assert!(check_rows(&p, &info("GeoLite2-ASN.mmdb", 1), &csv).is_ok());
-    }
 }

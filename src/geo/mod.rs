@@ -27,6 +27,8 @@
 //! - [`block`]: `network.range`, the largest CIDR block inside a source row.
 //! - [`db`]: [`GeoDb`], one release assembled, and the lookup of one address.
 //! - [`files`]: the files of a data directory: names, gzip, size caps, stamps.
+//! - [`unit`]: a release installed as one unit (`releases/<id>/`, `current`).
+//! - [`judge`]: a new file against the release serving: size window, address space, floor.
 //! - [`load`]: loading a data directory by the release policy (start,
 //!   reload, `lookup --data-dir`, `update`'s checks).
 //! - [`error`]: why a database could not be assembled ([`GeoError`]).
@@ -38,12 +40,16 @@ pub mod countries;
 pub(crate) mod db;
 pub(crate) mod error;
 pub(crate) mod files;
+pub(crate) mod judge;
 pub mod load;
 pub mod mmdb;
 pub(crate) mod network;
 pub mod release;
 pub mod special;
 pub(crate) mod tree;
+pub mod unit;
+#[cfg(test)]
+mod unit_kill;
 
 pub use iplookup_data::{DataError, ImportStats};
 pub use iplookup_data::{

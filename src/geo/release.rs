@@ -128,7 +128,7 @@ impl Release {
     /// date, then a digest of every table's content ([`SourceInfo::digest`])
     /// with its date and row count, so that a release republished under the
     /// same date and row count with other content gets another tag.
-    pub(crate) fn tag(&self) -> String {
+    pub fn tag(&self) -> String {
         use std::hash::Hasher;
         // Fixed keys: the same release gives the same tag in every replica.
         let mut h = std::hash::DefaultHasher::new();

@@ -298,6 +298,7 @@ pub(crate) async fn healthz(State(state): State<AppState>, wants: Wants) -> Resp
         source: s.source.clone(),
         file: s.file.clone(),
         release_date: s.date.clone(),
+        digest: format!("{:016x}", s.digest),
         rows: s.rows,
         trimmed_rows: s.trimmed,
         skipped_rows: s.skipped,
@@ -309,6 +310,7 @@ pub(crate) async fn healthz(State(state): State<AppState>, wants: Wants) -> Resp
     let release = db.release();
     let health = Health {
         status: "ok",
+        release: release.tag(),
         data: HealthData {
             country: source(&release.country),
             asn: source(&release.asn),

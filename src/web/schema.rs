@@ -159,8 +159,13 @@ pub(crate) struct HealthJson {
     /// does not start).
     #[schema(examples("ok"))]
     status: String,
+    /// The release serving, by its date and content: the country release's
+    /// date and a digest of every table's bytes, as in the `ETag`s. It
+    /// changes whenever any table's content does.
+    #[schema(examples("2026-06-01-8f3c2a9d1e4b5f60"))]
+    release: String,
     /// Per table (`country`, `asn`, `city`): source, file name, release date,
-    /// rows, trimmed and skipped rows, defects by kind.
+    /// digest of the file's bytes, rows, trimmed and skipped rows, defects by kind.
     #[schema(value_type = Object, examples(json!({"country": {"source": "embedded", "release_date": "2026-06-01", "rows": 1}})))]
     data: serde_json::Value,
     /// Files of the data directory not served: `table`, `file` (a name,

@@ -118,13 +118,14 @@ async fn update_month(dir: &Path, base: &str, month: &str, extra: &[&str]) -> Ou
 
 /// The release files installed in `dir`.
 fn installed(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    if !dir.exists() {
+        return Vec::new();
+    }
+    support::data::snapshot(dir)
+        .into_iter()
+        .map(|(n, _)| n)
         .filter(|n| n.starts_with("dbip-"))
-        .collect();
-    names.sort();
-    names
+        .collect()
 }
 
 /// Asserts `update` failed with `words` on stderr and installed nothing.

@@ -417,3 +417,139 @@ fn city_coordinates_out_of_range_are_defects() {
         "{health}"
     );
 }
+
+/// A release is named by its date and its content (issue 33): `/healthz`
+/// gives the release serving (`release`: the country date and a digest of
+/// every table's bytes, as the `ETag`s name it) and each table's digest. An
+/// ASN file republished under the same name and row count with another
+/// organisation gets another `release` and digest; the country's is kept.
+#[test]
+fn healthz_names_the_release_by_its_date_and_content() {
+    let dir = TempDir::new("identity");
+    dir.write("dbip-country-lite-2026-07.csv", &country_csv(20, "FR"));
+    dir.write("dbip-asn-lite-2026-07.csv", &asn_csv(20, 64500, "Old Org"));
+    let health = || {
+        let server = serve_dir(&dir);
+        let h = wire::get_blocking(server.addr, "/healthz", &[]).json();
+        let etag = wire::get_blocking(server.addr, "/api/v1/ip/8.8.8.8", &[]);
+        (h, etag.header("etag").unwrap_or_default().to_owned())
+    };
+    let (old, old_etag) = health();
+    let release = old["release"].as_str().unwrap_or_default().to_owned();
+    assert!(release.starts_with("2026-07-"), "{old}");
+    assert!(old_etag.contains(&release), "{old_etag} names {release}");
+    let digest = |h: &Value, t: &str| {
+        h["data"][t]["digest"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(digest(&old, "asn").len(), 16, "{old}");
+    dir.write("dbip-asn-lite-2026-07.csv", &asn_csv(20, 64500, "New Org"));
+    let (new, new_etag) = health();
+    assert_eq!(new["data"]["asn"]["rows"], old["data"]["asn"]["rows"]);
+    assert_ne!(new["release"], old["release"], "{new}");
+    assert!(
+        new["release"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("2026-07-")
+    );
+    assert_ne!(digest(&new, "asn"), digest(&old, "asn"));
+    assert_eq!(digest(&new, "country"), digest(&old, "country"));
+    assert_ne!(new_etag, old_etag);
+    // The text form names it too.
+    let server = serve_dir(&dir);
+    let text = wire::get_blocking(server.addr, "/healthz?format=text", &[]).body;
+    let release = new["release"].as_str().unwrap_or_default();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("release:") && l.trim_end().ends_with(release)),
+        "{text}"
+    );
+}
+
+/// A v6 MMDB of `networks` (address, prefix length, record): IPv4 networks
+/// as `::a.b.c.d/96+n`, the IPv4 subtree real databases use.
+fn mmdb_of(kind: &str, networks: &[(u128, u32, support::mmdb::Val)]) -> Vec<u8> {
+    let mut w = support::mmdb::Writer::new(6, kind);
+    for (addr, len, record) in networks {
+        w.insert(*addr, *len, record);
+    }
+    w.finish()
+}
+
+/// The halves of IPv4 (`0.0.0.0/1`, `128.0.0.0/1`) in a v6 tree.
+const V4_HALVES: [(u128, u32); 2] = [(0, 97), (0x8000_0000, 97)];
+
+/// The row window across formats (issue 33): an ASN MMDB of three networks
+/// (the two halves of IPv4 and `2000::/3`) covers the address space of the
+/// CSV release it would replace, so the coverage rule passed and it replaced
+/// the embedded 700,000-row release (rows and networks were not compared).
+/// Now the CIDR networks of the two are compared, and it is refused.
+#[test]
+fn a_three_network_asn_mmdb_cannot_replace_a_csv_release() {
+    use support::mmdb::asn;
+    let dir = TempDir::new("asn-mmdb");
+    let [(a, al), (b, bl)] = V4_HALVES;
+    let file = mmdb_of(
+        "DBIP-ASN-Lite",
+        &[
+            (a, al, asn(64500, "Half One")),
+            (b, bl, asn(64501, "Half Two")),
+            (0x2000u128 << 112, 3, asn(64502, "All Six")),
+        ],
+    );
+    support::data::drop_in(dir.path(), "dbip-asn-lite-2026-07.mmdb", &file);
+    let server = support::proc::serve(&["--data-dir", dir.str(), "--no-reverse-dns"]);
+    let health = wire::get_blocking(server.addr, "/healthz", &[]).json();
+    assert_eq!(
+        health["refused"][0]["file"], "dbip-asn-lite-2026-07.mmdb",
+        "{health}"
+    );
+    let reason = health["refused"][0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("splits into 3 CIDR networks, outside ")
+            && reason.contains("the CSV release it would replace splits into"),
+        "{reason}"
+    );
+    let v = wire::get_blocking(server.addr, "/api/v1/ip/8.8.8.8", &[]).json();
+    assert_eq!(v["network"]["asn"], 15169, "{v}");
+}
+
+/// A first city release is judged by what it places (issue 33): a city MMDB
+/// of four networks (the halves of IPv4, `2000::/4` and `3000::/4`) covers
+/// the country table's address space, so `update --city` and the service
+/// took it. Now its CIDR networks must be at least half of the country
+/// table's serving (the same rule for `update`: `load::check_file`).
+#[test]
+fn a_first_city_release_of_four_networks_is_refused() {
+    use support::mmdb::city;
+    let dir = TempDir::new("city4");
+    let [(a, al), (b, bl)] = V4_HALVES;
+    let file = mmdb_of(
+        "DBIP-City-Lite",
+        &[
+            (a, al, city("West", "US", 40.0, -100.0)),
+            (b, bl, city("East", "CN", 30.0, 110.0)),
+            (0x2000u128 << 112, 4, city("Low", "DE", 50.0, 8.0)),
+            (0x3000u128 << 112, 4, city("High", "JP", 35.0, 139.0)),
+        ],
+    );
+    support::data::drop_in(dir.path(), "dbip-city-lite-2026-07.mmdb", &file);
+    let server = support::proc::serve(&["--data-dir", dir.str(), "--no-reverse-dns"]);
+    let health = wire::get_blocking(server.addr, "/healthz", &[]).json();
+    assert_eq!(
+        health["refused"][0]["file"], "dbip-city-lite-2026-07.mmdb",
+        "{health}"
+    );
+    let reason = health["refused"][0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("splits into 4 CIDR networks, fewer than ")
+            && reason.contains("a first city release places at least half as many"),
+        "{reason}"
+    );
+    assert!(health["data"]["city"].is_null(), "{health}");
+    let l = location(server.addr, "8.8.8.8");
+    assert!(l["city"].is_null(), "{l}");
+}

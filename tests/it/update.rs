@@ -859,3 +859,46 @@ async fn a_release_dated_in_the_future_is_refused() {
         "FR"
     );
 }
+
+/// `update` installs country and ASN as one unit (`releases/<id>`, `current`
+/// switched by one rename; the kill points are `geo::unit_kill`'s unit test) and
+/// reports the release that serves after it, by date and content digest, not
+/// just what it wrote: an operator's newer country file in the data
+/// directory outranks the one installed, and the run says so (issue 33).
+#[tokio::test(flavor = "multi_thread")]
+async fn update_reports_the_release_that_serves_after_it() {
+    let (dir, m, base) = installed_january().await;
+    let link = std::fs::read_link(dir.path().join("current")).expect("current is a link");
+    let link = link.to_string_lossy();
+    assert!(link.starts_with("releases/2026-07-"), "{link}");
+    m.put(C02, gzip(country_csv(100, "DE").as_bytes()));
+    m.put(
+        A02,
+        gzip(asn_csv(100, 64501, "Fixture February").as_bytes()),
+    );
+    let newer = "dbip-country-lite-2026-09.csv";
+    std::fs::write(dir.path().join(newer), country_csv(100, "IT")).unwrap();
+
+    let out = update(dir.path(), &base, "2026-08").await;
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for line in [
+        format!("installed {C02} (100 rows)"),
+        format!("installed {A02} (100 rows)"),
+        "as the release unit releases/2026-08-".to_owned(),
+        "serving release 2026-09-".to_owned(),
+        format!("  country: {newer} (2026-09, 100 rows)"),
+        format!("  asn: {A02} (2026-08, 100 rows)"),
+        format!("note: {C02} was installed but does not serve: {newer} is newer"),
+    ] {
+        assert!(stdout.contains(&line), "no {line:?} in:\n{stdout}");
+    }
+    assert!(!stdout.contains(&format!("note: {A02}")), "{stdout}");
+    let link = std::fs::read_link(dir.path().join("current")).unwrap();
+    let link = link.to_string_lossy();
+    assert!(link.starts_with("releases/2026-08-"), "{link}");
+    assert_eq!(
+        lookup_8888(dir.path()).await["location"]["country_code"],
+        "IT"
+    );
+}

@@ -23,6 +23,7 @@ mod support;
 
 mod answers;
 mod csv;
+mod h2_reset;
 
 use std::net::SocketAddr;
 use std::sync::Mutex;

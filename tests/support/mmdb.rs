@@ -131,6 +131,14 @@ pub fn country(code: &str) -> Val {
     )])
 }
 
+/// An ASN record in MaxMind's schema.
+pub fn asn(number: u32, org: &str) -> Val {
+    Val::Map(vec![
+        ("autonomous_system_number", Val::U32(number)),
+        ("autonomous_system_organization", Val::Str(org.into())),
+    ])
+}
+
 /// A city record in MaxMind's schema.
 pub fn city(name: &str, code: &str, lat: f64, lon: f64) -> Val {
     Val::Map(vec![

@@ -172,6 +172,17 @@ pub enum Bound {
     Networks { networks: u64, limit: u64 },
     /// One AS expands to more CIDR prefixes than [`Policy::max_as_prefixes`].
     AsPrefixes { asn: u32, prefixes: u64, limit: u64 },
+    /// Across formats (CSV against MMDB), the CIDR networks of the data
+    /// (`RangeTable::networks`) outside `min..=max` (no `max`: a floor, that
+    /// of a first city release) of a reference's.
+    NetworkCount {
+        networks: u64,
+        min: u64,
+        max: Option<u64>,
+        /// What it was compared with, and its networks.
+        against: String,
+        reference: u64,
+    },
     /// Less address space than the share of a reference.
     Coverage {
         /// `IPv4` or `IPv6`.
@@ -205,6 +216,26 @@ impl fmt::Display for Bound {
                 f,
                 "AS{asn} expands to {prefixes} CIDR prefixes, more than the {limit} one AS may have"
             ),
+            Bound::NetworkCount {
+                networks,
+                min,
+                max,
+                against,
+                reference,
+            } => {
+                write!(f, "its data splits into {networks} CIDR networks, ")?;
+                let any = "--release-row-ratio any turns this off";
+                match max {
+                    Some(max) => write!(
+                        f,
+                        "outside {min}..{max} ({against} splits into {reference}; {any})"
+                    ),
+                    None => write!(
+                        f,
+                        "fewer than {min}: {against} ({reference} networks; {any})"
+                    ),
+                }
+            }
             Bound::Coverage {
                 family,
                 covers,

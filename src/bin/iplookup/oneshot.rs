@@ -46,9 +46,30 @@ pub fn run_update(args: UpdateArgs) -> anyhow::Result<()> {
     let Some(result) = outcome else {
         anyhow::bail!("update stopped by a signal; nothing installed, its temporary files removed");
     };
-    let installed = result.context("update failed")?;
-    for file in installed {
+    let outcome = result.context("update failed")?;
+    for file in &outcome.installed {
         println!("installed {} ({} rows)", file.file, file.rows);
+    }
+    println!("as the release unit releases/{}", outcome.unit);
+    let s = &outcome.serving;
+    println!("serving release {}:", s.tag());
+    for (table, info) in [
+        ("country", Some(&s.country)),
+        ("asn", Some(&s.asn)),
+        ("city", s.city.as_ref()),
+    ] {
+        if let Some(info) = info {
+            println!(
+                "  {table}: {} ({}, {} rows)",
+                info.file, info.date, info.rows
+            );
+        }
+    }
+    for (file, serving) in outcome.not_serving() {
+        println!(
+            "note: {} was installed but does not serve: {} is newer in the data directory",
+            file.file, serving.file
+        );
     }
     Ok(())
 }

@@ -32,8 +32,11 @@ fn health(h: &Health, view: &View) -> Doc {
         Lang::En => {
             // The English text and Markdown forms name the tables as the
             // JSON does.
-            let mut text = vec![text_row("status", h.status)];
-            let mut md = Vec::new();
+            let mut text = vec![
+                text_row("status", h.status),
+                text_row("release", &h.release),
+            ];
+            let mut md = vec![text_row("release", &h.release)];
             for (name, t) in h.tables() {
                 for (what, value) in [
                     ("release", t.release_date.clone()),
@@ -126,6 +129,7 @@ fn rows(h: &Health, lang: Lang) -> Vec<(String, String)> {
         Msg::Health.text(lang).to_owned(),
         Msg::status_word(h.status, lang).to_owned(),
     )];
+    rows.push((Msg::HealthIdentity.text(lang).to_owned(), h.release.clone()));
     for (name, t) in h.tables() {
         let name = table(name);
         rows.push((

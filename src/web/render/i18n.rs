@@ -362,6 +362,7 @@ catalogue! {
     PageKey => "page", "পৃষ্ঠা";
     OtherForms => "Other forms:", "অন্য রূপে:";
     HealthRelease => "{} release", "{}: প্রকাশের তারিখ";
+    HealthIdentity => "release (date and content digest)", "রিলিজ (তারিখ ও বিষয়বস্তুর ডাইজেস্ট)";
     HealthRows => "{} rows", "{}: সারি";
     HealthSource => "{} source", "{}: উৎস";
     HealthRefused => "refused {}", "{}: বাতিল ফাইল";

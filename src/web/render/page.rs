@@ -203,6 +203,9 @@ pub(crate) struct ErrorPage {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Health {
     pub status: &'static str,
+    /// The release serving, by its date and content: the country release's
+    /// date and a digest of every table's bytes (the `ETag`s' release part).
+    pub release: String,
     pub data: HealthData,
     pub refused: Vec<HealthRefusal>,
 }
@@ -233,6 +236,8 @@ pub(crate) struct HealthSource {
     pub source: String,
     pub file: String,
     pub release_date: String,
+    /// A digest of the file's bytes as read (16 hex digits).
+    pub digest: String,
     pub rows: u64,
     pub trimmed_rows: u64,
     pub skipped_rows: u64,

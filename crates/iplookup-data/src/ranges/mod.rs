@@ -219,6 +219,30 @@ impl<K: Key, V: Value> RangeTable<K, V> {
             })
     }
 
+    /// How many CIDR networks the table's data splits into, counted over
+    /// its runs of one value (neighbouring entries of the same value are one
+    /// run): the same number for the same data whatever its format (a CSV's
+    /// ranges, an MMDB's networks), so that releases of two formats can be
+    /// compared (issue 33: a 3-network MMDB replaced a 715,948-row CSV).
+    pub fn networks(&self) -> u64 {
+        let mut count = 0u64;
+        let mut i = 0;
+        while i < self.len() {
+            let value = self.values[i];
+            let mut j = i;
+            while j + 1 < self.len() && self.values[j + 1] == value {
+                j += 1;
+            }
+            if value != V::default() {
+                let (start, _) = self.span_at(i);
+                let (_, end) = self.span_at(j);
+                count += cidr_blocks(start.wide(), end.wide(), K::BITS);
+            }
+            i = j + 1;
+        }
+        count
+    }
+
     /// The entry at index `i`.
     pub fn entry_at(&self, i: usize) -> Entry<K, V> {
         let end = match self.starts.get(i + 1) {
@@ -241,6 +265,36 @@ impl<K: Key, V: Value> RangeTable<K, V> {
 
 /// The search directory a [`RangeTable`] of `starts` builds, its slots flat
 /// (two words each): for the snapshot writer.
+/// How many CIDR blocks the range `start..=end` (`start <= end`) of a
+/// `bits`-bit family splits into (at most `2 × bits`).
+pub fn cidr_blocks(mut start: u128, end: u128, bits: u32) -> u64 {
+    let mut count = 0;
+    loop {
+        // The largest block aligned at `start` that ends by `end`: 2^size addresses.
+        let span = end - start;
+        let fits = |size: u32| {
+            if size >= 128 {
+                span == u128::MAX
+            } else {
+                (1u128 << size) - 1 <= span
+            }
+        };
+        let mut size = start.trailing_zeros().min(bits);
+        while !fits(size) {
+            size -= 1;
+        }
+        count += 1;
+        if size >= 128 {
+            return count;
+        }
+        let last = start + ((1u128 << size) - 1);
+        if last >= end {
+            return count;
+        }
+        start = last + 1;
+    }
+}
+
 pub fn directory_words<K: Key>(starts: &[K]) -> Vec<u32> {
     Directory::build(starts)
         .slots()
@@ -358,6 +412,18 @@ impl<K: Key, V: Value> TableBuilder<K, V> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cidr_blocks_count_the_split_of_a_range() {
+        use super::cidr_blocks;
+        assert_eq!(cidr_blocks(0, u128::from(u32::MAX), 32), 1);
+        assert_eq!(cidr_blocks(0, u128::MAX, 128), 1);
+        // 1.0.0.1 - 1.0.0.6: /32, /31, /31, /32.
+        assert_eq!(cidr_blocks(0x0100_0001, 0x0100_0006, 32), 4);
+        assert_eq!(cidr_blocks(5, 5, 32), 1);
+        // 0.0.0.1 - 255.255.255.255: one block of each size /32 ../1.
+        assert_eq!(cidr_blocks(1, u128::from(u32::MAX), 32), 32);
+    }
+
     use super::*;
 
     fn table(rows: &[(u32, u32, u16)]) -> RangeTable<u32, u16> {
