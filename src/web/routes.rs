@@ -18,7 +18,10 @@
 
 use super::negotiate::{ClientKind, Format};
 
+mod curl;
 mod paths;
+
+pub(crate) use curl::*;
 
 /// A format for each kind of client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,6 +334,15 @@ pub(crate) const ALL: &[&Route] = &[
     &API_ASN_CSV,
     &API_PREFIX,
     &API_COUNTRY,
+    // ifconfig.co's routes, for curl.
+    &CURL_IP,
+    &CURL_JSON,
+    &CURL_COUNTRY,
+    &CURL_COUNTRY_ISO,
+    &CURL_CITY,
+    &CURL_ASN,
+    &CURL_ASN_ORG,
+    &CURL_COORDINATES,
     // The pages.
     &ROOT,
     &ADDRESS,
@@ -482,6 +494,15 @@ pub(crate) mod tests {
             ("/healthz", "/healthz"),
             ("/.well-known/mcp", "/.well-known/mcp"),
             ("/openapi.json", "/openapi.json"),
+            ("/ip", "/ip"),
+            ("/json", "/json"),
+            ("/country", "/country"),
+            ("/country-iso", "/country-iso"),
+            ("/asn", "/asn"),
+            ("/asn-org", "/asn-org"),
+            ("/coordinates", "/coordinates"),
+            ("/city", "/city"),
+            ("/abc", "/{ip}"),
         ];
         for (path, template) in cases {
             assert_eq!(router_choice(path).await, template, "{path}");
