@@ -38,13 +38,15 @@ pub(crate) enum AsnError {
     )]
     Invalid,
     /// A valid number that no row of the ASN data names.
-    #[error("the ASN data has no rows for AS{0}")]
+    #[error(
+        "The data knows no network numbered AS{0}: the number may be unassigned, or newer than this release."
+    )]
     Unknown(u32),
     /// The answer was not ready within [`AS_DEADLINE`].
     #[error("the answer for this AS could not be built in time; try again shortly")]
     Busy,
     /// A page past the last of the AS's prefixes.
-    #[error("AS{asn} has {pages} page{s} of prefixes", s = plural(.pages))]
+    #[error("AS{asn} has {pages} page{s} of prefixes: the last is `?page={pages}`.", s = plural(.pages))]
     NoPage { asn: u32, pages: u64 },
 }
 

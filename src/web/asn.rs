@@ -131,7 +131,12 @@ async fn asn_reply(state: &AppState, text: &str, wants: &Wants, route: &Route) -
     };
     let answered = match state.lookup.asn(text, which, q).await {
         Ok(answered) => answered,
-        Err(e) => return error_on(asn_error(&e), wants, route),
+        Err(e) => {
+            // The page's search box keeps what was typed.
+            let mut page = asn_error(&e);
+            page.input = Some(text.chars().take(300).collect());
+            return error_on(page, wants, route);
+        }
     };
     if let Err(page) = number {
         return error_on(page, wants, route);

@@ -414,10 +414,21 @@ impl Writer {
         // Serialising these types into memory cannot fail.
         match self {
             Writer::Json(out, started) => {
+                // Indented as `serde_json::to_writer_pretty` writes an array,
+                // like every JSON answer.
                 if std::mem::replace(started, true) {
                     out.push(b',');
                 }
-                let _ = serde_json::to_writer(&mut *out, entry);
+                out.extend_from_slice(b"\n  ");
+                let at = out.len();
+                let _ = serde_json::to_writer_pretty(&mut *out, entry);
+                // A string holds no raw newline: each one starts a line.
+                let indented = out[at..]
+                    .split(|&b| b == b'\n')
+                    .collect::<Vec<_>>()
+                    .join(&b"\n  "[..]);
+                out.truncate(at);
+                out.extend_from_slice(&indented);
             }
             Writer::Ndjson(out) => {
                 let _ = serde_json::to_writer(&mut *out, entry);
@@ -443,7 +454,10 @@ impl Writer {
     /// The whole body.
     fn finish(self) -> Vec<u8> {
         match self {
-            Writer::Json(mut out, _) => {
+            Writer::Json(mut out, started) => {
+                if started {
+                    out.push(b'\n');
+                }
                 out.extend_from_slice(b"]\n");
                 out
             }

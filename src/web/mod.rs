@@ -40,6 +40,7 @@ pub(crate) mod etag;
 pub(crate) mod field;
 pub(crate) mod host;
 pub mod hot;
+pub(crate) mod ifconfig;
 pub mod mcp;
 pub(crate) mod metrics;
 pub mod negotiate;

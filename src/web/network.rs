@@ -132,8 +132,12 @@ fn json_answer<T: serde::Serialize>(
     value: &T,
     release: &str,
 ) -> Response {
-    let body = match serde_json::to_vec(value) {
-        Ok(body) => body,
+    // Indented and ending in a newline, as every JSON answer.
+    let body = match serde_json::to_vec_pretty(value) {
+        Ok(mut body) => {
+            body.push(b'\n');
+            body
+        }
         Err(_) => {
             let page = ErrorPage {
                 input: None,

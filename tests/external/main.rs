@@ -16,4 +16,5 @@ mod clients;
 mod deploy;
 mod discovery;
 mod docs;
+mod lighthouse;
 mod shared_cache;

@@ -533,3 +533,39 @@ async fn the_root_page_of_a_loopback_caller_names_its_entry_and_the_proxy_flag()
         assert_json_keys(&srv.get_json("/api/v1/me").await, "/api/v1/me");
     }
 }
+
+/// The text answer of an address that is not public leaves out its empty
+/// keys (no location, no AS: `about` says once why) and stays aligned; a
+/// public address keeps every key, empty or not.
+#[tokio::test]
+async fn the_text_of_a_private_address_has_no_empty_keys_and_stays_aligned() {
+    let srv = support::start(support::config()).await;
+    for path in ["/10.1.2.3?format=text", "/api/v1/ip/10.1.2.3?format=text"] {
+        let body = page(&srv, path).await;
+        let lines: Vec<&str> = body.lines().collect();
+        assert!(lines.len() >= 6, "{path}:\n{body}");
+        let column = |l: &str| {
+            let (key, rest) = l.split_once(':').expect("key: value");
+            key.len() + 1 + rest.len() - rest.trim_start().len()
+        };
+        let at = column(lines[0]);
+        for line in &lines {
+            let (_, value) = line.split_once(':').expect("key: value");
+            assert!(
+                !value.trim().is_empty(),
+                "{path}: empty key {line:?}\n{body}"
+            );
+            assert_eq!(column(line), at, "{path}: not aligned {line:?}\n{body}");
+        }
+        for key in ["country_code", "country", "asn", "latitude", "reverse_dns"] {
+            assert!(text_row(&body, key).is_none(), "{path}: {key}\n{body}");
+        }
+        for key in ["ip", "is_public", "range", "special_purpose", "source"] {
+            assert!(text_row(&body, key).is_some(), "{path}: no {key}\n{body}");
+        }
+        let (about, _) = text_row(&body, "about").expect("about:");
+        assert!(about.contains("no location"), "{path}: {about}");
+    }
+    let public = page(&srv, "/8.8.8.8?format=text").await;
+    assert_eq!(text_row(&public, "city").map(|r| r.0), Some(""), "{public}");
+}

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::super::batch;
 use super::super::field::field_text;
+use super::super::ifconfig;
 use super::super::negotiate::Format;
 use super::super::render::{AsnPage, Example, LookupKind, LookupPage, Page, View};
 use crate::fields::Field;
@@ -65,7 +66,7 @@ pub(crate) fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
     let batch_body = serde_json::to_string(&BATCH).unwrap_or_default();
     let batch_answer = String::from_utf8(batch::example_answer(lookup, &BATCH)).ok();
     let as_caller = format!("(a caller at {V4})");
-    vec![
+    let mut all = vec![
         (
             "api_me",
             vec![example(
@@ -309,7 +310,19 @@ pub(crate) fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
             "metrics",
             vec![example("The metrics", "/metrics", "text/plain", None)],
         ),
-    ]
+    ];
+    // ifconfig.co's routes, about the example address (`?ip=`).
+    for (id, route) in ifconfig::ROUTES {
+        let answered = crate::lookup::parse(V4)
+            .ok()
+            .map(|ip| lookup.lookup_at(ip, chrono::Utc::now()));
+        let answer = answered.and_then(|a| String::from_utf8(ifconfig::line_body(route, a)).ok());
+        let path = format!("{}?ip={V4}", route.template);
+        let media_type = if id == "curl_json" { json } else { text };
+        let title = format!("{} of {V4} (of the caller without `ip`)", route.template);
+        all.push((id, vec![example(&title, &path, media_type, answer)]));
+    }
+    all
 }
 
 /// A `curl` of `path` and its answer in `media_type`.

@@ -31,7 +31,7 @@ use super::schema::{
 };
 use super::served::{Served, describe};
 use super::state::AppState;
-use super::{asn, assets, batch, discovery, field, metrics, network, pages, routes};
+use super::{asn, assets, batch, discovery, field, ifconfig, metrics, network, pages, routes};
 use crate::lookup::Lookup;
 use crate::model::{self, ErrorCode};
 use axum::routing::get;
@@ -52,6 +52,7 @@ const TAG_TITLES: [(&str, &str); 4] = [
 pub(crate) const ALL_SERVED: &[&[Served]] = &[
     pages::SERVED,
     field::SERVED,
+    ifconfig::SERVED,
     batch::SERVED,
     asn::SERVED,
     network::SERVED,
@@ -105,7 +106,7 @@ pub(crate) fn all_served() -> impl Iterator<Item = &'static Served> {
     ),
     components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, BatchFormatName, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnPrefixCount, model::PrefixPage, model::AddressCounts, model::AsnCountry, model::AsnCountryV6, model::AsPrefix, model::AsPrefixDetails, model::PrefixSearch, model::SpecialAsnInfo, model::CountryFacts, model::CountryInfo, model::CountryAs, model::RowCount, model::PrefixInfo, model::PrefixRow, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam, PrefixLengthParam, CountryParam)),
     tags(
-        (name = "lookup", description = "The address API: the caller's address, any address, one field of either, many addresses at once, an autonomous system. JSON by default (a single field is plain text); every lookup also answers as text, Markdown and HTML."),
+        (name = "lookup", description = "The address API: the caller's address, any address, one field of either, many addresses at once, an autonomous system, a prefix, a country, and ifconfig.co's one-line routes (`/ip`, `/country`, ...). JSON by default (a single field and ifconfig.co's lines are plain text); every lookup also answers as text, Markdown and HTML."),
         (name = "pages", description = "Pages for people and terminals: HTML for browsers, aligned text for `curl`, Markdown and JSON on request."),
         (name = "discovery", description = "Description documents for tools and agents (OpenAPI, llms.txt, the RFC 9727 API catalog, the MCP server card, agent skills) and the MCP endpoint."),
         (name = "operations", description = "For the operator: health and Prometheus metrics. Neither is rate-limited nor waits for a request slot."),

@@ -200,7 +200,15 @@ fn operations_come_lookups_first_in_the_order_of_the_tags() {
             "/api/v1/asn/{asn}",
             "/api/v1/asn/{asn}/prefixes.csv",
             "/api/v1/prefix/{network}/{length}",
-            "/api/v1/country/{cc}"
+            "/api/v1/country/{cc}",
+            "/ip",
+            "/json",
+            "/country",
+            "/country-iso",
+            "/city",
+            "/asn",
+            "/asn-org",
+            "/coordinates"
         ]
     );
     let ops: Vec<&str> = page.groups[3]

@@ -15,7 +15,7 @@ const SCRIPT: &str = r#""use strict";
 (function(){
 const https=location.protocol==="https:";
 for(const code of document.querySelectorAll("code.cmd")){
-  const url=code.querySelector("bdo");
+  const url=code.querySelector(".h")||code.querySelector("bdo");
   if(https&&url&&!url.textContent.startsWith("https:")){url.textContent="https://"+url.textContent;}
 }
 for(const b of document.querySelectorAll("button.copy")){

@@ -77,7 +77,7 @@ pub(crate) fn view(e: &ErrorPage, view: &View) -> Doc {
             Kind::Para {
                 id: None,
                 class: None,
-                text: with_code(&message),
+                text: linked(with_code(&message), view),
             },
         ));
     }
@@ -87,7 +87,7 @@ pub(crate) fn view(e: &ErrorPage, view: &View) -> Doc {
             Kind::Para {
                 id: Some("error-message"),
                 class: Some("lead"),
-                text: with_code(&message),
+                text: linked(with_code(&message), view),
             },
         ),
         Block::only(Only::HTML, Kind::Form(e.input.clone().unwrap_or_default())),
@@ -115,6 +115,19 @@ pub(crate) fn view(e: &ErrorPage, view: &View) -> Doc {
         blocks,
         ..Doc::default()
     }
+}
+
+/// `text` with the page of a list it names in code (`?page=20`, the last
+/// page of an AS's prefixes) as a link to that page.
+fn linked(text: Vec<Inline>, view: &View) -> Vec<Inline> {
+    text.into_iter()
+        .map(|inline| match inline {
+            Inline::Code(s) if s.starts_with("?page=") => {
+                Link::new(s.clone(), view.href(&s)).into()
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// A row of the text form: a label and a plain value.

@@ -30,7 +30,45 @@ fn bangla(e: &ErrorPage) -> String {
             return unusable_bn(&unusable);
         }
     }
+    if let Some(sentence) = named_bn(e) {
+        return sentence;
+    }
     by_code(code).to_owned()
+}
+
+/// The sentence of an error that names what it is about: the AS the data
+/// does not know (what was typed), the last page of a list (the English
+/// message's `?page=N`).
+fn named_bn(e: &ErrorPage) -> Option<String> {
+    let lang = Lang::Bn;
+    match e.body.error {
+        ErrorCode::UnknownAsn => {
+            let digits: String = e
+                .input
+                .as_deref()?
+                .chars()
+                .filter(char::is_ascii_digit)
+                .collect();
+            let number: u32 = digits.parse().ok()?;
+            Some(format!(
+                "ডেটায় AS{number} নম্বরের কোনো নেটওয়ার্ক নেই: নম্বরটি হয়তো কাউকে দেওয়া হয়নি, অথবা এই প্রকাশের চেয়ে নতুন।"
+            ))
+        }
+        ErrorCode::NotFound => {
+            let last = last_page(e.body.message.as_deref()?)?;
+            Some(format!(
+                "এই তালিকায় এত পৃষ্ঠা নেই: শেষ পৃষ্ঠা {}, `?page={last}`।",
+                lang.count(u128::from(last))
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The last page a message names (`?page=N` in backticks), if it names one.
+pub(crate) fn last_page(message: &str) -> Option<u64> {
+    let (_, rest) = message.split_once("`?page=")?;
+    rest.split_once('`')?.0.parse().ok()
 }
 
 /// [`Unusable`]'s reason and suggestion in Bangla.

@@ -149,10 +149,14 @@ fn row(r: &Row, out: &mut String) {
     if let Some([title, done, copy]) = r.command_words {
         for (field, url) in &r.commands {
             let id = format!("cmd-{field}");
+            // The host apart: a phone shows `…` for it, never a cut host.
+            let at = url.find("://").map_or(0, |i| i + 3);
+            let (host, path) = url.split_at(url[at..].find('/').map_or(url.len(), |i| at + i));
             let _ = write!(
                 out,
-                "<dd class=\"cmd\"><code class=\"cmd\" id=\"{id}\" title=\"{title}\">curl <span class=\"u\"><bdo dir=\"ltr\">{}</bdo></span></code><button type=\"button\" class=\"copy\" data-for=\"{id}\" data-done=\"{done}\" hidden>{copy}</button></dd>",
-                esc(url),
+                "<dd class=\"cmd\"><code class=\"cmd\" id=\"{id}\" title=\"{title}\">curl <span class=\"u\"><bdo dir=\"ltr\"><span class=\"h\">{}</span>{}</bdo></span></code><button type=\"button\" class=\"copy\" data-for=\"{id}\" data-done=\"{done}\" hidden>{copy}</button></dd>",
+                esc(host),
+                esc(path),
             );
         }
     }

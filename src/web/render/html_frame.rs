@@ -29,7 +29,7 @@ h1.words{font-family:inherit;word-break:normal}
 img.flag{width:1.5em;height:1.125em;vertical-align:-.2em;border-radius:2px;box-shadow:0 0 0 1px var(--line)}
 form{display:flex;gap:.5rem;margin:.5rem 0 1rem;max-width:640px}input{flex:1;min-width:0;font:inherit;padding:.5rem .7rem;border:1px solid var(--line);border-radius:.5rem;background:var(--card);color:var(--fg)}
 button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.5rem;background:#0b5cc0;color:#fff;cursor:pointer}
-.groups{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.groups{grid-template-columns:minmax(0,1fr) minmax(0,1fr);align-items:start}}
+.groups{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.groups{grid-template-columns:minmax(0,1fr) minmax(0,1fr);align-items:start}.groups>#location{grid-column:2;grid-row:1/span 2}}.group.map{padding:.75rem}
 .group{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.2rem 1rem .5rem;min-width:0}
 h2{font-size:.85rem;margin:.6rem 0 .3rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}h2:lang(bn){text-transform:none;letter-spacing:0}
 dl{margin:0}dl>div{padding:.4rem 0;border-top:1px solid var(--line);display:grid;grid-template-columns:9rem minmax(0,1fr);gap:0 .75rem}dl>div:first-child{border-top:0}
@@ -39,7 +39,7 @@ dd.cmd{grid-column:2;display:flex;gap:.4rem;align-items:center;font-size:.75rem;
 button.copy{flex:none;white-space:nowrap;font-size:.72rem;min-height:24px;min-width:24px;padding:.1rem .5rem;background:transparent;color:var(--accent);border:1px solid var(--line);border-radius:.35rem}button.copy.done{color:var(--fg)}
 .split{display:grid;gap:.5rem 1.5rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.split{grid-template-columns:minmax(0,1.1fr) minmax(0,1fr);align-items:start}}
 .lead{font-size:1.1rem}
-@media (max-width:560px){dl>div{grid-template-columns:minmax(0,1fr)}dd.cmd{grid-column:1}form{flex-wrap:wrap}form input{flex:1 1 100%}}
+@media (max-width:560px){dl>div{grid-template-columns:minmax(0,1fr)}dd.cmd{grid-column:1}code.cmd .h{display:none}code.cmd bdo::before{content:"…"}form{flex-wrap:wrap}form input{flex:1 1 100%}}
 #filter input{font:inherit;width:min(100%,24rem);padding:.3rem .6rem;border:1px solid var(--line);border-radius:.5rem;background:var(--card);color:var(--fg)}
 .map{margin:.5rem 0}.map svg{display:block;width:100%;height:auto;max-height:45vh}.map path{fill:var(--land);stroke:var(--card);stroke-width:.3}
 .map path.hit{fill:var(--hit)}.map .pin{fill:none;stroke:var(--fg);stroke-width:2}

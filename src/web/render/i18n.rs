@@ -355,6 +355,12 @@ catalogue! {
     ErrorCodeLabel => "Error code", "ত্রুটির কোড";
     StatusLine => "Status {}, error `{}`.", "HTTP অবস্থা {}, ত্রুটির কোড `{}`।";
     YourFamilyAddress => "Your {} address", "আপনার {} ঠিকানা";
+    FromATerminal => "From a terminal", "টার্মিনাল থেকে";
+    CmdAddress => "your address, nothing else", "শুধু আপনার ঠিকানা";
+    CmdJson => "all of the above, as JSON", "ওপরের সবকিছু, JSON-এ";
+    CmdCountryCode => "your country code", "আপনার দেশের কোড";
+    CmdAsn => "your AS number", "আপনার AS নম্বর";
+    CmdAnyAddress => "any address", "যেকোনো ঠিকানা";
     AskOrigin => "ask {}", "{}-কে জিজ্ঞেস করুন";
     NotReachable => "not reachable", "পৌঁছানো গেল না";
     PrevKey => "prev", "আগের পৃষ্ঠা";

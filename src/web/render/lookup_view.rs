@@ -151,7 +151,18 @@ pub(crate) fn view(p: &LookupPage, view: &View) -> Doc {
         head: None,
         rows: rows.iter().map(|r| html_row(r, view, &base)).collect(),
     };
-    let mut location_html = vec![Block::only(Only::HTML, Kind::Raw(map_figure(info, lang)))];
+    // The map is a card of its own, under Network on a wide screen (the
+    // Location rows beside both: no card ends far above the other).
+    let figure = map_figure(info, lang);
+    let map = (!figure.is_empty()).then(|| {
+        Block::all(Kind::Section {
+            id: None,
+            class: Some("group map"),
+            title: None,
+            body: vec![Block::all(Kind::Raw(figure))],
+        })
+    });
+    let mut location_html = Vec::new();
     if location.is_empty() {
         location_html.push(note(Only::HTML));
     }
@@ -175,7 +186,10 @@ pub(crate) fn view(p: &LookupPage, view: &View) -> Doc {
                     title: Some(Msg::Location.text(lang).to_owned()),
                     body: location_html,
                 }),
-            ],
+            ]
+            .into_iter()
+            .chain(map)
+            .collect(),
         },
     ));
     // The Markdown tables: the fields by name in English, the groups in
@@ -225,6 +239,10 @@ pub(crate) fn view(p: &LookupPage, view: &View) -> Doc {
                 },
             ));
         }
+    }
+    // The caller's page: the commands for a terminal.
+    if kind == LookupKind::Root {
+        blocks.push(super::terminal_view::terminal(view));
     }
     // The other formats.
     let md_links = match lang {
@@ -328,7 +346,8 @@ pub(crate) fn format_links(view: &View, page: &str, json: &str, also: &[Link]) -
 }
 
 /// The text form: the bare address on `/`; else the answer's fields by
-/// name (English) or the groups' labels and values, with what a
+/// name (English; without the empty ones of an address that is not
+/// public) or the groups' labels and values, with what a
 /// special-purpose block is for and where its RFC is, and the source.
 fn text_form(
     p: &LookupPage,
@@ -341,7 +360,13 @@ fn text_form(
     }
     let mut rows = Vec::new();
     if lang == Lang::En {
+        // An address that is not public has no location and no AS: its
+        // empty keys are left out, and `about` says once why.
+        let known = |value: &str| p.info.is_public != Some(false) || !value.is_empty();
         for (key, value) in lookup_rows(p) {
+            if !known(&value) {
+                continue;
+            }
             rows.push(text_row(key, &value));
             if let (true, Some(words), Some(special)) =
                 (key == SPECIAL_ROW, p.special_words(), &p.special)

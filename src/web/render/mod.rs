@@ -24,6 +24,7 @@ pub(crate) mod map;
 mod markdown;
 mod page;
 mod special_bn;
+mod terminal_view;
 mod text;
 pub(crate) mod values;
 mod view;
@@ -79,7 +80,7 @@ impl Page {
                 lookup_json(&mut body, &p.info);
                 return body;
             }
-            Page::Asn(p) => serde_json::to_writer(&mut body, &p.info),
+            Page::Asn(p) => serde_json::to_writer_pretty(&mut body, &p.info),
             Page::Docs(d) => serde_json::to_writer_pretty(&mut body, d),
             Page::Error(e) => serde_json::to_writer_pretty(&mut body, &e.body),
             Page::Resource(r) => r.json(&mut body),
