@@ -71,13 +71,27 @@ fn every_lookup_get_has_a_form() {
             let lookup = group.tag == "lookup" && op.method == "GET";
             // The batch's form sends its body (with the page's script).
             let batch = group.tag == "lookup" && op.method == "POST";
-            assert_eq!(op.try_it.is_some(), lookup || batch, "{} {}", op.method, op.path);
+            assert_eq!(
+                op.try_it.is_some(),
+                lookup || batch,
+                "{} {}",
+                op.method,
+                op.path
+            );
             if let Some(form) = op.try_it.as_ref().filter(|_| batch) {
                 let names: Vec<&str> = form.inputs.iter().map(|i| i.name.as_str()).collect();
                 assert_eq!(names, ["format"], "{}", op.path);
                 assert_eq!(form.inputs[0].options, ["json", "ndjson", "csv"]);
-                assert!(form.body.as_deref().is_some_and(|b| b.starts_with("8.8.8.8\n")));
-                assert!(target(&page, &q(&op.id, "")).is_none(), "no GET for {}", op.path);
+                assert!(
+                    form.body
+                        .as_deref()
+                        .is_some_and(|b| b.starts_with("8.8.8.8\n"))
+                );
+                assert!(
+                    target(&page, &q(&op.id, "")).is_none(),
+                    "no GET for {}",
+                    op.path
+                );
             } else if let Some(form) = &op.try_it {
                 let names: Vec<&str> = form.inputs.iter().map(|i| i.name.as_str()).collect();
                 assert_eq!(names, params::names(&op.path), "{}", op.path);
