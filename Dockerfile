@@ -14,13 +14,17 @@ WORKDIR /src
 # (cargo needs every target's file to exist: the benchmarks are copied as they are.)
 COPY Cargo.toml Cargo.lock ./
 COPY crates/iplookup-data/Cargo.toml crates/iplookup-data/
+# The generated Rust client is a workspace member the binary does not use:
+# only its manifest is needed here (and stand-ins for its files).
+COPY crates/iplookup-client/Cargo.toml crates/iplookup-client/
 COPY benches benches
-RUN mkdir -p src/bin/iplookup crates/iplookup-data/src \
+RUN mkdir -p src/bin/iplookup crates/iplookup-data/src crates/iplookup-client/src \
     && echo 'fn main() {}' > build.rs \
     && echo 'fn main() {}' > src/bin/iplookup/main.rs \
-    && touch src/lib.rs crates/iplookup-data/src/lib.rs \
+    && echo 'fn main() {}' > crates/iplookup-client/build.rs \
+    && touch src/lib.rs crates/iplookup-data/src/lib.rs crates/iplookup-client/src/lib.rs \
     && cargo build --release --locked --bin iplookup \
-    && rm -rf src build.rs crates/iplookup-data/src
+    && rm -rf src build.rs crates/iplookup-data/src crates/iplookup-client/src crates/iplookup-client/build.rs
 COPY build.rs ./
 COPY crates crates
 COPY src src

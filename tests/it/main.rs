@@ -54,6 +54,7 @@ mod output;
 mod prefix;
 mod rdns;
 mod reload;
+mod rust_client;
 mod search;
 mod special;
 mod tls;

@@ -17,6 +17,11 @@ and off:
   * every operation has a `curl` example naming the server's base URL;
   * the field tables describe IpInfo's members (country_bn, calling_code,
     accuracy) and the error table lists invalid_ip with 400;
+  * the contents mark where the reader is (JavaScript on);
+  * GET /api/v1/ip/{ip} shows its call in curl, Python, TypeScript and
+    Rust (all shown without JavaScript, as tabs with it);
+  * the batch route has a table of its request body, and its try-it form
+    (JavaScript on) answers a JSON and an NDJSON batch;
   * the try-it form of GET /api/v1/ip/{ip} answers 8.8.8.8: with JavaScript
     on the page (the JSON shown in its <pre>), without it by navigating to
     the answer;
@@ -125,6 +130,24 @@ def run(base, out):
                     page.evaluate("window.scrollY") > 1000 and 0 <= top < 40 and top < bottom <= viewport["height"],
                     f"{label}: contents not in view in the middle of the page: top {top}, bottom {bottom}",
                 )
+                if js:
+                    # The contents mark where the reader is: one link, whose
+                    # target reaches the top quarter of the viewport.
+                    page.wait_for_timeout(300)
+                    marked = page.eval_on_selector_all(
+                        "nav#toc a[aria-current]", "as => as.map(a => a.getAttribute('href'))"
+                    )
+                    where = (
+                        page.evaluate(
+                            f"(() => {{ const r = document.getElementById({json.dumps(marked[0][1:])}).getBoundingClientRect(); return [r.top, r.bottom]; }})()"
+                        )
+                        if len(marked) == 1
+                        else None
+                    )
+                    check(
+                        where is not None and where[0] <= viewport["height"] / 4 and where[1] > 0,
+                        f"{label}: contents mark {marked} at {where} in the middle of the page",
+                    )
                 shown = page.locator('nav#toc a[href="#fields"]' if name == "desktop" else "nav#toc summary")
                 check(shown.is_visible(), f"{label}: contents' {'links' if name == 'desktop' else 'menu'} shown")
                 page.evaluate("window.scrollTo(0, 0)")
@@ -136,13 +159,67 @@ def run(base, out):
                 if js:
                     copies = page.locator("section#api_ip button.copy")
                     check(
-                        copies.count() == page.locator("section#api_ip pre.request").count() > 0 and copies.first.is_visible(),
+                        copies.count() == page.locator("section#api_ip pre.request, section#api_ip pre.client").count() > 0
+                        and copies.last.is_visible(),
                         f"{label}: copy buttons on the examples",
                     )
                     if not page.locator('nav#toc a[href="#api_asn"]').is_visible():
                         page.locator("nav#toc summary").click()
                     page.locator('nav#toc a[href="#api_asn"]').click()
                     check(page.evaluate("location.hash") == "#api_asn", f"{label}: following a contents link")
+
+                # GET /api/v1/ip/{ip} in each language, from the tested calls:
+                # one after another without JavaScript, tabs with it.
+                calls = {
+                    "curl": "curl ",
+                    "python": "api_ip.sync(",
+                    "typescript": 'api.GET("/api/v1/ip/{ip}"',
+                    "rust": ".api_ip(",
+                }
+                for lang, text in calls.items():
+                    pane = page.locator(f'section#api_ip .langs .lang[data-lang="{lang}"]')
+                    code = pane.locator("pre.client").all_inner_texts() if pane.count() == 1 else []
+                    check(code and text in code[0], f"{label}: api_ip {lang} call: {code}")
+                    check(pane.count() == 1 and pane.is_visible() == (not js or lang == "curl"),
+                          f"{label}: api_ip {lang} call shown: {pane.count() == 1 and pane.is_visible()}")
+                if js:
+                    tabs = page.locator("section#api_ip .langs [role=tab]")
+                    check(tabs.all_inner_texts() == ["curl", "Python", "TypeScript", "Rust"],
+                          f"{label}: language tabs {tabs.all_inner_texts()}")
+                    page.locator('section#api_ip .langs [role=tab][data-lang="rust"]').click()
+                    check(
+                        page.locator('section#api_ip .lang[data-lang="rust"]').is_visible()
+                        and not page.locator('section#api_ip .lang[data-lang="curl"]').is_visible()
+                        and page.locator('section#api_me .lang[data-lang="rust"]').is_visible(),
+                        f"{label}: the Rust tab shows the Rust calls, here and on every lookup",
+                    )
+                    page.locator('section#api_ip .langs [role=tab][data-lang="curl"]').click()
+
+                # The batch route: a table of its body, a form that answers
+                # (it sends JSON: with JavaScript only).
+                tables = page.locator("section#api_ip_batch table").all_inner_texts()
+                table = next((t for t in tables if t.upper().startswith("MEDIA TYPE\tTYPE")), repr(tables))
+                check("application/json" in table and "array of string" in table and "required" in table,
+                      f"{label}: batch body table {table[:200]!r}")
+                bform = page.locator("section#api_ip_batch form[data-post]")
+                check(bform.count() == 1 and bform.is_visible() == js, f"{label}: batch try-it form shown: {js}")
+                if js:
+                    bform.locator('textarea[name="body"]').fill("8.8.8.8\nnot-an-ip")
+                    bform.locator('select[name="format"]').select_option("json")
+                    bform.locator('button[type="submit"]').click()
+                    page.wait_for_function(
+                        "() => document.querySelector('section#api_ip_batch pre.live').textContent.includes('\\n200\\n')",
+                        timeout=10000,
+                    )
+                    got = bform.locator("pre.live").inner_text()
+                    check('"ip": "8.8.8.8"' in got and '"error": "invalid_ip"' in got and "United States" in got,
+                          f"{label}: batch try-it answer {got[:300]!r}")
+                    bform.locator('select[name="format"]').select_option("ndjson")
+                    bform.locator('button[type="submit"]').click()
+                    page.wait_for_function(
+                        "() => document.querySelector('section#api_ip_batch pre.live').textContent.includes('?format=ndjson\\n200')",
+                        timeout=10000,
+                    )
 
                 # Order: the first operation is a lookup.
                 ops = page.eval_on_selector_all("section.op", "ss => ss.map(s => s.id)")

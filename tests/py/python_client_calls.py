@@ -27,7 +27,7 @@ def run(base: str) -> list[str]:
         if not ok:
             failures.append(what)
 
-    # example: ip
+    # example: api_ip
     client = Client(base_url=base, timeout=httpx.Timeout(30.0))
     info = api_ip.sync(ip="8.8.8.8", client=client)
     # end example
@@ -36,10 +36,14 @@ def run(base: str) -> list[str]:
     v6 = api_ip.sync(ip="2001:4860:4860::8888", client=client)
     check(isinstance(v6, IpInfo) and v6.version == "IPv6", "GET /api/v1/ip/2001:4860:4860::8888")
 
+    # example: api_me
     me = api_me.sync(client=client)
+    # end example
     check(isinstance(me, IpInfo) and me.ip == "127.0.0.1", f"GET /api/v1/me -> {getattr(me, 'ip', me)}")
 
+    # example: api_ip_field
     field = api_ip_field.sync(ip="8.8.8.8", field=FieldParam.COUNTRY_CODE, client=client)
+    # end example
     check(field == "US\n", f"GET /api/v1/ip/8.8.8.8/country_code -> {field!r}")
 
     private = api_ip.sync(ip="10.1.2.3", client=client)
@@ -47,8 +51,10 @@ def run(base: str) -> list[str]:
     check(block is not None and block.name == "Private-Use" and block.rfc == "RFC 1918",
           f"GET /api/v1/ip/10.1.2.3 -> special_purpose {block.name if block else None}")
 
+    # example: api_ip_batch
     body = ["8.8.8.8", "2001:4860:4860::8888", "not-an-ip"]
     batch = api_ip_batch.sync(client=client, body=body)
+    # end example
     entries = batch if isinstance(batch, list) else []
     check(len(entries) == 3 and isinstance(entries[0], IpInfo) and isinstance(entries[2], ApiError)
           and entries[2].error == "invalid_ip", f"POST /api/v1/ip (JSON) -> {len(entries)} entries")
@@ -64,7 +70,9 @@ def run(base: str) -> list[str]:
     check(len(lines) == 3 and answer.headers["content-type"] == "application/x-ndjson"
           and isinstance(lines[2], ApiError), f"POST /api/v1/ip?format=ndjson -> {len(lines)} lines")
 
+    # example: api_asn
     asn = api_asn.sync(asn="AS15169", client=client)
+    # end example
     check(isinstance(asn, AsnInfo) and asn.asn == 15169 and asn.addresses.v4 > 0 and len(asn.prefixes.v4) > 0,
           f"GET /api/v1/asn/AS15169 -> {getattr(asn, 'organization', asn)}")
 

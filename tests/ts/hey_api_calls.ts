@@ -24,10 +24,8 @@ function isError(entry: BatchEntry): entry is ApiError {
   return "error" in entry;
 }
 
-// example: ip
 client.setConfig({ baseUrl: base });
 const { data: info, error: ipError } = await apiIp({ path: { ip: "8.8.8.8" } });
-// end example
 check(info !== undefined && info.location.country_code === "US" && info.network.asn === 15169,
   `GET /api/v1/ip/8.8.8.8 -> ${info ? summary(info) : ipError?.error}`);
 

@@ -30,7 +30,7 @@ function isError(entry: BatchEntry): entry is ApiError {
   return "error" in entry;
 }
 
-// example: ip
+// example: api_ip
 const api = createClient<paths, "application/json">({ baseUrl: base });
 const { data: info, error: ipError } = await api.GET("/api/v1/ip/{ip}", {
   params: { path: { ip: "8.8.8.8" } },
@@ -39,13 +39,17 @@ const { data: info, error: ipError } = await api.GET("/api/v1/ip/{ip}", {
 check(info !== undefined && info.location.country_code === "US" && info.network.asn === 15169,
   `GET /api/v1/ip/8.8.8.8 -> ${info ? summary(info) : ipError?.error}`);
 
+// example: api_me
 const me = await api.GET("/api/v1/me");
+// end example
 check(me.data?.ip === "127.0.0.1", `GET /api/v1/me -> ${me.data?.ip}`);
 
+// example: api_ip_field
 const field = await api.GET("/api/v1/ip/{ip}/{field}", {
   params: { path: { ip: "8.8.8.8", field: "country_code" } },
   parseAs: "text",
 });
+// end example
 check(field.data === "US\n", `GET /api/v1/ip/8.8.8.8/country_code -> ${JSON.stringify(field.data)}`);
 
 const privateUse = await api.GET("/api/v1/ip/{ip}", { params: { path: { ip: "10.1.2.3" } } });
@@ -53,8 +57,10 @@ const block = privateUse.data?.special_purpose;
 check(block !== undefined && block !== null && block.name === "Private-Use" && block.rfc === "RFC 1918",
   `GET /api/v1/ip/10.1.2.3 -> special_purpose ${block?.name}`);
 
+// example: api_ip_batch
 const body = ["8.8.8.8", "2001:4860:4860::8888", "not-an-ip"];
 const batch = await api.POST("/api/v1/ip", { body });
+// end example
 const entries: BatchEntry[] = batch.data ?? [];
 const third = entries[2];
 check(entries.length === 3 && !isError(entries[0]!) && third !== undefined && isError(third) && third.error === "invalid_ip",
@@ -69,7 +75,9 @@ const lines: BatchEntry[] = (ndjson.data ?? "").split("\n").filter((l) => l !== 
 check(lines.length === 3 && ndjson.response.headers.get("content-type") === "application/x-ndjson",
   `POST /api/v1/ip?format=ndjson -> ${lines.length} lines`);
 
+// example: api_asn
 const asn = await api.GET("/api/v1/asn/{asn}", { params: { path: { asn: "AS15169" } } });
+// end example
 check(asn.data?.asn === 15169 && asn.data.prefixes.v4.length > 0,
   `GET /api/v1/asn/AS15169 -> ${asn.data?.organization}`);
 

@@ -6,9 +6,10 @@
 use serde_json::Value;
 
 use super::super::render::{
-    DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter, ResponseDoc, SchemaDoc,
+    BodyDoc, DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter, ResponseDoc,
+    SchemaDoc,
 };
-use super::{limits, try_it};
+use super::{clients, limits, try_it};
 use crate::model;
 
 /// The statuses of the limits' answers, described once on the page.
@@ -127,6 +128,23 @@ fn flatten(
             schema: kind(doc, &p["schema"]),
         })
         .collect();
+    let request = &op["requestBody"];
+    let body = request["content"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(media_type, mt)| BodyDoc {
+            media_type: media_type.clone(),
+            required: request["required"].as_bool().unwrap_or(false),
+            description: str_of(&request["description"]),
+            schema: kind(doc, &mt["schema"]),
+            example: if mt["example"].is_null() {
+                String::new()
+            } else {
+                mt["example"].to_string()
+            },
+        })
+        .collect();
     let mut responses = Vec::new();
     let mut limits = Vec::new();
     for (status, r) in op["responses"].as_object().into_iter().flatten() {
@@ -150,6 +168,7 @@ fn flatten(
         summary: str_of(&op["summary"]),
         description: str_of(&op["description"]),
         parameters,
+        body,
         responses,
         limits,
         examples: examples
@@ -157,7 +176,9 @@ fn flatten(
             .find(|(i, _)| *i == id)
             .map(|(_, e)| e.clone())
             .unwrap_or_default(),
-        try_it: try_it::form(method, path, op["tags"][0].as_str().unwrap_or_default()),
+        try_it: try_it::form(method, path, op["tags"][0].as_str().unwrap_or_default())
+            .or_else(|| try_it::post_form(doc, method, path, op)),
+        clients: clients::for_operation(&id),
         id,
     }
 }

@@ -56,7 +56,8 @@ fn targets_fill_the_path() {
 }
 
 /// Every GET lookup of the document (so of the route table) has a form
-/// with a control per path parameter; nothing else has one.
+/// with a control per path parameter, the batch one with its body and its
+/// `format`; nothing else has one.
 #[test]
 fn every_lookup_get_has_a_form() {
     let page = page();
@@ -68,8 +69,30 @@ fn every_lookup_get_has_a_form() {
                 .any(|r| r.documented && r.template == op.path);
             assert!(documented, "{}", op.path);
             let lookup = group.tag == "lookup" && op.method == "GET";
-            assert_eq!(op.try_it.is_some(), lookup, "{} {}", op.method, op.path);
-            if let Some(form) = &op.try_it {
+            // The batch's form sends its body (with the page's script).
+            let batch = group.tag == "lookup" && op.method == "POST";
+            assert_eq!(
+                op.try_it.is_some(),
+                lookup || batch,
+                "{} {}",
+                op.method,
+                op.path
+            );
+            if let Some(form) = op.try_it.as_ref().filter(|_| batch) {
+                let names: Vec<&str> = form.inputs.iter().map(|i| i.name.as_str()).collect();
+                assert_eq!(names, ["format"], "{}", op.path);
+                assert_eq!(form.inputs[0].options, ["json", "ndjson", "csv"]);
+                assert!(
+                    form.body
+                        .as_deref()
+                        .is_some_and(|b| b.starts_with("8.8.8.8\n"))
+                );
+                assert!(
+                    target(&page, &q(&op.id, "")).is_none(),
+                    "no GET for {}",
+                    op.path
+                );
+            } else if let Some(form) = &op.try_it {
                 let names: Vec<&str> = form.inputs.iter().map(|i| i.name.as_str()).collect();
                 assert_eq!(names, params::names(&op.path), "{}", op.path);
                 forms += 1;

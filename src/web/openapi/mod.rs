@@ -6,6 +6,7 @@
 //! Built from it, and served here for that reason: the `/docs` page and
 //! `/llms.txt` (its text is [`discovery::llms`]'s).
 
+mod clients;
 pub(crate) mod examples;
 mod flatten;
 mod limits;

@@ -2,10 +2,12 @@
 //! one, a control per path parameter from [`params`] ([`form`]), and
 //! `GET /docs/try`, where a form goes without JavaScript:
 //! a 303 to the answer, its path filled from the form's values exactly as
-//! the page's script fills it ([`target`]).
+//! the page's script fills it ([`target`]). The batch route's form
+//! ([`post_form`]) sends its JSON body with the page's script only.
 
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde::Deserialize;
+use serde_json::Value;
 
 use std::collections::HashMap;
 
@@ -47,7 +49,61 @@ pub(crate) fn form(method: &str, path: &str, tag: &str) -> Option<TryIt> {
         path: path.to_owned(),
         query: query.to_owned(),
         inputs,
+        body: None,
     })
+}
+
+/// The try-it form of a `POST` lookup whose JSON body is a list of strings
+/// (the batch route): the body's example, one item a line, and a choice per
+/// query parameter with a list of values (`format`), all from `doc`.
+pub(crate) fn post_form(doc: &Value, method: &str, path: &str, op: &Value) -> Option<TryIt> {
+    if !method.eq_ignore_ascii_case("post") || op["tags"][0] != "lookup" {
+        return None;
+    }
+    let json = &op["requestBody"]["content"]["application/json"];
+    let schema = resolve(doc, &json["schema"]);
+    if schema["type"] != "array" || resolve(doc, &schema["items"])["type"] != "string" {
+        return None;
+    }
+    let example: Vec<&str> = json["example"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let inputs = op["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["in"] == "query")
+        .filter_map(|p| {
+            let options: Vec<String> = resolve(doc, &p["schema"])["enum"]
+                .as_array()?
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect();
+            Some(TryInput {
+                name: p["name"].as_str()?.to_owned(),
+                label: p["name"].as_str()?.to_owned(),
+                value: options.first()?.clone(),
+                options,
+            })
+        })
+        .collect();
+    Some(TryIt {
+        path: path.to_owned(),
+        query: String::new(),
+        inputs,
+        body: Some(example.join("\n")),
+    })
+}
+
+/// `schema`, or the component its `$ref` names.
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str().and_then(|r| r.rsplit('/').next()) {
+        Some(name) => &doc["components"]["schemas"][name],
+        None => schema,
+    }
 }
 
 /// What a path segment must escape: as the page script's
@@ -84,7 +140,7 @@ pub(crate) struct TryQuery {
 /// path with each `{name}` replaced by the value, trimmed and percent-encoded.
 pub(crate) fn target(page: &DocsPage, q: &TryQuery) -> Option<String> {
     let op = page.operations().find(|o| o.id == q.op)?;
-    let form = op.try_it.as_ref()?;
+    let form = op.try_it.as_ref().filter(|f| f.body.is_none())?;
     let mut out = form.path.clone();
     for input in &form.inputs {
         let value = q.values.get(&input.name).map_or("", |v| v.trim());

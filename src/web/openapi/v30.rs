@@ -9,6 +9,8 @@
 //! 3.0 `$ref` takes no sibling); `const` becomes a one-value `enum`; a
 //! schema's `examples` list becomes its first `example`; a numeric
 //! `exclusiveMinimum`/`exclusiveMaximum` becomes the bound and `true`.
+//! A media type without a schema gets the empty one (any value); an
+//! `anyOf` of the `ipv4` and `ipv6` strings is one string of format `ip`.
 //! Members 3.0 does not know (`license.identifier`, `webhooks`,
 //! `jsonSchemaDialect`, `$schema`, `contentMediaType`) are dropped. The
 //! media types' `examples` maps, the operations and everything else are
@@ -132,10 +134,16 @@ fn operation_30(op: &mut Value) {
 }
 
 /// The schemas of the `content` of `holder` (a response or a request body).
+/// A media type without a schema (a fixed document: this one, the API
+/// catalog) gets the empty schema, any value, which says the same: 3.0
+/// tools read a schema-less JSON answer as an error (progenitor panics).
 fn contents_30(holder: &mut Value) {
     if let Some(content) = holder.get_mut("content").and_then(Value::as_object_mut) {
         for media in content.values_mut() {
             convert_member(media, "schema");
+            if let Some(m) = media.as_object_mut() {
+                m.entry("schema").or_insert_with(|| json!({}));
+            }
         }
     }
 }
@@ -144,6 +152,24 @@ fn convert_member(holder: &mut Value, key: &str) {
     if let Some(schema) = holder.get_mut(key) {
         *schema = schema_30(schema);
     }
+}
+
+/// `ip` when `alternatives` are the strings of formats `ipv4` and `ipv6`
+/// and nothing else: an address of either family, as 3.0 tools name it
+/// (progenitor's typify and Dropshot read `ip` as `std::net::IpAddr`; an
+/// `anyOf` of the two became a struct of two options, which no client can
+/// put in a path).
+fn one_address(alternatives: &[Value]) -> Option<&'static str> {
+    let mut formats: Vec<&str> = Vec::new();
+    for a in alternatives {
+        let members = a.as_object()?;
+        if a["type"] != "string" || members.keys().any(|k| k != "type" && k != "format") {
+            return None;
+        }
+        formats.push(a["format"].as_str()?);
+    }
+    formats.sort_unstable();
+    (formats == ["ipv4", "ipv6"]).then_some("ip")
 }
 
 /// One JSON Schema (2020-12, as OpenAPI 3.1 writes it) as an OpenAPI 3.0
@@ -195,7 +221,11 @@ pub(crate) fn schema_30(schema: &Value) -> Value {
                     .map(|v| schema_30(v))
                     .collect();
                 nullable |= rest.len() < alternatives.len();
-                if let ([one], true) = (rest.as_slice(), rest.len() < alternatives.len()) {
+                if let Some(format) = one_address(&rest) {
+                    // IPv4 or IPv6 text: one string of format `ip`.
+                    out.insert("type".into(), "string".into());
+                    out.insert("format".into(), format.into());
+                } else if let ([one], true) = (rest.as_slice(), rest.len() < alternatives.len()) {
                     // Null or one schema: that schema's members here, a
                     // reference alone in an `allOf`.
                     let mut one = one.as_object().cloned().unwrap_or_default();

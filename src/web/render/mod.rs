@@ -30,8 +30,8 @@ pub(crate) mod values;
 mod view;
 
 pub(crate) use self::docs::{
-    DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter, ResponseDoc, SchemaDoc,
-    TryInput, TryIt,
+    BodyDoc, ClientExample, DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter,
+    ResponseDoc, SchemaDoc, TryInput, TryIt,
 };
 pub(crate) use self::i18n::Lang;
 pub(crate) use self::page::{

@@ -10,7 +10,7 @@ use std::fmt::Write;
 use super::super::html_frame::{Frame, document, esc};
 use super::super::view::View;
 use super::cmark;
-use super::{DocsPage, Example, Operation, TryIt, schema_anchor};
+use super::{ClientExample, DocsPage, Example, Operation, TryIt, schema_anchor};
 
 /// The docs page's own style, allowed by its hash ([`super::super::csp`]).
 pub(crate) const DOCS_STYLE: &str = r#"
@@ -27,9 +27,13 @@ pre{background:var(--bg);border:1px solid var(--line);border-radius:.5rem;paddin
 th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}th{font-size:.8rem;color:var(--muted);text-transform:uppercase;letter-spacing:.03em}
 td p{margin:0 0 .3rem}td:first-child{white-space:nowrap}
 form.try{display:flex;flex-wrap:wrap;align-items:end;gap:.5rem;margin:.5rem 0}form.try label{display:flex;flex-direction:column;font-size:.8rem;color:var(--muted);flex:1;min-width:9rem}
+form.try[hidden]{display:none}form.try label:has(textarea){flex-basis:100%}form.try textarea{flex-basis:100%;font:inherit;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9rem;padding:.45rem .6rem;border:1px solid var(--line);border-radius:.5rem;background:var(--bg);color:var(--fg)}
 form.try input,form.try select{font:inherit;font-size:1rem;padding:.45rem .6rem;border:1px solid var(--line);border-radius:.5rem;background:var(--bg);color:var(--fg)}
 pre.live{flex-basis:100%}h4{margin:.6rem 0 .2rem;font-size:.95rem}
 nav#toc summary{cursor:pointer;font-weight:600}nav#toc a[aria-current]{font-weight:700;color:var(--fg)}
+.langs{margin:.4rem 0 .8rem}.langs h4 small{font-weight:400;color:var(--muted)}.langs.tabbed .lang>h4{display:none}
+.langs [role=tablist]{display:flex;flex-wrap:wrap;gap:.3rem;margin:.5rem 0 .2rem}.langs [role=tab]{font:inherit;font-size:.85rem;padding:.2rem .7rem;border:1px solid var(--line);border-radius:.4rem;background:var(--bg);color:var(--fg);cursor:pointer}
+.langs [role=tab][aria-selected=true]{background:#0b5cc0;border-color:#0b5cc0;color:#fff}
 .code{position:relative}.code>pre{padding-right:4.5rem}.code>button.copy{position:absolute;top:.35rem;right:.35rem;background:var(--card)}
 @media(min-width:1024px){main{max-width:1440px}.docs{display:grid;grid-template-columns:19rem minmax(0,1fr);gap:1.5rem;align-items:start}
 nav#toc{position:sticky;top:.5rem;max-height:calc(100vh - 1rem);overflow:auto;margin:1rem 0;font-size:.85rem}nav#toc summary{display:none}
@@ -42,7 +46,9 @@ nav#toc details[open]>ol{max-height:70vh;overflow:auto}[id]{scroll-margin-top:3.
 /// inputs as `/docs/try` would, the answer's status and body as text
 /// (`textContent`: never markup). Allowed by its hash, with `connect-src 'self'`.
 pub(crate) const TRY_SCRIPT: &str = r#"for(const f of document.querySelectorAll("form[data-path]")){f.addEventListener("submit",e=>{e.preventDefault();let p=f.dataset.path.replace(/\{(\w+)\}/g,(m,n)=>encodeURIComponent(f.elements[n].value.trim()));if(f.dataset.query)p+="?"+f.dataset.query;const o=f.querySelector("pre.live");o.hidden=false;o.textContent="GET "+p;fetch(p,{headers:{Accept:"application/json, text/plain;q=0.9"}}).then(r=>r.text().then(t=>{try{t=JSON.stringify(JSON.parse(t),null,2)}catch(_){}o.textContent="GET "+p+"\n"+r.status+"\n\n"+t})).catch(x=>{o.textContent="GET "+p+"\n"+x})})}
-const toc=document.querySelector("nav#toc");if(toc&&window.IntersectionObserver){const links=new Map([...toc.querySelectorAll("a")].map(a=>[a.getAttribute("href").slice(1),a]));const io=new IntersectionObserver(es=>{for(const e of es){const a=links.get(e.target.id);if(e.isIntersecting&&a){for(const b of links.values())b.removeAttribute("aria-current");a.setAttribute("aria-current","location")}}},{rootMargin:"0px 0px -75% 0px"});for(const id of links.keys()){const el=document.getElementById(id);if(el)io.observe(el)}toc.addEventListener("click",e=>{if(e.target.closest("a")&&matchMedia("(max-width:1023.98px)").matches)toc.querySelector("details").open=false})}"#;
+const toc=document.querySelector("nav#toc");if(toc&&window.IntersectionObserver){const links=new Map([...toc.querySelectorAll("a")].map(a=>[a.getAttribute("href").slice(1),a]));const io=new IntersectionObserver(es=>{for(const e of es){const a=links.get(e.target.id);if(e.isIntersecting&&a){for(const b of links.values())b.removeAttribute("aria-current");a.setAttribute("aria-current","location")}}},{rootMargin:"0px 0px -75% 0px"});for(const id of links.keys()){const el=document.getElementById(id);if(el)io.observe(el)}toc.addEventListener("click",e=>{if(e.target.closest("a")&&matchMedia("(max-width:1023.98px)").matches)toc.querySelector("details").open=false})}
+for(const f of document.querySelectorAll("form[data-post]")){f.hidden=false;f.addEventListener("submit",e=>{e.preventDefault();const a=f.elements.body.value.split("\n").map(s=>s.trim()).filter(s=>s!=="");const q=[...f.querySelectorAll("select")].map(s=>s.name+"="+encodeURIComponent(s.value)).join("&");const p=f.dataset.post+(q?"?"+q:"");const o=f.querySelector("pre.live");o.hidden=false;o.textContent="POST "+p;fetch(p,{method:"POST",headers:{"Content-Type":"application/json"},body:JSON.stringify(a)}).then(r=>r.text().then(t=>{try{t=JSON.stringify(JSON.parse(t),null,2)}catch(_){}o.textContent="POST "+p+"\n"+r.status+"\n\n"+t})).catch(x=>{o.textContent="POST "+p+"\n"+x})})}
+const sets=[...document.querySelectorAll("div.langs")];function pick(l){for(const d of sets){for(const p of d.querySelectorAll(".lang"))p.hidden=p.dataset.lang!==l;for(const b of d.querySelectorAll("[role=tab]"))b.setAttribute("aria-selected",String(b.dataset.lang===l))}}for(const d of sets){const bar=document.createElement("div");bar.setAttribute("role","tablist");bar.setAttribute("aria-label","Language");for(const p of d.querySelectorAll(".lang")){const b=document.createElement("button");b.type="button";b.setAttribute("role","tab");b.dataset.lang=p.dataset.lang;b.textContent=p.dataset.name;b.addEventListener("click",()=>pick(b.dataset.lang));bar.append(b)}d.classList.add("tabbed");d.prepend(bar)}if(sets.length)pick("curl");"#;
 
 pub(crate) fn page(d: &DocsPage) -> String {
     let mut body = format!(
@@ -165,9 +171,27 @@ fn operation(body: &mut String, op: &Operation) {
         }
         body.push_str("</tbody></table></div>");
     }
-    if let Some(t) = &op.try_it {
-        try_form(body, &op.id, t);
+    if !op.body.is_empty() {
+        body.push_str("<h4>Request body</h4><div class=\"table\"><table><thead><tr><th>Media type</th><th>Type</th><th>Description</th><th>Example</th></tr></thead><tbody>");
+        for b in &op.body {
+            let _ = write!(
+                body,
+                "<tr><td><code>{}</code>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
+                esc(&b.media_type),
+                if b.required { " (required)" } else { "" },
+                esc(&b.schema),
+                cmark::inline_html(&b.description),
+                esc(&b.example)
+            );
+        }
+        body.push_str("</tbody></table></div>");
     }
+    match &op.try_it {
+        Some(t) if t.body.is_some() => post_form(body, t),
+        Some(t) => try_form(body, &op.id, t),
+        None => {}
+    }
+    clients(body, op);
     for (n, e) in op.examples.iter().enumerate() {
         example(body, &format!("ex-{}-{n}", op.id), e);
     }
@@ -189,6 +213,68 @@ fn operation(body: &mut String, op: &Operation) {
         );
     }
     body.push_str("</tbody></table></div></section>");
+}
+
+/// The call in `curl` (the first example's) and through each generated
+/// client: one after another, each under its heading; tabs with the
+/// page's script ([`TRY_SCRIPT`]), one language chosen for the whole page.
+fn clients(body: &mut String, op: &Operation) {
+    let Some(first) = op.examples.first() else {
+        return;
+    };
+    if op.clients.is_empty() {
+        return;
+    }
+    body.push_str("<div class=\"langs\">");
+    let curl = ClientExample {
+        language: "curl".into(),
+        name: "curl".into(),
+        generator: String::new(),
+        code: first.request.clone(),
+    };
+    for c in std::iter::once(&curl).chain(&op.clients) {
+        let id = format!("call-{}-{}", op.id, c.language);
+        let generator = if c.generator.is_empty() {
+            String::new()
+        } else {
+            format!(" <small>({})</small>", esc(&c.generator))
+        };
+        let _ = write!(
+            body,
+            "<div class=\"lang\" data-lang=\"{}\" data-name=\"{}\"><h4>{}{generator}</h4><div class=\"code\"><pre class=\"client\"><code id=\"{id}\">{}</code></pre>{}</div></div>",
+            esc(&c.language),
+            esc(&c.name),
+            esc(&c.name),
+            esc_pre(&c.code),
+            copy_button(&id)
+        );
+    }
+    body.push_str("</div>");
+}
+
+/// The batch's form: hidden until the page's script shows it (a form
+/// cannot send a JSON body), which sends it and shows the answer.
+fn post_form(body: &mut String, t: &TryIt) {
+    let _ = write!(
+        body,
+        "<form class=\"try\" data-post=\"{}\" hidden><label>Addresses, one a line<textarea name=\"body\" rows=\"4\" spellcheck=\"false\">{}</textarea></label>",
+        esc(&t.path),
+        esc(t.body.as_deref().unwrap_or_default())
+    );
+    for i in &t.inputs {
+        let _ = write!(
+            body,
+            "<label>{}<select name=\"{}\">",
+            esc(&i.label),
+            esc(&i.name)
+        );
+        for o in &i.options {
+            let selected = if *o == i.value { " selected" } else { "" };
+            let _ = write!(body, "<option{selected}>{}</option>", esc(o));
+        }
+        body.push_str("</select></label>");
+    }
+    body.push_str("<button type=\"submit\">Try it</button><pre class=\"live\" aria-live=\"polite\" hidden></pre></form><noscript><p class=\"muted\">Its try-it form needs JavaScript (a form cannot send a JSON body): the curl example below sends the same request.</p></noscript>");
 }
 
 fn try_form(body: &mut String, id: &str, t: &TryIt) {

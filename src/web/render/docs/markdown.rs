@@ -121,8 +121,32 @@ fn operation(out: &mut String, op: &Operation) {
         }
         out.push('\n');
     }
+    if !op.body.is_empty() {
+        out.push_str(
+            "Request body:\n\n| Media type | Type | Description | Example |\n|---|---|---|---|\n",
+        );
+        for b in &op.body {
+            let _ = writeln!(
+                out,
+                "| `{}`{} | {} | {} | `{}` |",
+                b.media_type,
+                if b.required { " (required)" } else { "" },
+                cell(&b.schema),
+                cell(&b.description),
+                b.example
+            );
+        }
+        out.push('\n');
+    }
     for e in &op.examples {
         example(out, e);
+    }
+    for c in &op.clients {
+        let _ = write!(
+            out,
+            "{} ({}):\n\n```{}\n{}\n```\n\n",
+            c.name, c.generator, c.language, c.code
+        );
     }
     out.push_str("| Status | Description | Media types |\n|---|---|---|\n");
     for r in &op.responses {

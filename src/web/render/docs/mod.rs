@@ -62,11 +62,16 @@ pub(crate) struct Operation {
     /// Markdown.
     pub description: String,
     pub parameters: Vec<Parameter>,
+    /// The request body, one row per media type (none for a `GET`).
+    pub body: Vec<BodyDoc>,
     /// The operation's own responses (not the limits').
     pub responses: Vec<ResponseDoc>,
     /// The statuses of the limit answers it can give (see [`DocsPage::limits`]).
     pub limits: Vec<String>,
     pub examples: Vec<Example>,
+    /// The same call through the generated clients (Python, TypeScript,
+    /// Rust), shown after the first `curl` example.
+    pub clients: Vec<ClientExample>,
     /// A form that asks the operation and shows the answer.
     pub try_it: Option<TryIt>,
 }
@@ -81,6 +86,19 @@ pub(crate) struct Parameter {
     pub description: String,
     /// The type and the values it takes, in a few words.
     pub schema: String,
+}
+
+/// A request body in one media type.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BodyDoc {
+    pub media_type: String,
+    pub required: bool,
+    /// Markdown.
+    pub description: String,
+    /// The type, in a few words (`array of string`).
+    pub schema: String,
+    /// The document's example, as JSON.
+    pub example: String,
 }
 
 /// A response of an operation.
@@ -105,6 +123,18 @@ pub(crate) struct Example {
     pub answer: Option<String>,
 }
 
+/// A call of an operation through a generated client, as the suite makes it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ClientExample {
+    /// The tab's key: `python`, `typescript`, `rust`.
+    pub language: String,
+    /// `Python`, ...
+    pub name: String,
+    /// The generator or library.
+    pub generator: String,
+    pub code: String,
+}
+
 /// A try-it form: its inputs fill the operation's path.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct TryIt {
@@ -113,12 +143,15 @@ pub(crate) struct TryIt {
     /// The query the answer is asked with (`format=json`), if any.
     pub query: String,
     pub inputs: Vec<TryInput>,
+    /// For a `POST` (the batch): the body's example, one item a line; the
+    /// inputs are then query parameters, and the form needs the page's script.
+    pub body: Option<String>,
 }
 
 /// An input of a try-it form.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct TryInput {
-    /// The path parameter it fills.
+    /// The path parameter it fills (the query parameter, for a `POST`).
     pub name: String,
     pub label: String,
     /// Filled in.
