@@ -47,6 +47,7 @@ mod language;
 mod light_pages;
 mod links_and_mcp;
 mod mmdb;
+mod network_pages;
 mod operate;
 mod output;
 mod prefix;
