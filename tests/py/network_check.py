@@ -86,8 +86,10 @@ def run(browser, base, out):
             check(in_first_screen(page, "#to-prefixes-link", viewport["height"]), f"{label}: /AS174 way to the prefixes on the first screen")
             page.screenshot(path=os.path.join(out, f"as174-{lang}-{name}.png"))
             page.click("#to-prefixes-link")
-            page.wait_for_timeout(300)
-            check(in_first_screen(page, "#prefix-section h2", viewport["height"]), f"{label}: the link brings the prefixes into view")
+            page.wait_for_function("location.hash === '#prefix-section'")
+            page.wait_for_timeout(800)
+            top = page.evaluate("document.querySelector('#prefix-section h2').getBoundingClientRect().top")
+            check(-2 <= top < viewport["height"] / 2, f"{label}: the link brings the prefixes into view (heading at {top:.0f} px)")
 
             page.fill("#prefix-search input[name=q]", "2001:550")
             page.click("#prefix-search button")

@@ -157,8 +157,8 @@ pub(crate) fn view(p: &AsnPage, view: &View) -> Doc {
 }
 
 /// The countries on the first screen: the largest [`TOP_COUNTRIES`] of
-/// the IPv4 space, then every one of them and those of the IPv6 space
-/// behind "show all" (`<details>`: no script needed).
+/// the IPv4 space, then the others and those of the IPv6 space behind
+/// "show all" (`<details>`: no script needed).
 fn country_tables(info: &AsnInfo, lang: Lang) -> Vec<Block> {
     let all = countries(info, lang);
     let mut out = Vec::new();
@@ -178,12 +178,13 @@ fn country_tables(info: &AsnInfo, lang: Lang) -> Vec<Block> {
             }));
             out.push(Block::all(Kind::Details {
                 id: Some("all-countries"),
-                summary: Msg::ShowAllCountries.fill(lang, &[&lang.count(rows.len() as u128)]),
+                summary: Msg::ShowAllCountries
+                    .fill(lang, &[&lang.count((rows.len() - TOP_COUNTRIES) as u128)]),
                 body: vec![Block::all(Kind::Table {
-                    id: Some("countries-all"),
+                    id: Some("countries-rest"),
                     key: key.clone(),
                     head: head.clone(),
-                    rows: rows.clone(),
+                    rows: rows[TOP_COUNTRIES..].to_vec(),
                 })],
             }));
         } else if !rows.is_empty() {

@@ -169,7 +169,6 @@ fn facts(info: &CountryInfo, lang: Lang) -> Vec<Row> {
         row("name-en", Msg::CountryEn, c.country.to_string()),
         row("name-bn", Msg::CountryBn, or_dash(c.country_bn.as_deref())),
         row("country-code", Msg::CountryCode, c.country_code.to_string()),
-        row("flag", Msg::Flag, c.flag.to_string()),
         row(
             "continent",
             Msg::Continent,
