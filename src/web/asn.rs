@@ -29,7 +29,7 @@ use super::schema::{AsnParam, AsnPathParam, FormatName};
 use super::served::{Served, describe};
 use super::state::AppState;
 use crate::lookup::asn::{AsnError, MAX_QUERY, Prefixes};
-use crate::model::{self, AsnInfo, ErrorCode};
+use crate::model::{self, ErrorCode};
 use axum::routing::get;
 
 /// How many prefixes one page of an AS's answer lists.
@@ -148,9 +148,10 @@ async fn asn_reply(state: &AppState, text: &str, wants: &Wants, route: &Route) -
     } else {
         page_path
     };
-    let links = link_header(&base, &info, wants);
+    let q = info.search.as_ref().map(|s| s.q.as_str());
+    let links = link_header(&base, info.page, q, wants);
     let releases = Releases::of(&state.lookup.db());
-    let mut response = respond(
+    let response = respond(
         Page::Asn(Box::new(AsnPage {
             info,
             releases: Some(releases),
@@ -162,6 +163,12 @@ async fn asn_reply(state: &AppState, text: &str, wants: &Wants, route: &Route) -
             etag: Some(answered.release),
         },
     );
+    with_links(response, links)
+}
+
+/// `response` with the `Link` header of its neighbours, when it is the
+/// page (200) or its revalidation (304).
+pub(crate) fn with_links(mut response: Response, links: Option<HeaderValue>) -> Response {
     let status = response.status();
     if let Some(links) =
         links.filter(|_| status == StatusCode::OK || status == StatusCode::NOT_MODIFIED)
@@ -204,9 +211,15 @@ pub(crate) fn page_number(page: Option<&str>) -> Result<u32, ErrorPage> {
 }
 
 /// `Link: <base?page=N-1>; rel="prev", <base?page=N+1>; rel="next"` (with
-/// the request's `format` and `lang`), `None` for a lone page.
-fn link_header(base: &str, info: &AsnInfo, wants: &Wants) -> Option<HeaderValue> {
-    let (n, pages) = (info.page.number, info.page.pages);
+/// the request's `format`, `lang` and search `q`), `None` for a lone page:
+/// every paged answer's (the AS, prefix and country pages).
+pub(crate) fn link_header(
+    base: &str,
+    page: model::PrefixPage,
+    q: Option<&str>,
+    wants: &Wants,
+) -> Option<HeaderValue> {
+    let (n, pages) = (page.number, page.pages);
     let mut keep = String::new();
     if let Some(f) = wants.format.as_deref().and_then(Format::from_query) {
         let _ = write!(keep, "format={}", f.query_name());
@@ -216,9 +229,9 @@ fn link_header(base: &str, info: &AsnInfo, wants: &Wants) -> Option<HeaderValue>
         let _ = write!(keep, "{sep}lang={}", wants.lang.code());
     }
     // (Checked by `search_text`: only characters a query keeps as they are.)
-    if let Some(q) = &info.search {
+    if let Some(q) = q {
         let sep = if keep.is_empty() { "" } else { "&" };
-        let _ = write!(keep, "{sep}q={}", q.q);
+        let _ = write!(keep, "{sep}q={q}");
     }
     let link = |k: u32| {
         let path = page_link(base, k);
@@ -276,18 +289,9 @@ pub(crate) async fn api_asn_csv(
     super::refusal::charged(&state, &parts, route, response)
 }
 
-/// The error page of an [`AsnError`]: 400, 404 or 503.
-fn asn_error(e: &AsnError) -> ErrorPage {
-    let status = match e {
-        AsnError::Invalid => StatusCode::BAD_REQUEST,
-        AsnError::Unknown(_) | AsnError::NoPage { .. } => StatusCode::NOT_FOUND,
-        AsnError::Busy => StatusCode::SERVICE_UNAVAILABLE,
-    };
-    ErrorPage {
-        input: None,
-        status,
-        body: e.body(),
-    }
+/// The error page of an [`AsnError`]: 400, 404 or 503 (its code's status).
+pub(crate) fn asn_error(e: &AsnError) -> ErrorPage {
+    super::respond::coded(e.body())
 }
 
 /// The routes this module answers.

@@ -53,21 +53,29 @@ pub(crate) async fn api_ip_field(
         Ok(field) => field,
         Err(e) => return unknown_field(e.to_string(), route),
     };
-    let answered = match lookup::parse(&ip) {
-        Ok(ip) => Ok(state.lookup.lookup(ip, rdns_for(field)).await),
-        Err(e) => Err(e),
-    };
-    match answered {
-        Ok(answered) => value(
-            field,
+    ip_field_answer(&state, &ip, field)
+        .await
+        .unwrap_or_else(|page| json_error(page, route))
+}
+
+/// The answer of `field` of the address `ip` (the caller's text), or the
+/// 400 of text that is no address: `/api/v1/ip/{ip}/{field}` and the
+/// page route `/{ip}/{field}` ([`super::network`]) alike.
+pub(crate) async fn ip_field_answer(
+    state: &AppState,
+    ip: &str,
+    field: Field,
+) -> Result<Response, ErrorPage> {
+    let ip = lookup::parse(ip).map_err(|e| invalid_ip(&e))?;
+    let answered = state.lookup.lookup(ip, rdns_for(field)).await;
+    Ok(value(
+        field,
+        &answered.info,
+        Some(&super::respond::answer_tag(
+            &answered.release,
             &answered.info,
-            Some(&super::respond::answer_tag(
-                &answered.release,
-                &answered.info,
-            )),
-        ),
-        Err(e) => json_error(invalid_ip(&e), route),
-    }
+        )),
+    ))
 }
 
 /// `GET /api/v1/me/{field}`.

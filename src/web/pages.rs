@@ -30,7 +30,7 @@ use axum::routing::get;
 /// from the lookup form (`/?ip=...`) to the address page.
 #[utoipa::path(get, path = "/", tag = "pages",
     summary = "The caller's address: bare address for command-line clients, a page for browsers",
-    description = "Command-line clients (curl, Wget, HTTPie, PowerShell, ...) and `Accept: text/plain` get only the caller's address and a newline. Browsers get the HTML page; `Accept: text/markdown` gets Markdown; JSON gives the IpInfo object. `?ip=...` (the lookup form) redirects to the page it names: `/ADDR` for an address, `/AS{asn}` for an AS number. It takes what people paste: surrounding whitespace and quotes, brackets and a port (`[2001:db8::1]:443`, `1.2.3.4:80`), a URL whose host is an address (its scheme, user, port, path and query are dropped), a CIDR length (`8.8.8.0/24`), an IPv6 zone (`fe80::1%eth0`), and AS numbers as `AS15169`, `as15169`, `ASN 15169` or bare digits (`15169`). Anything else is a 400 whose message says why and what to try (a host name is not resolved: the message says how to find its address); the HTML page gives the input back in the box.",
+    description = "Command-line clients (curl, Wget, HTTPie, PowerShell, ...) and `Accept: text/plain` get only the caller's address and a newline. Browsers get the HTML page; `Accept: text/markdown` gets Markdown; JSON gives the IpInfo object. `?ip=...` (the lookup form) redirects to the page it names: `/ADDR` for an address, `/AS{asn}` for an AS number, `/{network}/{length}` for a prefix without host bits (`8.8.8.0/24`), `/country/{cc}` for a country by code or name in English or Bangla (`BD`, `Bangladesh`, or its Bangla name). It takes what people paste: surrounding whitespace and quotes, brackets and a port (`[2001:db8::1]:443`, `1.2.3.4:80`), a URL whose host is an address (its scheme, user, port, path and query are dropped), a CIDR length (`8.8.8.0/24`), an IPv6 zone (`fe80::1%eth0`), and AS numbers as `AS15169`, `as15169`, `ASN 15169` or bare digits (`15169`). Anything else is a 400 whose message says why and what to try (a host name is not resolved: the message says how to find its address); the HTML page gives the input back in the box.",
     params(("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("ip" = Option<IpFormParam>, Query, description = "What to look up (the lookup form), as pasted: an address or an AS number, see above; redirects to its page. Empty or only whitespace means none")),
     responses(
         (status = 200, description = "The caller's address", content((model::IpInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
@@ -393,6 +393,12 @@ pub(crate) const SERVED: &[Served] = &[
     ),
     Served::new(&routes::API_IP_MISSING, |_| get(api_ip_missing), &[]),
     Served::new(&routes::API_IP_FIELD_MISSING, |_| get(api_ip_missing), &[]),
+    // Every method, as the fallback it stands in for.
+    Served::new(
+        &routes::API_UNKNOWN_ONE,
+        |_| axum::routing::any(not_found),
+        &[],
+    ),
     Served::new(
         &routes::HEALTHZ,
         |_| get(healthz),

@@ -66,6 +66,13 @@ pub(crate) const ALL: &[PathParam] = &[
         options: free_text,
     },
     PathParam {
+        name: "length_or_field",
+        label: "Prefix length or field",
+        // The prefix page of `/{network}/{length_or_field}` (`/8.8.8.0/24`).
+        example: || "24".to_owned(),
+        options: free_text,
+    },
+    PathParam {
         name: "prefix",
         label: "Prefix",
         example: || "8.8.8.0/24".to_owned(),
@@ -75,6 +82,13 @@ pub(crate) const ALL: &[PathParam] = &[
         name: "cc",
         label: "Country code",
         example: || "BD".to_owned(),
+        options: free_text,
+    },
+    PathParam {
+        name: "rest",
+        label: "Path",
+        // A path under /api/ that no route names (the API's 404).
+        example: || "v2".to_owned(),
         options: free_text,
     },
     PathParam {

@@ -467,6 +467,16 @@ fn refusal(page: ErrorPage, wants: &Wants, default: Format) -> Response {
     respond(Page::Error(page), &without_query, &reply)
 }
 
+/// The error page of `body`, its HTTP status the code's own
+/// ([`ErrorCode::status`]): what every handler's error type becomes.
+pub(crate) fn coded(body: model::Error) -> ErrorPage {
+    ErrorPage {
+        input: None,
+        status: StatusCode::from_u16(body.error.status()).unwrap_or(StatusCode::BAD_REQUEST),
+        body,
+    }
+}
+
 /// A 400 error page.
 pub(crate) fn bad_request(code: ErrorCode, message: String) -> ErrorPage {
     ErrorPage {

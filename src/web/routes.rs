@@ -150,6 +150,13 @@ pub(crate) const ADDRESS: Route = page("/{ip}", Caching::Shared);
 /// `/AS{asn}`: the page of an autonomous system (`/as{asn}` too, through
 /// [`ADDRESS`]'s handler, which owns every other one-segment path).
 pub(crate) const ASN_PAGE: Route = page("/AS{asn}", Caching::Shared);
+/// `/{network}/{length_or_field}`: the page of a prefix (`/8.8.8.0/24`: digits
+/// after the address), or one field of an address as a line of text
+/// (`/8.8.8.8/country_code`, as `/api/v1/ip/{ip}/{field}`); one route,
+/// its handler dispatching on the second segment ([`super::network`]).
+pub(crate) const PREFIX_PAGE: Route = page("/{network}/{length_or_field}", Caching::Shared);
+/// `/country/{cc}`: the page of a country (`BD`, `bd`).
+pub(crate) const COUNTRY_PAGE: Route = page("/country/{cc}", Caching::Shared);
 /// `/docs`: the API documentation for people.
 pub(crate) const DOCS: Route = page("/docs", Caching::Document);
 /// `/docs/try`: a try-it form of `/docs` without JavaScript; redirects to the answer.
@@ -333,6 +340,13 @@ pub(crate) const ASSETS: Route = Route {
     documented: true,
 };
 
+/// `/api/{rest}`: one segment under `/api/` that no route names (`/api/v2`):
+/// the API's 404 in JSON, as [`API_UNKNOWN`] answers; declared so the
+/// router does not give it to [`PREFIX_PAGE`], which would take it.
+pub(crate) const API_UNKNOWN_ONE: Route = Route {
+    documented: false,
+    ..api("/api/{rest}", Caching::PerCaller)
+};
 /// Any other path under `/api/`: 404 in JSON.
 pub(crate) const API_UNKNOWN: Route = Route {
     documented: false,
@@ -372,6 +386,8 @@ pub(crate) const ALL: &[&Route] = &[
     &ROOT,
     &ADDRESS,
     &ASN_PAGE,
+    &PREFIX_PAGE,
+    &COUNTRY_PAGE,
     &DOCS,
     &ASSETS,
     // For tools and agents.
@@ -395,6 +411,7 @@ pub(crate) const ALL: &[&Route] = &[
     &API_IP_FIELD_MISSING,
     &API_ASN_MISSING,
     &API_PREFIX_ONE,
+    &API_UNKNOWN_ONE,
     &PAGE_UNKNOWN,
 ];
 

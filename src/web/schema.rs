@@ -97,6 +97,21 @@ impl utoipa::PartialSchema for PrefixLengthParam {
 
 impl utoipa::ToSchema for PrefixLengthParam {}
 
+/// The second segment of `/{network}/{length_or_field}`: a prefix length
+/// (the prefix page) or a field of `IpInfo` (the field's value as text).
+pub(crate) struct LengthOrFieldParam;
+
+impl utoipa::PartialSchema for LengthOrFieldParam {
+    fn schema() -> RefOr<Schema> {
+        AnyOfBuilder::new()
+            .item(PrefixLengthParam::schema())
+            .item(FieldParam::schema())
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for LengthOrFieldParam {}
+
 /// A country code parameter: ISO 3166-1 alpha-2, any case.
 pub(crate) struct CountryParam;
 

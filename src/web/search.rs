@@ -3,13 +3,19 @@
 //! `1.2.3.4:80`), a URL whose host is an address (`https://1.2.3.4/x`), a
 //! CIDR length (`8.8.8.0/24`), an IPv6 zone (`fe80::1%eth0`), and AS numbers
 //! (`AS15169`, `as15169`, `ASN 15169`, or bare digits `15169`: nobody types an
-//! address as one integer) all go where the person meant. What is left is
+//! address as one integer) all go where the person meant; so do a prefix
+//! without host bits (`8.8.8.0/24`: its prefix page) and a country, by
+//! code or name in English or Bangla (`BD`, `Bangladesh`, `বাংলাদেশ`: its
+//! country page). What is left is
 //! parsed as strictly as the API parses (`lookup::parse`). An input it
 //! cannot use gets the reason in words and a suggestion ([`Unusable`]).
 
 use std::net::IpAddr;
 
-use crate::lookup::{self, asn::parse_asn};
+use ipnet::IpNet;
+
+use crate::geo::countries::CountryTable;
+use crate::lookup::{self, asn::parse_asn, network::parse_prefix};
 use crate::model::ErrorCode;
 
 /// The most characters of an input that are read: far past any address,
@@ -23,6 +29,10 @@ pub(crate) enum Target {
     Address(IpAddr),
     /// The page of this AS, `/AS{asn}`.
     Asn(u32),
+    /// The page of this prefix, `/{network}/{length}`.
+    Prefix(IpNet),
+    /// The page of this country (its code), `/country/{cc}`.
+    Country(&'static str),
 }
 
 impl Target {
@@ -31,6 +41,8 @@ impl Target {
         match self {
             Target::Address(ip) => format!("/{}", crate::address::text(ip)),
             Target::Asn(asn) => format!("/AS{asn}"),
+            Target::Prefix(net) => format!("/{}", crate::address::net_text(&net)),
+            Target::Country(code) => format!("/country/{code}"),
         }
     }
 }
@@ -110,6 +122,13 @@ pub(crate) fn read(raw: &str) -> Result<Target, Unusable> {
     if let Some(asn) = asn(text) {
         return asn;
     }
+    // A prefix as it is written (host bits set: the address's page).
+    if let Ok(net) = parse_prefix(text) {
+        return Ok(Target::Prefix(net));
+    }
+    if let Some(code) = country(text) {
+        return Ok(Target::Country(code));
+    }
     let host = host(text);
     if let Ok(ip) = lookup::parse(host) {
         return Ok(Target::Address(ip));
@@ -153,6 +172,22 @@ fn asn(text: &str) -> Option<Result<Target, Unusable>> {
             .map(Target::Asn)
             .map_err(|_| Unusable::AsnTooLarge(cut(text))),
     )
+}
+
+/// A country's code for its code in any case (`BD`, `bd`) or its name in
+/// English (any case) or Bangla.
+fn country(text: &str) -> Option<&'static str> {
+    let table = CountryTable::embedded().ok()?;
+    if text.len() == 2 {
+        return table
+            .get(&text.to_ascii_uppercase())
+            .map(|c| c.code.as_str());
+    }
+    let folded = text.to_lowercase();
+    table
+        .iter()
+        .find(|c| c.name.to_lowercase() == folded || c.name_bn.as_deref() == Some(text))
+        .map(|c| c.code.as_str())
 }
 
 /// The host part of what was pasted: a URL's authority without user info,
@@ -270,8 +305,15 @@ mod tests {
             ("http://1.2.3.4:8080/a?b=c#d", "/1.2.3.4"),
             ("http://user:pw@[2001:db8::1]:8443/", "/2001:db8::1"),
             ("https://[2001:4860:4860::8888]", "/2001:4860:4860::8888"),
-            ("8.8.8.0/24", "/8.8.8.0"),
-            ("2001:db8::/32", "/2001:db8::"),
+            ("8.8.8.0/24", "/8.8.8.0/24"),
+            ("2001:db8::/32", "/2001:db8::/32"),
+            ("8.8.8.8/24", "/8.8.8.8"),
+            ("BD", "/country/BD"),
+            ("bd", "/country/BD"),
+            ("Bangladesh", "/country/BD"),
+            ("bangladesh", "/country/BD"),
+            ("বাংলাদেশ", "/country/BD"),
+            ("United States", "/country/US"),
             ("fe80::1%eth0", "/fe80::1"),
             ("2001:4860:4860:0:0:0:0:8888", "/2001:4860:4860::8888"),
             ("AS15169", "/AS15169"),

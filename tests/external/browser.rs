@@ -236,6 +236,42 @@ fn the_face_of_the_pages_in_headless_chromium() {
     }
 }
 
+/// Issue 30 in Chromium at 1280 x 800 and 390 x 844, English and Bangla
+/// (`network_check.py`): on /AS174 the way to the prefixes on the first
+/// screen; its search form (`?q=2001:550`, no script needed) finds AS174's
+/// prefixes, as many as the JSON; the address page's range link opens its
+/// prefix page; /country/BD lists its ASes, linked. The first screens of
+/// /AS174, /8.8.8.0/24 and /country/BD go to `docs/screenshots/` as the
+/// face check's do.
+#[test]
+fn the_network_pages_in_headless_chromium() {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("network-screenshots");
+    let _ = std::fs::remove_dir_all(&out);
+    let stdout = run_script(
+        "network_check.py",
+        &server().1,
+        &["--out", out.to_str().unwrap()],
+    );
+    assert!(stdout.contains("OK: "), "{stdout}");
+    let docs = manifest_dir().join("docs/screenshots");
+    let update = std::env::var("IPLOOKUP_UPDATE_SCREENSHOTS").is_ok_and(|v| v == "1");
+    for page in ["as174", "prefix", "country"] {
+        for lang in ["en", "bn"] {
+            for (device, width) in [("desktop", 1280), ("phone", 390)] {
+                let name = format!("{page}-{lang}-{device}.png");
+                let shot = out.join(&name);
+                assert_png(&shot, width);
+                let target = docs.join(&name);
+                if update || !target.exists() {
+                    std::fs::create_dir_all(&docs).unwrap();
+                    std::fs::copy(&shot, &target).unwrap();
+                    println!("wrote {}", target.display());
+                }
+            }
+        }
+    }
+}
+
 /// The "Look up" button in the dark colour scheme: white text on #6aa9ff.
 #[test]
 fn text_contrast_meets_wcag_aa_in_both_schemes() {

@@ -49,6 +49,7 @@ mod light_pages;
 mod links_and_mcp;
 mod messages;
 mod mmdb;
+mod network_pages;
 mod operate;
 mod output;
 mod prefix;

@@ -37,7 +37,7 @@ fn form(input: &str) -> String {
 }
 
 #[test]
-fn pasted_addresses_and_as_numbers_go_to_their_page() {
+fn pasted_addresses_as_numbers_prefixes_and_countries_go_to_their_page() {
     for (input, location) in [
         (" 8.8.8.8 ", "/8.8.8.8"),
         ("\t8.8.8.8\r\n", "/8.8.8.8"),
@@ -50,7 +50,13 @@ fn pasted_addresses_and_as_numbers_go_to_their_page() {
             "http://[2001:4860:4860::8888]:8080/path?q=1",
             "/2001:4860:4860::8888",
         ),
-        ("8.8.8.0/24", "/8.8.8.0"),
+        ("8.8.8.0/24", "/8.8.8.0/24"),
+        ("8.8.8.8/24", "/8.8.8.8"),
+        ("2001:4860::/32", "/2001:4860::/32"),
+        ("BD", "/country/BD"),
+        ("bd", "/country/BD"),
+        ("Bangladesh", "/country/BD"),
+        ("বাংলাদেশ", "/country/BD"),
         ("fe80::1%eth0", "/fe80::1"),
         ("\"8.8.8.8\"", "/8.8.8.8"),
         ("AS15169", "/AS15169"),

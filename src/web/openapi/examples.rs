@@ -15,6 +15,8 @@ use super::super::batch;
 use super::super::field::field_text;
 use super::super::ifconfig;
 use super::super::negotiate::Format;
+use super::super::render::country_view::CountryAnswer;
+use super::super::render::prefix_view::PrefixAnswer;
 use super::super::render::{AsnPage, Example, LookupKind, LookupPage, Page, View};
 use crate::fields::Field;
 use crate::lookup::Lookup;
@@ -214,6 +216,52 @@ pub(crate) fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
                 "/AS15169",
                 text,
                 asn(Format::Text),
+            )],
+        ),
+        (
+            "prefix_page",
+            vec![
+                example(
+                    "The page of a prefix, as a terminal gets it",
+                    &format!("/{PREFIX}"),
+                    text,
+                    lookup
+                        .prefix_now(PREFIX, super::super::asn::PER_PAGE)
+                        .ok()
+                        .and_then(|info| {
+                            let answer = PrefixAnswer {
+                                info,
+                                releases: None,
+                            };
+                            let page = Page::Resource(std::sync::Arc::new(answer));
+                            String::from_utf8(page.render(Format::Text, &View::default())).ok()
+                        }),
+                ),
+                example(
+                    "One field of an address, ifconfig.co style",
+                    &format!("/{V4}/asn"),
+                    text,
+                    field(V4, Field::Asn),
+                ),
+            ],
+        ),
+        (
+            "country_page",
+            vec![example(
+                "The page of a country, as a terminal gets it",
+                &format!("/country/{COUNTRY}"),
+                text,
+                lookup
+                    .country_now(COUNTRY, super::super::asn::PER_PAGE)
+                    .ok()
+                    .and_then(|info| {
+                        let answer = CountryAnswer {
+                            info,
+                            releases: None,
+                        };
+                        let page = Page::Resource(std::sync::Arc::new(answer));
+                        String::from_utf8(page.render(Format::Text, &View::default())).ok()
+                    }),
             )],
         ),
         (

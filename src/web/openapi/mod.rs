@@ -28,7 +28,7 @@ use super::render::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, DocsPage, Page};
 use super::respond::{Reply, Wants, bad_request, error_on, respond};
 use super::schema::{
     AsnParam, AsnPathParam, BatchFormatName, CountryParam, DocsJson, FieldParam, FormatName,
-    IpFormParam, IpParam, PrefixLengthParam,
+    IpFormParam, IpParam, LengthOrFieldParam, PrefixLengthParam,
 };
 use super::served::{Served, describe};
 use super::state::AppState;
@@ -105,7 +105,7 @@ pub(crate) fn all_served() -> impl Iterator<Item = &'static Served> {
         description = "Look up any IPv4 or IPv6 address: location (country, country centroid, time zone, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key. Every page is also available as JSON, plain text, Markdown and HTML (`?format=json|text|md|html` or the `Accept` header).\n\nData: IP Geolocation by DB-IP (https://db-ip.com), IP to Country Lite and IP to ASN Lite, licensed CC BY 4.0; ASN data also from RouteViews and NRO (CC BY 4.0); country metadata from Unicode CLDR, Natural Earth and libphonenumber. Coordinates are country centroids, not street addresses.",
         license(name = "Data: CC BY 4.0 (IP Geolocation by DB-IP)", url = "https://creativecommons.org/licenses/by/4.0/"),
     ),
-    components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, BatchFormatName, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnPrefixCount, model::PrefixPage, model::AddressCounts, model::AsnCountry, model::AsnCountryV6, model::AsPrefix, model::AsPrefixDetails, model::PrefixSearch, model::SpecialAsnInfo, model::CountryFacts, model::CountryInfo, model::CountryAs, model::RowCount, model::PrefixInfo, model::PrefixRow, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam, PrefixLengthParam, CountryParam)),
+    components(schemas(model::IpInfo, model::Location, model::Network, model::SpecialPurpose, model::Error, BatchFormatName, model::ErrorCode, model::Accuracy, model::AsnInfo, model::AsnPrefixes, model::AsnPrefixCount, model::PrefixPage, model::AddressCounts, model::AsnCountry, model::AsnCountryV6, model::AsPrefix, model::AsPrefixDetails, model::PrefixSearch, model::SpecialAsnInfo, model::CountryFacts, model::CountryInfo, model::CountryAs, model::RowCount, model::PrefixInfo, model::PrefixRow, AsnParam, AsnPathParam, FormatName, IpParam, IpFormParam, FieldParam, PrefixLengthParam, LengthOrFieldParam, CountryParam)),
     tags(
         (name = "lookup", description = "The address API: the caller's address, any address, one field of either, many addresses at once, an autonomous system, a prefix, a country, and ifconfig.co's one-line routes (`/ip`, `/country`, ...). JSON by default (a single field and ifconfig.co's lines are plain text); every lookup also answers as text, Markdown and HTML."),
         (name = "pages", description = "Pages for people and terminals: HTML for browsers, aligned text for `curl`, Markdown and JSON on request."),

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::doc::{Block, Cell, Inline, Kind};
+use super::doc::{Block, Cell, Inline, Kind, Link};
 use super::html_frame::{esc, flag_img_lazy};
 use super::i18n::{Lang, Msg};
 use super::map;
@@ -35,7 +35,12 @@ pub(super) fn countries(info: &AsnInfo, lang: Lang) -> Kind {
                 Cell {
                     text: vec![
                         Inline::Html(flag),
-                        Inline::Text(format!(" {}", country_name(c, lang))),
+                        Inline::text(" "),
+                        Link::new(
+                            country_name(c, lang),
+                            format!("/country/{}", c.country_code),
+                        )
+                        .into(),
                     ],
                     ..Cell::default()
                 },
@@ -104,7 +109,11 @@ pub(super) fn md_countries(info: &AsnInfo, lang: Lang) -> Kind {
             vec![
                 Cell {
                     text: vec![
-                        Inline::Text(country_name(c, lang)),
+                        Link::new(
+                            country_name(c, lang),
+                            format!("/country/{}", c.country_code),
+                        )
+                        .into(),
                         Inline::text(" ("),
                         Inline::text(&c.country_code),
                         Inline::text(")"),
@@ -156,7 +165,6 @@ pub(super) fn country_name(c: &crate::model::AsnCountry, lang: Lang) -> String {
 /// The world map with each country of the AS's IPv4 space drawn over it,
 /// more opaque for a larger share (relative to the largest).
 pub(super) fn share_map(info: &AsnInfo, lang: Lang) -> String {
-    let largest = info.countries.iter().map(|c| c.share).fold(0.0, f64::max);
     let mut svg = String::from(map::map_open_tag());
     let _ = write!(
         svg,
@@ -167,11 +175,7 @@ pub(super) fn share_map(info: &AsnInfo, lang: Lang) -> String {
         let Some(d) = map::outline(&c.country_code) else {
             continue;
         };
-        let opacity = if largest > 0.0 {
-            0.3 + 0.7 * (c.share / largest).sqrt()
-        } else {
-            1.0
-        };
+        let opacity = shade(c.share);
         let _ = write!(
             svg,
             "<path class=\"hit\" id=\"{}\" fill-opacity=\"{opacity:.2}\" d=\"{}\"><title>{} {}</title></path>",
@@ -183,7 +187,96 @@ pub(super) fn share_map(info: &AsnInfo, lang: Lang) -> String {
     }
     svg.push_str("</svg>");
     format!(
-        "<figure class=\"map\" aria-label=\"{}\">{svg}</figure>",
-        esc(Msg::AsMap.text(lang))
+        "<figure class=\"map\" aria-label=\"{}\">{svg}{}</figure>",
+        esc(Msg::AsMap.text(lang)),
+        legend(lang)
     )
+}
+
+/// The map's colour scale: a share's band, from under 1% to half or more
+/// (the lower bound of each, and its opacity). A fixed scale, so a small
+/// share looks small whatever the largest is.
+const BANDS: [(f64, f64); 5] = [
+    (0.0, 0.12),
+    (0.01, 0.3),
+    (0.05, 0.5),
+    (0.2, 0.72),
+    (0.5, 0.95),
+];
+
+/// The opacity of a country holding `share` of the AS's addresses.
+pub(super) fn shade(share: f64) -> f64 {
+    BANDS
+        .iter()
+        .rev()
+        .find(|(from, _)| share >= *from)
+        .map_or(BANDS[0].1, |(_, o)| *o)
+}
+
+/// The legend of the scale: a swatch per band and the share it starts at.
+fn legend(lang: Lang) -> String {
+    let mut svg = format!(
+        "<svg class=\"legend\" viewBox=\"0 0 500 22\" role=\"img\" aria-label=\"{}\">",
+        esc(Msg::MapScale.text(lang))
+    );
+    for (i, (from, opacity)) in BANDS.iter().enumerate() {
+        let x = i * 100;
+        let label = if i == 0 {
+            format!("< {}", lang.percent(BANDS[1].0))
+        } else {
+            format!("≥ {}", lang.percent(*from))
+        };
+        let _ = write!(
+            svg,
+            "<path class=\"hit\" fill-opacity=\"{opacity}\" d=\"M{x} 4h24v14h-24z\"/><text x=\"{}\" y=\"16\" font-size=\"13\" fill=\"currentColor\">{}</text>",
+            x + 30,
+            esc(&label)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// The countries of the IPv6 space as a table: name (linked), addresses, share.
+pub(super) fn countries_v6(info: &AsnInfo, lang: Lang) -> Kind {
+    let cell = |text: Vec<Inline>, number| Cell {
+        text,
+        number,
+        class: None,
+    };
+    let rows = info
+        .countries_v6
+        .iter()
+        .map(|c| {
+            let name = match lang {
+                Lang::Bn => CountryTable::embedded()
+                    .ok()
+                    .and_then(|t| t.get(&c.country_code))
+                    .and_then(|row| row.name_bn.clone())
+                    .unwrap_or_else(|| c.country.to_string()),
+                Lang::En => c.country.to_string(),
+            };
+            let n: u128 = c.addresses.parse().unwrap_or(0);
+            vec![
+                cell(
+                    vec![Link::new(name, format!("/country/{}", c.country_code)).into()],
+                    false,
+                ),
+                cell(vec![Inline::Num(lang.count(n))], true),
+                cell(vec![Inline::Num(lang.percent(c.share))], true),
+            ]
+        })
+        .collect();
+    Kind::Table {
+        id: Some("countries-v6"),
+        key: Msg::Country.text(lang).to_owned(),
+        head: [
+            (Msg::Country, false),
+            (Msg::AddressesV6, true),
+            (Msg::Share, true),
+        ]
+        .map(|(m, n)| cell(vec![Inline::text(m.text(lang))], n))
+        .to_vec(),
+        rows,
+    }
 }

@@ -3,9 +3,10 @@
 //! coloured by share), one page of its prefixes (`?page=N`, filterable in
 //! place by the pages' script), the pager, the CSV and the other formats.
 
-use super::asn_countries::{countries, country_name, md_countries, share_map};
+use super::asn_countries::{countries, countries_v6, country_name, md_countries, share_map};
 use super::doc::{Block, Doc, Inline, Kind, Link, Only, Row};
 use super::error_view::text_row;
+use super::html_frame::esc;
 use super::i18n::{Lang, Msg};
 use super::lookup_view::{attribution, format_links, para, source};
 use super::page::{AsnPage, asn_csv_link, asn_links, page_link, page_span, slash48s};
@@ -69,6 +70,28 @@ pub(crate) fn view(p: &AsnPage, view: &View) -> Doc {
             },
         ),
         Block::only(
+            Only::HTML,
+            Kind::Para {
+                id: Some("to-prefixes"),
+                class: None,
+                text: vec![
+                    Link {
+                        id: Some("to-prefixes-link"),
+                        ..Link::new(
+                            Msg::ToPrefixes.fill(
+                                lang,
+                                &[&lang.count(u128::from(
+                                    info.prefix_count.v4 + info.prefix_count.v6,
+                                ))],
+                            ),
+                            "#prefix-section",
+                        )
+                    }
+                    .into(),
+                ],
+            },
+        ),
+        Block::only(
             Only::MARKDOWN,
             Kind::Rows {
                 head: (!bn).then_some(["Field", "Value"]),
@@ -79,7 +102,7 @@ pub(crate) fn view(p: &AsnPage, view: &View) -> Doc {
             },
         ),
     ];
-    if !info.countries.is_empty() {
+    if !info.countries.is_empty() || !info.countries_v6.is_empty() {
         blocks.push(Block::only(
             Only::HTML,
             Kind::Section {
@@ -96,7 +119,7 @@ pub(crate) fn view(p: &AsnPage, view: &View) -> Doc {
                             id: None,
                             class: None,
                             title: None,
-                            body: vec![Block::all(countries(info, lang))],
+                            body: country_tables(info, lang),
                         }),
                     ],
                 })],
@@ -120,13 +143,98 @@ pub(crate) fn view(p: &AsnPage, view: &View) -> Doc {
         )),
     ));
     blocks.push(Block::only(Only::MARKDOWN, attribution()));
+    let title = match info.organization.trim() {
+        "" => format!("AS{}", info.asn),
+        org => format!("AS{} {org}", info.asn),
+    };
     Doc {
-        title: format!("AS{}", info.asn),
+        title,
         canonical: this,
         releases: p.releases.clone(),
         script: true,
         blocks,
     }
+}
+
+/// The countries on the first screen: the largest [`TOP_COUNTRIES`] of
+/// the IPv4 space, then the others and those of the IPv6 space behind
+/// "show all" (`<details>`: no script needed).
+fn country_tables(info: &AsnInfo, lang: Lang) -> Vec<Block> {
+    let all = countries(info, lang);
+    let mut out = Vec::new();
+    if let Kind::Table {
+        id,
+        key,
+        head,
+        rows,
+    } = &all
+    {
+        if rows.len() > TOP_COUNTRIES {
+            out.push(Block::all(Kind::Table {
+                id: *id,
+                key: key.clone(),
+                head: head.clone(),
+                rows: rows[..TOP_COUNTRIES].to_vec(),
+            }));
+            out.push(Block::all(Kind::Details {
+                id: Some("all-countries"),
+                summary: Msg::ShowAllCountries
+                    .fill(lang, &[&lang.count((rows.len() - TOP_COUNTRIES) as u128)]),
+                body: vec![Block::all(Kind::Table {
+                    id: Some("countries-rest"),
+                    key: key.clone(),
+                    head: head.clone(),
+                    rows: rows[TOP_COUNTRIES..].to_vec(),
+                })],
+            }));
+        } else if !rows.is_empty() {
+            out.push(Block::all(all.clone()));
+        }
+    }
+    if !info.countries_v6.is_empty() {
+        out.push(Block::all(Kind::Details {
+            id: Some("v6-countries"),
+            summary: Msg::CountriesV6.fill(lang, &[&lang.count(info.countries_v6.len() as u128)]),
+            body: vec![Block::all(countries_v6(info, lang))],
+        }));
+    }
+    out
+}
+
+/// How many countries the first screen of an AS page shows.
+const TOP_COUNTRIES: usize = 10;
+
+/// The search over every prefix of the AS (`?q=`, answered by the server,
+/// so it works without a script), holding the current search.
+fn search_form(info: &AsnInfo, view: &View, path: &str) -> String {
+    let lang = view.lang;
+    let hidden = if view.lang_in_query {
+        format!(
+            "<input type=\"hidden\" name=\"lang\" value=\"{}\">",
+            lang.code()
+        )
+    } else {
+        String::new()
+    };
+    let q = info.search.as_ref().map_or("", |s| s.q.as_str());
+    let mut form = format!(
+        "<form id=\"prefix-search\" action=\"{}\" method=\"get\" role=\"search\"><input name=\"q\" value=\"{}\" placeholder=\"2001:550, 154.\" aria-label=\"{}\" autocomplete=\"off\" spellcheck=\"false\" maxlength=\"64\">{hidden}<button type=\"submit\">{}</button></form>",
+        esc(path),
+        esc(q),
+        esc(Msg::SearchPrefixes.text(lang)),
+        esc(Msg::SearchButton.text(lang)),
+    );
+    if let Some(s) = &info.search {
+        let found = Msg::SearchFound.fill(
+            lang,
+            &[
+                &lang.count(u128::from(s.matches.v4 + s.matches.v6)),
+                &format!("“{}”", s.q),
+            ],
+        );
+        form.push_str(&format!("<p id=\"search-found\">{}</p>", esc(&found)));
+    }
+    form
 }
 
 /// The summary as (key, value) rows: the JSON's names in English, the
@@ -373,13 +481,19 @@ fn prefixes(info: &AsnInfo, view: &View, path: &str) -> Kind {
             &lang.count(u128::from(total)),
         ],
     );
+    // The other pages of a search keep it (`q` holds only characters a
+    // query keeps as they are: `search_text` in the handler).
+    let paged = match &info.search {
+        Some(s) => format!("{path}?q={}", s.q),
+        None => path.to_owned(),
+    };
     let pager = |label| Kind::Pager {
         prev: (n > 1)
             .then(|| Link {
                 rel: Some("prev"),
                 ..Link::new(
                     format!("← {}", Msg::Previous.text(lang)),
-                    view.href(&page_link(path, n - 1)),
+                    view.href(&page_link(&paged, n - 1)),
                 )
             })
             .map(Box::new),
@@ -389,7 +503,7 @@ fn prefixes(info: &AsnInfo, view: &View, path: &str) -> Kind {
                 rel: Some("next"),
                 ..Link::new(
                     format!("{} →", Msg::Next.text(lang)),
-                    view.href(&page_link(path, n + 1)),
+                    view.href(&page_link(&paged, n + 1)),
                 )
             })
             .map(Box::new),
@@ -400,17 +514,38 @@ fn prefixes(info: &AsnInfo, view: &View, path: &str) -> Kind {
         label,
     };
     let listed = info.prefixes.v4.len() + info.prefixes.v6.len();
-    let items = info
-        .prefixes
-        .v4
-        .iter()
-        .chain(&info.prefixes.v6)
-        .map(|prefix| {
-            let link = range_link(prefix).unwrap_or_default();
-            vec![Link::new(prefix, view.href(&link)).into()]
-        })
-        .collect();
+    let details = &info.prefix_details;
+    let items = if details.v4.len() + details.v6.len() == listed {
+        details
+            .v4
+            .iter()
+            .chain(&details.v6)
+            .map(|p| {
+                let link = range_link(&p.prefix).unwrap_or_default();
+                let size: u128 = p.addresses.parse().unwrap_or(0);
+                vec![
+                    Link::new(&p.prefix, view.href(&link)).into(),
+                    Inline::text(format!(
+                        " {} · {}",
+                        p.country_code.as_deref().unwrap_or("-"),
+                        lang.count(size)
+                    )),
+                ]
+            })
+            .collect()
+    } else {
+        info.prefixes
+            .v4
+            .iter()
+            .chain(&info.prefixes.v6)
+            .map(|prefix| {
+                let link = range_link(prefix).unwrap_or_default();
+                vec![Link::new(prefix, view.href(&link)).into()]
+            })
+            .collect()
+    };
     let mut body = vec![
+        Block::all(Kind::Raw(search_form(info, view, path))),
         Block::all(pager(None)),
         Block::all(Kind::Filter {
             label: Msg::FilterPrefixes.text(lang).to_owned(),

@@ -101,6 +101,13 @@ pub(crate) enum Kind {
         title: Option<String>,
         body: Vec<Block>,
     },
+    /// Blocks shown on request: in HTML a `<details>` (no script needed)
+    /// whose `<summary>` is `summary`; the other formats write the body.
+    Details {
+        id: Option<&'static str>,
+        summary: String,
+        body: Vec<Block>,
+    },
     /// Where a page of a long list is, and the links to the others: in
     /// HTML a `<nav>` (the previous page, the position, the next page,
     /// then `also`), `label`: its `aria-label`.

@@ -85,6 +85,16 @@ fn blocks(list: &[Block], view: &View, out: &mut String) {
                 blocks(body, view, out);
                 let _ = write!(out, "</{tag}>");
             }
+            Kind::Details { id, summary, body } => {
+                let _ = write!(
+                    out,
+                    "<details{}><summary>{}</summary>",
+                    attr("id", *id),
+                    esc(summary)
+                );
+                blocks(body, view, out);
+                out.push_str("</details>");
+            }
             Kind::Pager {
                 prev,
                 position,

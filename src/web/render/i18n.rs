@@ -316,7 +316,7 @@ catalogue! {
     SpecialNoLocation => "a special-purpose address, no location", "একটি বিশেষ-উদ্দেশ্যের ঠিকানা, কোনো অবস্থান নেই";
     PrivateNoLocation => "Private or special-purpose address: no location", "ব্যক্তিগত বা বিশেষ-উদ্দেশ্যের ঠিকানা: কোনো অবস্থান নেই";
     LookUp => "Look up", "খুঁজুন";
-    LookUpPlaceholder => "IPv4 or IPv6 address, or AS number", "IPv4 বা IPv6 ঠিকানা, অথবা AS নম্বর";
+    LookUpPlaceholder => "Address, prefix, AS number or country", "ঠিকানা, প্রিফিক্স, AS নম্বর বা দেশ";
     Copy => "Copy", "কপি";
     Copied => "Copied", "কপি হয়েছে";
     CommandFor => "Command that prints it", "যে কমান্ড এটি দেখায়";
@@ -374,6 +374,27 @@ catalogue! {
     HealthRefused => "refused {}", "{}: বাতিল ফাইল";
     FlagsCreditName => "Flags:", "পতাকা:";
     StatusOk => "ok", "ঠিক আছে";
+    Prefix => "Prefix", "প্রিফিক্স";
+    Covering => "Covering prefix in the data", "ডেটায় একে ধারণকারী প্রিফিক্স";
+    NoCovering => "none: the prefix spans several rows of the data", "নেই: প্রিফিক্সটি ডেটার একাধিক সারিতে ছড়ানো";
+    DataRows => "Rows of the data", "ডেটার সারি";
+    MoreSpecific => "More specific prefixes", "আরও নির্দিষ্ট প্রিফিক্স";
+    NoData => "no data", "তথ্য নেই";
+    RowsPageOf => "Page {} of {}: rows {} to {} of {}", "পৃষ্ঠা {} / {}: {} থেকে {} নম্বর সারি, মোট {}";
+    TimeZones => "Time zones", "সময় অঞ্চলসমূহ";
+    WorldShare => "{} of the world's", "বিশ্বের {}";
+    CountryAses => "Its autonomous systems, by the addresses they hold there", "এর অটোনোমাস সিস্টেম, সেখানে তাদের ঠিকানার সংখ্যা অনুযায়ী";
+    AsesPageOf => "Page {} of {}: ASes {} to {} of {}", "পৃষ্ঠা {} / {}: {} থেকে {} নম্বর AS, মোট {}";
+    Flag => "Flag", "পতাকা";
+    AsCount => "Autonomous systems", "অটোনোমাস সিস্টেম";
+    Rank => "Rank", "ক্রম";
+    MapScale => "The map's scale: the share of the AS's IPv4 addresses", "মানচিত্রের মাপকাঠি: AS-এর IPv4 ঠিকানার অংশ";
+    ShowAllCountries => "Show the other {} countries of its IPv4 space", "এর IPv4 ঠিকানার বাকি {}টি দেশ দেখুন";
+    CountriesV6 => "Countries of its IPv6 space ({})", "এর IPv6 ঠিকানার দেশ ({}টি)";
+    ToPrefixes => "Its prefixes ({}) ↓", "এর প্রিফিক্স ({}টি) ↓";
+    SearchPrefixes => "Search all its prefixes", "এর সব প্রিফিক্সে খুঁজুন";
+    SearchButton => "Search", "খুঁজুন";
+    SearchFound => "{} prefixes match {}", "{}টি প্রিফিক্স {} এর সাথে মেলে";
 }
 
 #[cfg(test)]

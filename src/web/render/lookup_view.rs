@@ -452,7 +452,12 @@ fn summary(p: &LookupPage, view: &View) -> Vec<Inline> {
                 Inline::Html(flag),
                 Inline::Span {
                     id: Some("country"),
-                    text: vec![Inline::text(name.to_string())],
+                    text: vec![match &l.country_code {
+                        Some(cc) => {
+                            Link::new(name.to_string(), view.href(&format!("/country/{cc}"))).into()
+                        }
+                        None => Inline::text(name.to_string()),
+                    }],
                 },
             ]));
         }

@@ -62,6 +62,7 @@ fn blocks(list: &[Block], parts: &mut Vec<String>) {
                 }
                 blocks(body, parts);
             }
+            Kind::Details { body, .. } => blocks(body, parts),
             Kind::Line(line) => parts.push(line.clone()),
             Kind::Rows { .. } | Kind::Kicker(_) | Kind::Form(_) | Kind::Raw(_) => {}
             Kind::Pager { .. } | Kind::Filter { .. } => {}

@@ -313,10 +313,11 @@ pub(crate) fn asn_csv_link(asn: u32) -> String {
 
 /// `path` for page `n` of the prefixes (page 1 is the path itself).
 pub(crate) fn page_link(path: &str, n: u32) -> String {
+    let sep = if path.contains('?') { '&' } else { '?' };
     if n <= 1 {
         path.to_owned()
     } else {
-        format!("{path}?page={n}")
+        format!("{path}{sep}page={n}")
     }
 }
 

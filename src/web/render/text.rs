@@ -31,7 +31,9 @@ fn collect(blocks: &[Block], lines: &mut String, rows: &mut Vec<(String, String)
                 let cells: Vec<String> = cells.iter().map(|c| plain(&c.text)).collect();
                 (key.clone(), cells.join(" "))
             })),
-            Kind::Section { body, .. } => collect(body, lines, rows),
+            Kind::Section { body, .. } | Kind::Details { body, .. } => {
+                collect(body, lines, rows);
+            }
             Kind::Line(line) => {
                 lines.push_str(line);
                 lines.push('\n');

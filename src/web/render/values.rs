@@ -115,12 +115,10 @@ pub(crate) fn location(p: &LookupPage, lang: Lang) -> Vec<Row> {
         Lang::Bn => &["country_bn"],
     };
     if let Some(name) = own.as_ref().or(l.country.as_ref()) {
-        rows.push(row(
-            "country-name",
-            Msg::Country,
-            name.to_string(),
-            own_field,
-        ));
+        rows.push(Row {
+            link: l.country_code.as_ref().map(|c| format!("/country/{c}")),
+            ..row("country-name", Msg::Country, name.to_string(), own_field)
+        });
     }
     if let Some(name) = other {
         let fields: &'static [&'static str] = if other_field == "country" {
@@ -221,10 +219,10 @@ pub(crate) fn location(p: &LookupPage, lang: Lang) -> Vec<Row> {
     rows
 }
 
-/// The address page of a range's first address (`8.8.8.0/24` -> `/8.8.8.0`).
+/// The page of a range, its prefix page (`8.8.8.0/24` -> `/8.8.8.0/24`).
 pub(crate) fn range_link(range: &str) -> Option<String> {
     let net: ipnet::IpNet = range.parse().ok()?;
-    Some(format!("/{}", net.network()))
+    Some(format!("/{}", net.trunc()))
 }
 
 /// `37.75° N, 97.82° W` (two decimals; `উত্তর`, ... in Bangla).
@@ -289,10 +287,10 @@ mod tests {
             local_time("2026-11-27T05:19:05+05:30", Lang::Bn),
             "ভোর ৫:১৯ (UTC+০৫:৩০)"
         );
-        assert_eq!(range_link("8.8.8.0/24").as_deref(), Some("/8.8.8.0"));
+        assert_eq!(range_link("8.8.8.0/24").as_deref(), Some("/8.8.8.0/24"));
         assert_eq!(
             range_link("2001:4860::/32").as_deref(),
-            Some("/2001:4860::")
+            Some("/2001:4860::/32")
         );
         assert_eq!(continent("North America", Lang::Bn), "উত্তর আমেরিকা");
     }

@@ -88,13 +88,13 @@ fn segments_meet(x: &str, y: &str) -> bool {
 }
 
 /// Whether the parameter `name` could take `value` (non-empty): `ip` an
-/// address's characters, `asn` an AS number with or without `AS`, `field`
+/// address's characters (`network` too), `asn` an AS number with or without `AS`, `field`
 /// a field's name; any other name anything.
 fn could_be(name: &str, value: &str) -> bool {
     let digits = |v: &str| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
     !value.is_empty()
         && match name {
-            "ip" => value
+            "ip" | "network" => value
                 .bytes()
                 .all(|b| b.is_ascii_hexdigit() || b":.%[]".contains(&b)),
             "asn" => digits(

@@ -60,10 +60,17 @@ async fn the_router_picks_the_route_the_table_means() {
         ("/api/v1/ip/a/b/c", "/api/{*rest}"),
         ("/api/v1/me/asn", "/api/v1/me/{field}"),
         ("/api", "/{ip}"),
-        ("/api/v2", "/api/{*rest}"),
+        ("/api/v2", "/api/{rest}"),
+        ("/api/v1/x", "/api/{*rest}"),
         ("/assets/world.abc.svg", "/assets/{file}"),
         ("/assets/", "/{*rest}"),
-        ("/a/b", "/{*rest}"),
+        ("/a/b", "/{network}/{length_or_field}"),
+        ("/8.8.8.0/24", "/{network}/{length_or_field}"),
+        ("/2001:4860::/32", "/{network}/{length_or_field}"),
+        ("/8.8.8.8/country_code", "/{network}/{length_or_field}"),
+        ("/docs/try", "/docs/try"),
+        ("/country/BD", "/country/{cc}"),
+        ("/a/b/c", "/{*rest}"),
         ("/healthz", "/healthz"),
         ("/.well-known/mcp", "/.well-known/mcp"),
         ("/openapi.json", "/openapi.json"),
@@ -164,10 +171,6 @@ fn errors_of_pages_are_pages_and_of_the_api_json() {
 /// address would be refused.
 #[test]
 fn the_words_hide_no_route_and_one_that_would_is_refused() {
-    let country_page = Route {
-        template: "/country/{cc}",
-        ..ADDRESS
-    };
     let words = [
         &CURL_IP,
         &CURL_JSON,
@@ -180,7 +183,7 @@ fn the_words_hide_no_route_and_one_that_would_is_refused() {
     ];
     for word in words {
         assert!(ALL.contains(&word), "{}", word.template);
-        let table = [&ADDRESS, &ASN_PAGE, &country_page, word];
+        let table = [&ADDRESS, &ASN_PAGE, &COUNTRY_PAGE, &PREFIX_PAGE, word];
         assert_eq!(shadowed(&table), None, "{}", word.template);
     }
     let cafe = Route {
