@@ -49,7 +49,7 @@ covers!(AsnTables);
 covers!(CityTables);
 
 /// Judges `new` (the tables of the file `info` names) as a file of `table`
-/// replacing what `serving` serves: the address space, the size window, and
+/// replacing what `serving` serves: the size window, the address space, and
 /// for a first city release the floor of what it places.
 pub(crate) fn judge(
     table: Table,
@@ -75,6 +75,12 @@ pub(crate) fn judge(
             violation,
         })
     };
+    // Rows first, then the address space, then networks across formats: each
+    // refusal names the measure that tells the most.
+    let same_format = |c: &SourceInfo| is_mmdb(&c.file) == is_mmdb(&info.file);
+    if let Some((current, tables)) = current.filter(|(c, _)| same_format(c)) {
+        check_size(policy, info, new, current, tables)?;
+    }
     if policy.min_coverage.is_some() {
         for (reference, against) in references(table, policy, serving, embedded) {
             policy
@@ -82,7 +88,7 @@ pub(crate) fn judge(
                 .map_err(refuse)?;
         }
     }
-    if let Some((current, tables)) = current {
+    if let Some((current, tables)) = current.filter(|(c, _)| !same_format(c)) {
         check_size(policy, info, new, current, tables)?;
     }
     if current.is_none() && table == Table::City {

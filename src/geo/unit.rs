@@ -91,6 +91,11 @@ pub fn install_steps(
                 for f in files {
                     let to = unit.join(&f.name);
                     if to.exists() {
+                        // The unit serving already holds it (the same
+                        // release again): the download is not needed.
+                        if !f.link {
+                            std::fs::remove_file(&f.from)?;
+                        }
                         continue;
                     }
                     if f.link {

@@ -250,6 +250,32 @@ fn country_accuracy_claims_no_time_a_country_does_not_keep() {
         "a pin at country accuracy"
     );
     assert!(!html.body.contains("<circle"), "a pin at country accuracy");
+    // In English text and Markdown too (they name the fields: the note
+    // follows the empty `time_zone`), and in Bangla.
+    for (target, headers, words) in [
+        ("/8.8.8.8", vec![CURL], "time_zone_note:"),
+        ("/8.8.8.8?format=md", vec![CURL], "| time_zone_note |"),
+        (
+            "/8.8.8.8?format=text&lang=bn",
+            vec![CURL],
+            "টি সময় অঞ্চলে বিস্তৃত",
+        ),
+        (
+            "/8.8.8.8?format=md&lang=bn",
+            vec![CURL],
+            "টি সময় অঞ্চলে বিস্তৃত",
+        ),
+    ] {
+        let page = wire::get_blocking(addr, target, &headers).body;
+        assert!(page.contains(words), "{target}: {page}");
+        if !target.contains("lang=bn") {
+            assert!(
+                page.contains("United States spans ")
+                    && page.contains(" time zones: no one local time at country accuracy"),
+                "{target}: {page}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -195,7 +195,7 @@ pub(crate) fn view(p: &LookupPage, view: &View) -> Doc {
     // The Markdown tables: the fields by name in English, the groups in
     // another language.
     if lang == Lang::En {
-        let rows = lookup_rows(p)
+        let rows = en_rows(p)
             .into_iter()
             .map(|(key, value)| Row {
                 label: key.to_owned(),
@@ -363,7 +363,7 @@ fn text_form(
         // An address that is not public has no location and no AS: its
         // empty keys are left out, and `about` says once why.
         let known = |value: &str| p.info.is_public != Some(false) || !value.is_empty();
-        for (key, value) in lookup_rows(p) {
+        for (key, value) in en_rows(p) {
             if !known(&value) {
                 continue;
             }
@@ -585,4 +585,20 @@ fn map_figure(info: &IpInfo, lang: Lang) -> String {
         "<figure class=\"map\" aria-label=\"{}\">{svg}</figure>",
         esc(&Msg::WorldMap.fill(lang, &[name.unwrap_or("")]))
     )
+}
+
+/// The English text and Markdown rows, the fields by name ([`lookup_rows`]),
+/// with `time_zone_note` after an empty `time_zone` that the country's zones
+/// explain ([`values::zones_note`]): the Bangla forms and the HTML page say it
+/// in the `time_zone` row.
+fn en_rows(p: &LookupPage) -> Vec<(&'static str, String)> {
+    let mut rows = lookup_rows(p);
+    if let Some(note) = values::zones_note(&p.info.location, Lang::En) {
+        let at = rows
+            .iter()
+            .position(|(key, _)| *key == "time_zone")
+            .map_or(rows.len(), |i| i + 1);
+        rows.insert(at, ("time_zone_note", note));
+    }
+    rows
 }

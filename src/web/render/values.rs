@@ -181,21 +181,8 @@ pub(crate) fn location(p: &LookupPage, lang: Lang) -> Vec<Row> {
             tz.to_string(),
             &["time_zone"],
         ));
-    } else if let (Some(Accuracy::Country), Some(code)) = (l.accuracy, &l.country_code) {
-        // A country whose zones keep different times now has no one zone
-        // (`crate::zone::country`): the page says how many it spans.
-        let spans = crate::zone::country::offsets_at(code, chrono::Utc::now()).len();
-        if spans > 1 {
-            let name = match lang {
-                Lang::Bn => l.country_bn.as_deref().or(l.country.as_deref()),
-                Lang::En => l.country.as_deref(),
-            };
-            let value = Msg::SpansZones.fill(
-                lang,
-                &[name.unwrap_or(code), &lang.digits(&spans.to_string())],
-            );
-            rows.push(row("time_zone", Msg::TimeZone, value, &["time_zone"]));
-        }
+    } else if let Some(value) = zones_note(l, lang) {
+        rows.push(row("time_zone", Msg::TimeZone, value, &["time_zone"]));
     }
     if let Some(t) = &l.local_time {
         rows.push(row(
@@ -217,6 +204,29 @@ pub(crate) fn location(p: &LookupPage, lang: Lang) -> Vec<Row> {
         ));
     }
     rows
+}
+
+/// Why a location has no `time_zone`, in `lang`: at country accuracy, a
+/// country whose zones keep different times now has no one zone
+/// (`crate::zone::country`), and the pages say how many it spans ("United
+/// States spans 6 time zones: no one local time at country accuracy").
+pub(crate) fn zones_note(l: &crate::model::Location, lang: Lang) -> Option<String> {
+    let (Some(Accuracy::Country), Some(code), None) = (l.accuracy, &l.country_code, &l.time_zone)
+    else {
+        return None;
+    };
+    let spans = crate::zone::country::offsets_at(code, chrono::Utc::now()).len();
+    if spans < 2 {
+        return None;
+    }
+    let name = match lang {
+        Lang::Bn => l.country_bn.as_deref().or(l.country.as_deref()),
+        Lang::En => l.country.as_deref(),
+    };
+    Some(Msg::SpansZones.fill(
+        lang,
+        &[name.unwrap_or(code), &lang.digits(&spans.to_string())],
+    ))
 }
 
 /// The page of a range, its prefix page (`8.8.8.0/24` -> `/8.8.8.0/24`).
