@@ -189,7 +189,7 @@ def run_first_screen(browser, base):
 # The end of a command (`/8.8.8.8/asn`) inside the box that shows it: a
 # command too long for its column is cut at its start, never its end.
 FIELD_IN_SIGHT = """(code) => {
-  const u = code.querySelector(".u"), t = code.querySelector("bdo").firstChild;
+  const u = code.querySelector(".u"), t = code.querySelector("bdo").lastChild;
   const field = "/" + code.id.slice(4);
   const r = document.createRange();
   r.setStart(t, t.length - field.length); r.setEnd(t, t.length);

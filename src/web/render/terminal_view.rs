@@ -29,7 +29,7 @@ pub(crate) fn terminal(view: &View) -> Block {
         })
         .collect();
     Block::only(
-        Only::HTML.or(Only::MARKDOWN),
+        Only::HTML,
         Kind::Section {
             id: Some("terminal"),
             class: Some("group"),

@@ -316,10 +316,15 @@ fn example(body: &mut String, id: &str, e: &Example) {
         copy_button(id)
     );
     if let Some(answer) = &e.answer {
+        // An empty line (`/city` without a city table) takes no label: ARIA
+        // allows one on a `pre` only beside content.
+        let label = match answer.trim().is_empty() {
+            true => String::new(),
+            false => format!(" aria-label=\"Answer ({})\"", esc(&e.media_type)),
+        };
         let _ = write!(
             body,
-            "<pre class=\"answer\" aria-label=\"Answer ({})\"><code>{}</code></pre>",
-            esc(&e.media_type),
+            "<pre class=\"answer\"{label}><code>{}</code></pre>",
             esc_pre(answer)
         );
     }
