@@ -193,6 +193,61 @@ async fn every_lookup_operation_through_the_rust_client() -> Result<(), Box<dyn 
     assert!(country.as_count > 0 && !country.ases.is_empty());
     called.insert("api_country");
 
+    // ifconfig.co's routes: one line of text about `?ip=` (or the caller).
+    let lines = [
+        (
+            "curl_ip",
+            client.curl_ip(Some("8.8.8.8")).await?,
+            "8.8.8.8\n",
+        ),
+        (
+            "curl_country",
+            client.curl_country(Some("8.8.8.8")).await?,
+            "United States\n",
+        ),
+        (
+            "curl_country_iso",
+            client.curl_country_iso(Some("8.8.8.8")).await?,
+            "US\n",
+        ),
+        (
+            "curl_asn",
+            client.curl_asn(Some("8.8.8.8")).await?,
+            "AS15169\n",
+        ),
+        (
+            "curl_asn_org",
+            client.curl_asn_org(Some("8.8.8.8")).await?,
+            "Google LLC\n",
+        ),
+        ("curl_city", client.curl_city(Some("8.8.8.8")).await?, "\n"),
+    ];
+    for (op, answer, want) in lines {
+        let got = answer
+            .into_inner_stream()
+            .map_ok(|b| b.to_vec())
+            .try_concat()
+            .await?;
+        assert_eq!(String::from_utf8(got)?, want, "{op}");
+        called.insert(op);
+    }
+    let answer = client.curl_coordinates(Some("8.8.8.8")).await?;
+    let coordinates = answer
+        .into_inner_stream()
+        .map_ok(|b| b.to_vec())
+        .try_concat()
+        .await?;
+    let coordinates = String::from_utf8(coordinates)?;
+    let (lat, lon) = coordinates.trim_end().split_once(',').ok_or("lat,lon")?;
+    assert!(
+        lat.parse::<f64>().is_ok() && lon.parse::<f64>().is_ok(),
+        "{coordinates}"
+    );
+    called.insert("curl_coordinates");
+    let json = client.curl_json(None).await?.into_inner();
+    assert_eq!(json.ip, "127.0.0.1");
+    called.insert("curl_json");
+
     // A typed error: a length beyond the family is the document's 400.
     match client
         .api_prefix(&"10.0.0.0".parse()?, &"33".parse()?, None)
