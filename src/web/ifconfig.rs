@@ -25,6 +25,7 @@ use super::policy::{PolicyOf, Tag, document, mark};
 use super::render::{LookupKind, LookupPage, Page, View, one_line};
 use super::respond::{Wants, answer_tag, bad_request, error};
 use super::routes::{self, Route};
+use super::schema::IpParam;
 use super::served::{Served, describe};
 use super::state::AppState;
 use crate::fields::Field;
@@ -173,7 +174,7 @@ macro_rules! line_route {
         #[utoipa::path(get, path = $path, tag = "lookup",
             summary = $summary,
             description = concat!($description, " About the caller, or about `?ip=ADDR` (strict: an IPv4 or IPv6 address; empty means the caller). As ifconfig.co answers it (curl-friendly, whatever the client). A bad `ip` is a 400 `invalid_ip` in JSON. The caller's answer is never cached; an answer about `?ip=` carries a weak ETag tied to the data release."),
-            params(("ip" = Option<String>, Query, description = "The address to answer about instead of the caller", example = "8.8.8.8")),
+            params(("ip" = Option<IpParam>, Query, description = "The address to answer about instead of the caller", example = "8.8.8.8")),
             responses(
                 (status = 200, description = $example, content_type = "text/plain; charset=utf-8", body = String),
                 (status = 304, description = "Not modified (If-None-Match matched, with `?ip=`)"),
@@ -251,7 +252,7 @@ line_route!(
 #[utoipa::path(get, path = "/json", tag = "lookup",
     summary = "The whole answer as JSON (ifconfig.co's `/json`)",
     description = "The IpInfo object of the caller (as `/api/v1/me`) or of `?ip=ADDR` (as `/api/v1/ip/{ip}`; strict, empty means the caller), always JSON: `curl host/json`. This service's IpInfo, not echoip's field names. A bad `ip` is a 400 `invalid_ip`. The caller's answer is never cached; an answer about `?ip=` carries a weak ETag tied to the data release.",
-    params(("ip" = Option<String>, Query, description = "The address to answer about instead of the caller", example = "8.8.8.8")),
+    params(("ip" = Option<IpParam>, Query, description = "The address to answer about instead of the caller", example = "8.8.8.8")),
     responses(
         (status = 200, description = "IpInfo", body = model::IpInfo),
         (status = 304, description = "Not modified (If-None-Match matched, with `?ip=`)"),
