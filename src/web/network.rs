@@ -163,6 +163,19 @@ pub(crate) async fn prefix_page(
         return refusal::charged(&state, &parts, route, response);
     }
     if let Ok(field) = second.parse::<Field>() {
+        // The page route's query is read as on every page: a bad `format`,
+        // `page` or query string is a 400 here too.
+        if let Some(refusal) =
+            super::respond::negotiation_refusal(&wants, route.answer_default(wants.kind()))
+        {
+            return refusal;
+        }
+        if wants.bad_query {
+            return error_on(unreadable_query(), &wants, route);
+        }
+        if let Err(page) = page_number(wants.page.as_deref()) {
+            return error_on(page, &wants, route);
+        }
         return match super::field::ip_field_answer(&state, &network, field).await {
             // The route's answers are pages: its field answers say their type.
             Ok(mut response) => {
