@@ -4,7 +4,7 @@
 //! ([`super::values`]), each value with the `curl` command that prints it,
 //! the world map with the country highlighted and the centroid marked, and
 //! the links to the other formats. The English text and Markdown forms
-//! list the answer's fields by their names ([`lookup_rows`]).
+//! list the answer's fields by their names ([`super::page::lookup_rows`]).
 
 use std::fmt::Write;
 
@@ -13,8 +13,9 @@ use super::error_view::text_row;
 use super::html_frame::{esc, flag_img};
 use super::i18n::{Lang, Msg};
 use super::map;
-use super::page::{LookupKind, LookupPage, SPECIAL_ROW, asn_links, links, lookup_rows};
+use super::page::{LookupKind, LookupPage, SPECIAL_ROW, asn_links, links};
 use super::values;
+use super::values::en_rows;
 use super::view::View;
 use crate::model::IpInfo;
 use crate::web::origin::FamilyOrigins;
@@ -585,20 +586,4 @@ fn map_figure(info: &IpInfo, lang: Lang) -> String {
         "<figure class=\"map\" aria-label=\"{}\">{svg}</figure>",
         esc(&Msg::WorldMap.fill(lang, &[name.unwrap_or("")]))
     )
-}
-
-/// The English text and Markdown rows, the fields by name ([`lookup_rows`]),
-/// with `time_zone_note` after an empty `time_zone` that the country's zones
-/// explain ([`values::zones_note`]): the Bangla forms and the HTML page say it
-/// in the `time_zone` row.
-fn en_rows(p: &LookupPage) -> Vec<(&'static str, String)> {
-    let mut rows = lookup_rows(p);
-    if let Some(note) = values::zones_note(&p.info.location, Lang::En) {
-        let at = rows
-            .iter()
-            .position(|(key, _)| *key == "time_zone")
-            .map_or(rows.len(), |i| i + 1);
-        rows.insert(at, ("time_zone_note", note));
-    }
-    rows
 }

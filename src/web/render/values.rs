@@ -229,6 +229,22 @@ pub(crate) fn zones_note(l: &crate::model::Location, lang: Lang) -> Option<Strin
     ))
 }
 
+/// The English text and Markdown rows, the fields by name ([`super::page::lookup_rows`]),
+/// with `time_zone_note` after an empty `time_zone` that the country's zones
+/// explain ([`zones_note`]): the Bangla forms and the HTML page say it
+/// in the `time_zone` row.
+pub(crate) fn en_rows(p: &LookupPage) -> Vec<(&'static str, String)> {
+    let mut rows = super::page::lookup_rows(p);
+    if let Some(note) = zones_note(&p.info.location, Lang::En) {
+        let at = rows
+            .iter()
+            .position(|(key, _)| *key == "time_zone")
+            .map_or(rows.len(), |i| i + 1);
+        rows.insert(at, ("time_zone_note", note));
+    }
+    rows
+}
+
 /// The page of a range, its prefix page (`8.8.8.0/24` -> `/8.8.8.0/24`).
 pub(crate) fn range_link(range: &str) -> Option<String> {
     let net: ipnet::IpNet = range.parse().ok()?;
