@@ -194,33 +194,30 @@ async fn every_lookup_operation_through_the_rust_client() -> Result<(), Box<dyn 
     called.insert("api_country");
 
     // ifconfig.co's routes: one line of text about `?ip=` (or the caller).
+    let google: types::IpParam = "8.8.8.8".parse()?;
     let lines = [
-        (
-            "curl_ip",
-            client.curl_ip(Some("8.8.8.8")).await?,
-            "8.8.8.8\n",
-        ),
+        ("curl_ip", client.curl_ip(Some(&google)).await?, "8.8.8.8\n"),
         (
             "curl_country",
-            client.curl_country(Some("8.8.8.8")).await?,
+            client.curl_country(Some(&google)).await?,
             "United States\n",
         ),
         (
             "curl_country_iso",
-            client.curl_country_iso(Some("8.8.8.8")).await?,
+            client.curl_country_iso(Some(&google)).await?,
             "US\n",
         ),
         (
             "curl_asn",
-            client.curl_asn(Some("8.8.8.8")).await?,
+            client.curl_asn(Some(&google)).await?,
             "AS15169\n",
         ),
         (
             "curl_asn_org",
-            client.curl_asn_org(Some("8.8.8.8")).await?,
+            client.curl_asn_org(Some(&google)).await?,
             "Google LLC\n",
         ),
-        ("curl_city", client.curl_city(Some("8.8.8.8")).await?, "\n"),
+        ("curl_city", client.curl_city(Some(&google)).await?, "\n"),
     ];
     for (op, answer, want) in lines {
         let got = answer
@@ -231,7 +228,7 @@ async fn every_lookup_operation_through_the_rust_client() -> Result<(), Box<dyn 
         assert_eq!(String::from_utf8(got)?, want, "{op}");
         called.insert(op);
     }
-    let answer = client.curl_coordinates(Some("8.8.8.8")).await?;
+    let answer = client.curl_coordinates(Some(&google)).await?;
     let coordinates = answer
         .into_inner_stream()
         .map_ok(|b| b.to_vec())
