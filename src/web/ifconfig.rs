@@ -6,7 +6,8 @@
 //! `/asn` is `AS15169`, `/coordinates` is `lat,lon` with six decimals. What
 //! the data does not know is an empty line (200), as on
 //! `/api/v1/ip/{ip}/{field}`. A bad `?ip=` is a 400 `invalid_ip` in JSON
-//! (as echoip answers); an empty one means the caller, as there.
+//! (as echoip answers), an empty one too (echoip reads it as the caller;
+//! a script's unset `?ip=$IP` should fail, not describe its own host).
 //!
 //! The caller's answers are never kept; an answer about `?ip=` is kept like
 //! `/api/v1/ip/{ip}/{field}` and carries its weak ETag.
@@ -140,7 +141,9 @@ async fn answer(
         );
         return error(page, &Wants::default(), Format::Json);
     }
-    let asked = wants.ip.as_deref().filter(|s| !s.is_empty());
+    // An empty `?ip=` is refused, not read as the caller (echoip does):
+    // a script's `?ip=$IP` with `IP` unset must not get the caller's answer.
+    let asked = wants.ip.as_deref();
     let ip = match asked.map(lookup::parse) {
         None => client_addr(peer, headers, &state.proxies),
         Some(Ok(ip)) => ip,
@@ -173,7 +176,7 @@ macro_rules! line_route {
     ($name:ident, $line:expr, $path:literal, $summary:literal, $description:literal, $example:literal) => {
         #[utoipa::path(get, path = $path, tag = "lookup",
             summary = $summary,
-            description = concat!($description, " About the caller, or about `?ip=ADDR` (strict: an IPv4 or IPv6 address; empty means the caller). As ifconfig.co answers it (curl-friendly, whatever the client). A bad `ip` is a 400 `invalid_ip` in JSON. The caller's answer is never cached; an answer about `?ip=` carries a weak ETag tied to the data release."),
+            description = concat!($description, " About the caller, or about `?ip=ADDR` (strict: an IPv4 or IPv6 address; an empty `ip` is a 400 too: leave it out to ask about the caller). As ifconfig.co answers it (curl-friendly, whatever the client). A bad `ip` is a 400 `invalid_ip` in JSON. The caller's answer is never cached; an answer about `?ip=` carries a weak ETag tied to the data release."),
             params(("ip" = Option<IpParam>, Query, description = "The address to answer about instead of the caller", example = "8.8.8.8")),
             responses(
                 (status = 200, description = $example, content_type = "text/plain; charset=utf-8", body = String),
@@ -251,7 +254,7 @@ line_route!(
 /// `GET /json`: the IpInfo of the caller or of `?ip=` (ifconfig.co's `/json`).
 #[utoipa::path(get, path = "/json", tag = "lookup",
     summary = "The whole answer as JSON (ifconfig.co's `/json`)",
-    description = "The IpInfo object of the caller (as `/api/v1/me`) or of `?ip=ADDR` (as `/api/v1/ip/{ip}`; strict, empty means the caller), always JSON: `curl host/json`. This service's IpInfo, not echoip's field names. A bad `ip` is a 400 `invalid_ip`. The caller's answer is never cached; an answer about `?ip=` carries a weak ETag tied to the data release.",
+    description = "The IpInfo object of the caller (as `/api/v1/me`) or of `?ip=ADDR` (as `/api/v1/ip/{ip}`; strict: an empty `ip` is a 400 too), always JSON: `curl host/json`. This service's IpInfo, not echoip's field names. A bad `ip` is a 400 `invalid_ip`. The caller's answer is never cached; an answer about `?ip=` carries a weak ETag tied to the data release.",
     params(("ip" = Option<IpParam>, Query, description = "The address to answer about instead of the caller", example = "8.8.8.8")),
     responses(
         (status = 200, description = "IpInfo", body = model::IpInfo),

@@ -127,8 +127,15 @@ async fn each_route_about_the_caller_is_never_kept() {
     let client = support::client();
     let info = server.get_json("/api/v1/ip/8.8.8.8").await;
     for route in LINES.iter().chain(&["/json"]) {
-        // `?ip=` empty means the caller, as on ifconfig.co.
-        for target in [route.to_string(), format!("{route}?ip=")] {
+        // `?ip=` empty is refused (a script's unset `?ip=$IP`), unlike echoip.
+        let empty = client
+            .get(server.url(&format!("{route}?ip=")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(empty.status(), 400, "{route}?ip=");
+        assert!(empty.text().await.unwrap().contains("invalid_ip"));
+        for target in [route.to_string()] {
             let r = client
                 .get(server.url(&target))
                 .header("X-Forwarded-For", "8.8.8.8")

@@ -1793,10 +1793,12 @@ async fn answers_read_a_trickle_at_a_time_are_charged_and_reset_at_the_deadline(
         200,
         "{ended:?}"
     );
-    // Enough answers began to exercise the charge (how many the in-flight
-    // cap and the request timeout refuse first depends on the machine's
-    // load: 98 of 200 were begun in one run on 2 busy cores).
-    assert!(count(Trickled::Reset) >= 50, "{ended:?}");
+    // Some answers began and met the deadline. Since the network view
+    // (issue 30) a CSV is charged to the address's answer budget whole as
+    // it begins (tests/limits/csv.rs), so only the share's worth of these
+    // 170 KB answers begins at all: 4 of 200 on this machine, the rest
+    // refused at once (before, the in-flight cap and the load decided it).
+    assert!(count(Trickled::Reset) >= 1, "{ended:?}");
     assert!(
         held < before + 16 * 1024,
         "200 trickled answers took {} KiB",

@@ -367,7 +367,7 @@ pub(crate) fn all(lookup: &Lookup) -> Vec<(&'static str, Vec<Example>)> {
         let answer = answered.and_then(|a| String::from_utf8(ifconfig::line_body(route, a)).ok());
         let path = format!("{}?ip={V4}", route.template);
         let media_type = if id == "curl_json" { json } else { text };
-        let title = format!("{} of {V4} (of the caller without `ip`)", route.template);
+        let title = format!("{} of {V4} (of the caller without ?ip=)", route.template);
         all.push((id, vec![example(&title, &path, media_type, answer)]));
     }
     all

@@ -26,6 +26,7 @@ h1{font-size:clamp(1.5rem,6vw,2.3rem);line-height:1.2;margin:0;word-break:break-
 h1.words{font-family:inherit;word-break:normal}
 .summary{font-size:1.1rem;margin:.35rem 0 .6rem;display:flex;flex-wrap:wrap;gap:.15rem 1.1rem;align-items:baseline}
 .summary>span{overflow-wrap:anywhere}
+details>summary{min-height:24px;padding:.2rem 0;cursor:pointer}
 img.flag{width:1.5em;height:1.125em;vertical-align:-.2em;border-radius:2px;box-shadow:0 0 0 1px var(--line)}
 form{display:flex;gap:.5rem;margin:.5rem 0 1rem;max-width:640px}input{flex:1;min-width:0;font:inherit;padding:.5rem .7rem;border:1px solid var(--line);border-radius:.5rem;background:var(--card);color:var(--fg)}
 button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.5rem;background:#0b5cc0;color:#fff;cursor:pointer}
