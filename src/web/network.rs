@@ -110,22 +110,10 @@ pub(crate) async fn api_country(
     parts: Parts,
 ) -> Response {
     let route = &routes::API_COUNTRY;
-    let text = raw.map(|Path(t)| t).unwrap_or_default();
-    if wants.bad_query {
-        return error_on(unreadable_query(), &wants, route);
-    }
-    let number = page_number(wants.page.as_deref());
-    let answered = state
-        .lookup
-        .country(&text, *number.as_ref().unwrap_or(&1), PER_PAGE)
-        .await;
-    let (info, release) = match answered {
-        Ok(answered) => answered,
-        Err(e) => return error_on(network_error(&e), &wants, route),
+    let (info, release) = match country_of(&state, raw, &wants, route).await {
+        Ok(found) => found,
+        Err(response) => return response,
     };
-    if let Err(page) = number {
-        return error_on(page, &wants, route);
-    }
     json_answer(&state, &parts, route, &info, &release)
 }
 
@@ -256,22 +244,10 @@ pub(crate) async fn country_page(
     parts: Parts,
 ) -> Response {
     let route = &routes::COUNTRY_PAGE;
-    let text = raw.map(|Path(t)| t).unwrap_or_default();
-    if wants.bad_query {
-        return error_on(unreadable_query(), &wants, route);
-    }
-    let number = page_number(wants.page.as_deref());
-    let answered = state
-        .lookup
-        .country(&text, *number.as_ref().unwrap_or(&1), PER_PAGE)
-        .await;
-    let (info, release) = match answered {
-        Ok(answered) => answered,
-        Err(e) => return error_on(network_error(&e), &wants, route),
+    let (info, release) = match country_of(&state, raw, &wants, route).await {
+        Ok(found) => found,
+        Err(response) => return response,
     };
-    if let Err(page) = number {
-        return error_on(page, &wants, route);
-    }
     let base = country_links(&info.country.country_code).0;
     let links = link_header(&base, info.page, None, &wants);
     let answer = CountryAnswer {
@@ -357,4 +333,27 @@ fn unreadable_query() -> super::render::ErrorPage {
         crate::model::ErrorCode::BadQuery,
         "the query string could not be read".into(),
     )
+}
+
+/// The country a country route asks for and its page of ASes, or the error
+/// answer in `route`'s format (a query that cannot be read, an unknown
+/// code, a page past the end): one reading for the API and the page.
+async fn country_of(
+    state: &AppState,
+    raw: Result<Path<String>, PathRejection>,
+    wants: &Wants,
+    route: &Route,
+) -> Result<(model::CountryInfo, Arc<str>), Response> {
+    let text = raw.map(|Path(t)| t).unwrap_or_default();
+    if wants.bad_query {
+        return Err(error_on(unreadable_query(), wants, route));
+    }
+    let number = page_number(wants.page.as_deref());
+    let answered = state
+        .lookup
+        .country(&text, *number.as_ref().unwrap_or(&1), PER_PAGE)
+        .await;
+    let found = answered.map_err(|e| error_on(network_error(&e), wants, route))?;
+    number.map_err(|page| error_on(page, wants, route))?;
+    Ok(found)
 }
