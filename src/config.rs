@@ -11,9 +11,9 @@ use ipnet::IpNet;
 use crate::geo::load::Policy;
 use crate::rdns::RdnsConfig;
 use crate::web::Limits;
-use crate::web::client::ClientIpHeader;
-use crate::web::origin::{FamilyOrigins, PublicUrl, WebOrigin};
-use crate::web::ratelimit::RateLimit;
+use crate::web::serve::client::ClientIpHeader;
+use crate::web::serve::origin::{FamilyOrigins, PublicUrl, WebOrigin};
+use crate::web::serve::ratelimit::RateLimit;
 
 /// How to run the service.
 #[derive(Debug, Clone)]

@@ -1,6 +1,6 @@
 //! Running the service: loading the data, binding the listener, accepting
 //! connections (HTTP, or HTTPS with HTTP/2 through rustls) under the
-//! connection caps ([`connections`](crate::web::admission::connections)), serving each
+//! connection caps ([`connections`](crate::web::serve::admission::connections)), serving each
 //! ([`connection`]), hot reload, and graceful shutdown when the shutdown
 //! future resolves. Its configuration is [`ServeConfig`](crate::config::ServeConfig);
 //! the binary owns the signals.
@@ -30,10 +30,10 @@ use crate::geo::{GeoDb, GeoError};
 use crate::lookup::Lookup;
 use crate::rdns::{RdnsError, ReverseDns};
 use crate::reload;
-use crate::web::admission::batch::{self, BatchSlots};
-use crate::web::admission::connections::{Admission, Admitted};
-use crate::web::client::TrustedProxies;
-use crate::web::ratelimit::RateLimiter;
+use crate::web::serve::admission::batch::{self, BatchSlots};
+use crate::web::serve::admission::connections::{Admission, Admitted};
+use crate::web::serve::client::TrustedProxies;
+use crate::web::serve::ratelimit::RateLimiter;
 use crate::web::{self, AppState, Limits};
 
 /// Why the service could not run.
@@ -118,7 +118,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
     let db = load(config).await?;
-    web::metrics::handle();
+    web::serve::metrics::handle();
     let rdns = config.rdns.as_ref().map(ReverseDns::new).transpose()?;
     let lookup = Arc::new(Lookup::with_rdns(db, rdns));
     let _watch = match &config.data_dir {

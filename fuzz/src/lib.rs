@@ -37,8 +37,8 @@ use iplookup::geo::ranges::{Key, RangeTable, Value};
 use iplookup::geo::rows;
 use iplookup::geo::snapshot::{self, Parts};
 use iplookup::geo::{GeoDb, Release};
-use iplookup::web::client::{self, ClientIpHeader, TrustedProxies};
-use iplookup::web::negotiate::{self, Format, NoFormat};
+use iplookup::web::serve::client::{self, ClientIpHeader, TrustedProxies};
+use iplookup::web::serve::negotiate::{self, Format, NoFormat};
 
 // ---------------------------------------------------------------------------
 // address::parse

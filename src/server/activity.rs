@@ -58,7 +58,7 @@ impl Activity {
     }
 
     fn touch(&self) {
-        let now = crate::web::clock::recent();
+        let now = crate::web::serve::clock::recent();
         let since = now.saturating_duration_since(self.epoch).as_nanos();
         let since = u64::try_from(since).unwrap_or(u64::MAX);
         self.last.fetch_max(since, Ordering::Relaxed);

@@ -17,7 +17,7 @@
 //! header size limit (HTTP/1.1, 431 above it), and HTTP/2's limits: 100
 //! concurrent streams, the header list size, keep-alive PINGs; each HTTP/2
 //! response must be sent within `request_timeout` ([`deadline`](super::deadline))
-//! and fit its address's share of unsent answers ([`unsent`](crate::web::admission::unsent)).
+//! and fit its address's share of unsent answers ([`unsent`](crate::web::serve::admission::unsent)).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -36,8 +36,8 @@ use super::deadline::{Handoff, StreamExecutor};
 use super::header_timer::{HeaderTimer, Scoped};
 use super::service::ConnService;
 use super::when_woken::WhenWoken;
-use crate::web::admission::unsent::Shares;
 use crate::web::hot::Routes;
+use crate::web::serve::admission::unsent::Shares;
 
 /// Concurrent HTTP/2 streams per connection (as most servers: nginx 128, Envoy 100).
 pub(crate) const MAX_CONCURRENT_STREAMS: u32 = 100;
@@ -60,7 +60,7 @@ pub(crate) struct Settings {
 
 /// Serves `io`, a connection from `peer`, until it closes, the watchdog
 /// closes it, or `shutdown` turns true; its HTTP/2 answers are charged to
-/// `shares` ([`unsent`](crate::web::admission::unsent)). With `detect_h2` (TLS, or
+/// `shares` ([`unsent`](crate::web::serve::admission::unsent)). With `detect_h2` (TLS, or
 /// `--h2c` in clear text) the client's first bytes choose HTTP/1.1 or
 /// HTTP/2; without it the connection is HTTP/1.1 only.
 pub(crate) async fn serve<I>(

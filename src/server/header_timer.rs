@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use hyper::rt::{Sleep, Timer};
 
-use crate::web::clock;
+use crate::web::serve::clock;
 
 /// The timer of one connection.
 #[derive(Clone, Default)]

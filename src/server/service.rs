@@ -7,8 +7,8 @@
 //! of requests in flight is answered 503 at once ([`connections`]), in the
 //! error format of the route it asked for ([`Refuser`]).
 //!
-//! [`unsent`]: crate::web::admission::unsent
-//! [`connections`]: crate::web::admission::connections
+//! [`unsent`]: crate::web::serve::admission::unsent
+//! [`connections`]: crate::web::serve::admission::connections
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -23,13 +23,13 @@ use hyper::body::Incoming;
 
 use super::activity::Activity;
 use super::deadline::{Handoff, Stamp};
-use crate::web::admission::Refusal;
-use crate::web::admission::connections::InFlight;
-use crate::web::admission::unsent::Shares;
-use crate::web::clock;
 use crate::web::hot::{Routes, RoutesFuture};
-use crate::web::refusal::Refuser;
 use crate::web::routes;
+use crate::web::serve::admission::Refusal;
+use crate::web::serve::admission::connections::InFlight;
+use crate::web::serve::admission::unsent::Shares;
+use crate::web::serve::clock;
+use crate::web::serve::refusal::Refuser;
 
 /// The service of one connection.
 pub(crate) struct ConnService {

@@ -1,7 +1,7 @@
 //! What the kernel may hold for one connection: the answers a client does
 //! not read wait in the socket's send buffer, out of reach of the HTTP/2
 //! send deadline and of the shares of unsent answers
-//! ([`unsent`](crate::web::admission::unsent)).
+//! ([`unsent`](crate::web::serve::admission::unsent)).
 //!
 //! Linux grows a send buffer up to `net.ipv4.tcp_wmem`'s maximum (4 MiB by
 //! default) and keeps a connection whose client announces a zero window

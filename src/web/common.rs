@@ -4,7 +4,7 @@
 //! headers (`Link` to the API catalog, `X-Content-Type-Options`, HSTS).
 //!
 //! Every refusal here (414, 429, 408, 503 with a body) is built by
-//! [`super::refusal`] in the error format of the request's route
+//! [`crate::web::serve::refusal`] in the error format of the request's route
 //! ([`super::routes`]), which this layer finds by the router's matched path
 //! (or, for the hot route, knows).
 //!
@@ -22,7 +22,7 @@
 //!    403 to an origin `/mcp` refuses, see [`super::mcp`]); every other
 //!    response gets `Access-Control-Allow-Origin: *` and the exposed headers;
 //! 4. a `Host` that is missing (HTTP/1.1), doubled or not a `host[:port]`
-//!    ([`super::host`]): 400 `bad_host` (RFC 9112, section 3.2); a path and
+//!    ([`crate::web::serve::host`]): 400 `bad_host` (RFC 9112, section 3.2); a path and
 //!    query longer than the limit: 414;
 //! 5. a caller over its rate limit: 429 (on the routes the table marks
 //!    limited, [`super::routes::Route::limited`]);
@@ -43,12 +43,12 @@
 //!    `Link: </.well-known/api-catalog>` appended; a 200 to a `GET` or `HEAD`
 //!    with `If-None-Match: *` becomes 304 (RFC 9110 section 13.1.2: `*`
 //!    matches any current representation). These headers, CORS's and
-//!    HSTS are [`super::respond::layer_headers`]; the hot route's handler
+//!    HSTS are [`crate::web::serve::respond::layer_headers`]; the hot route's handler
 //!    puts them on its own answers ([`CommonLayer::for_finishing_route`]),
 //!    so that it can build a whole answer's headers once and copy them;
-//! 10. last, a text answer of [`super::encoding::THRESHOLD`] bytes or more
+//! 10. last, a text answer of [`crate::web::serve::encoding::THRESHOLD`] bytes or more
 //!     is compressed as `Accept-Encoding` asks (br, gzip) and says `Vary:
-//!     Accept-Encoding` ([`super::encoding`]); the hot route compresses its
+//!     Accept-Encoding` ([`crate::web::serve::encoding`]); the hot route compresses its
 //!     own (its JSON is always below the threshold).
 //!
 //! The timers are only armed when they can matter: the request timeout and
@@ -73,12 +73,12 @@ use http_body::Frame;
 use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
 use tower::{Layer, Service};
 
-use super::metrics::{RouteMetrics, route_metrics};
-use super::refusal::{self, Refuser};
 use super::routes::{self, Route};
-use super::state::{AppState, Limits};
+use crate::web::serve::metrics::{RouteMetrics, route_metrics};
+use crate::web::serve::refusal::{self, Refuser};
+use crate::web::serve::state::{AppState, Limits};
 
-const ANY: HeaderValue = super::respond::ANY;
+const ANY: HeaderValue = crate::web::serve::respond::ANY;
 const PREFLIGHT_METHODS: HeaderValue = HeaderValue::from_static("GET,HEAD,POST");
 const PREFLIGHT_MAX_AGE: HeaderValue = HeaderValue::from_static("86400");
 
@@ -120,7 +120,7 @@ impl CommonLayer {
     /// The layer around `inner`, a service outside the router that answers
     /// the one route `route` (its metrics are counted under its template)
     /// and puts the layer's headers on its answers itself
-    /// ([`super::respond::layer_headers`]): only on the answers this layer
+    /// ([`crate::web::serve::respond::layer_headers`]): only on the answers this layer
     /// gives (refusals, timeouts) does the layer put them.
     pub(crate) fn for_finishing_route<S>(&self, route: &'static Route, inner: S) -> Common<S> {
         Common {
@@ -171,16 +171,16 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let started = super::clock::recent();
+        let started = crate::web::serve::clock::recent();
         let (route, metrics) = self.route.unwrap_or_else(|| route_of(&request));
         let shared = &self.shared;
         let preflight = request.method() == Method::OPTIONS;
-        let if_none_match = super::policy::if_none_match(&request);
+        let if_none_match = crate::web::serve::policy::if_none_match(&request);
         // The hot route compresses its own answers (`super::hot`).
         let coding = if self.inner_finishes {
             None
         } else {
-            super::encoding::chosen(request.headers())
+            crate::web::serve::encoding::chosen(request.headers())
         };
         let head = request.method() == Method::HEAD;
         let early = if preflight {
@@ -312,12 +312,12 @@ pub struct CommonFuture<F> {
     preflight: bool,
     /// The handler's answers carry the layer's headers already.
     inner_finishes: bool,
-    /// The request's route, whose policy the answer gets ([`super::policy`]).
+    /// The request's route, whose policy the answer gets ([`crate::web::serve::policy`]).
     route: &'static Route,
     /// The `If-None-Match` of a `GET` or `HEAD`.
     if_none_match: Option<HeaderValue>,
-    /// The content coding the request accepts ([`super::encoding`]).
-    coding: Option<super::encoding::Coding>,
+    /// The content coding the request accepts ([`crate::web::serve::encoding`]).
+    coding: Option<crate::web::serve::encoding::Coding>,
     /// A `HEAD` request.
     head: bool,
 }
@@ -375,16 +375,21 @@ impl<F> CommonFuture<F> {
     /// `finished` has them), then the metrics.
     fn finish(&self, mut response: Response, finished: bool) -> Response {
         let fill = !finished && !self.preflight;
-        super::policy::apply(self.route, &mut response, self.if_none_match.as_ref(), fill);
+        crate::web::serve::policy::apply(
+            self.route,
+            &mut response,
+            self.if_none_match.as_ref(),
+            fill,
+        );
         if !finished {
             let tls = self.shared.state.tls;
-            super::respond::layer_headers(response.headers_mut(), self.preflight, tls);
+            crate::web::serve::respond::layer_headers(response.headers_mut(), self.preflight, tls);
             let method = if self.head { Method::HEAD } else { Method::GET };
-            response = super::encoding::compress(response, self.coding, &method);
+            response = crate::web::serve::encoding::compress(response, self.coding, &method);
         }
         self.metrics.record(
             response.status(),
-            super::clock::now().saturating_duration_since(self.started),
+            crate::web::serve::clock::now().saturating_duration_since(self.started),
         );
         response
     }
@@ -555,7 +560,7 @@ fn host_problem(request: &Request) -> Option<&'static str> {
     if hosts.next().is_some() {
         return Some("the Host header is given more than once");
     }
-    if host.is_empty() || super::host::is_host_and_port(host.as_bytes()) {
+    if host.is_empty() || crate::web::serve::host::is_host_and_port(host.as_bytes()) {
         return None;
     }
     Some("the Host header is not a host name or address with an optional port")

@@ -3,7 +3,7 @@
 //! It carries most of the API's traffic, and axum's routing, path extractor
 //! and response mapping cost about as many instructions as the lookup and its
 //! JSON together. So a plain `GET` of a plain address goes straight to the
-//! handler's code ([`pages::api_ip_answer`]), through the same
+//! handler's code ([`address::api_ip_answer`]), through the same
 //! [`common`](super::common) layer (limits, metrics) as every routed request;
 //! the layer's headers it puts on its answers itself, the whole set of a
 //! successful answer built once per thread and copied
@@ -28,17 +28,17 @@ use axum::response::Response;
 use axum::routing::future::RouteFuture;
 use tower::Service;
 
-use super::clock;
 use super::common::{Common, CommonFuture};
-use super::encoding;
-use super::negotiate::Format;
-use super::pages;
 use super::render;
-use super::respond::{self, Wants};
 use super::routes;
-use super::state::AppState;
 use crate::lookup;
 use crate::model::IpInfo;
+use crate::web::address;
+use crate::web::serve::clock;
+use crate::web::serve::encoding;
+use crate::web::serve::negotiate::Format;
+use crate::web::serve::respond::{self, Wants};
+use crate::web::serve::state::AppState;
 
 /// The prefix of the hot route's template ([`routes::API_IP`]); the rest of
 /// the path is the address.
@@ -210,7 +210,7 @@ impl Future for AnswerFuture {
                             Wants::read(request.uri(), request.headers()).with_public_url(&state);
                         let text = picked_address(&request);
                         json_now(&state, text, &wants, started).unwrap_or_else(|| {
-                            let answer = pages::api_ip_answer_now(&state, text, &wants, started);
+                            let answer = address::api_ip_answer_now(&state, text, &wants, started);
                             compressed(answer, &request)
                         })
                     }
@@ -228,7 +228,7 @@ impl Future for AnswerFuture {
     }
 }
 
-/// The answer of [`pages::api_ip_answer_now`] when it is a 200 in JSON
+/// The answer of [`address::api_ip_answer_now`] when it is a 200 in JSON
 /// and the request names no `If-None-Match` (almost every request), built
 /// without a [`Page`](super::render::Page): the answer is written over this
 /// thread's [`IpInfo`] ([`lookup::describe_into`], no string allocated),
@@ -313,7 +313,7 @@ impl Service<Request> for ApiIp {
         AnswerFuture::Waiting(Box::pin(async move {
             let wants = Wants::read(request.uri(), request.headers()).with_public_url(&state);
             let text = picked_address(&request);
-            let mut response = pages::api_ip_answer(&state, text, &wants).await;
+            let mut response = address::api_ip_answer(&state, text, &wants).await;
             // The common layer leaves its headers to this route.
             respond::layer_headers(response.headers_mut(), false, state.tls);
             compressed(response, &request)

@@ -1,14 +1,14 @@
 //! The whole service as one tower service: the hot route beside axum's
 //! router, every route of the table ([`super::routes`]) with the handler its
-//! module attached to it ([`super::served`], listed in [`openapi::ALL_SERVED`]),
+//! module attached to it ([`crate::web::serve::served`], listed in [`openapi::ALL_SERVED`]),
 //! all behind the common layer ([`super::common`]).
 
 use axum::Router;
 
 use super::common::CommonLayer;
 use super::routes;
-use super::state::{AppState, Limits};
-use super::{hot, openapi, pages};
+use crate::web::serve::state::{AppState, Limits};
+use super::{address, hot, openapi};
 
 /// The whole service: every route, each behind the common layer.
 pub fn app(state: AppState, limits: &Limits) -> hot::Routes {
@@ -26,8 +26,8 @@ fn router(state: AppState, common: CommonLayer) -> Router {
         router = router.route(served.route.template, (served.handler)(&state));
     }
     router
-        .fallback(pages::not_found)
-        .method_not_allowed_fallback(pages::method_not_allowed)
+        .fallback(address::not_found)
+        .method_not_allowed_fallback(address::method_not_allowed)
         .layer(common)
         .with_state(state)
 }

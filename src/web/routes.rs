@@ -5,7 +5,7 @@
 //!
 //! Everything that needs a route's policy reads it here: the router
 //! ([`super::router`]), the hot path ([`super::hot`]), the common layer and
-//! its refusals ([`super::common`], [`super::refusal`]), every handler's
+//! its refusals ([`super::common`], [`crate::web::serve::refusal`]), every handler's
 //! answer and error, and the OpenAPI document ([`super::openapi`]). So they
 //! cannot disagree.
 //!
@@ -16,7 +16,7 @@
 //! front of it, follows the same rule: for a browser an HTML page on the
 //! pages, JSON on the API.
 
-use super::negotiate::{ClientKind, Format};
+use crate::web::serve::negotiate::{ClientKind, Format};
 
 mod paths;
 
@@ -76,7 +76,7 @@ pub(crate) enum Caching {
     /// Same answer for everyone until the data changes: kept briefly.
     Shared,
     /// Description documents: kept an hour (private when built from the
-    /// request's `Host`, see [`super::base::BaseUrl`]).
+    /// request's `Host`, see [`crate::web::serve::base::BaseUrl`]).
     Document,
     /// Content-addressed assets: kept a year.
     Immutable,
@@ -233,7 +233,7 @@ pub(crate) const API_IP_FIELD_MISSING: Route = Route {
     ..api("/api/v1/ip//{field}", Caching::PerCaller)
 };
 /// One of ifconfig.co's routes (`/ip`, `/country`, ...): one line of text
-/// about the caller, or about `?ip=` ([`super::ifconfig`]); errors JSON.
+/// about the caller, or about `?ip=` ([`crate::web::address::ifconfig`]); errors JSON.
 const fn curl_line(template: &'static str) -> Route {
     Route {
         answer: Produces::Fixed(FIELD_TEXT),

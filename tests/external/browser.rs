@@ -26,7 +26,7 @@
 
 use crate::support;
 
-use iplookup::web::origin::{FamilyOrigins, WebOrigin};
+use iplookup::web::serve::origin::{FamilyOrigins, WebOrigin};
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -384,7 +384,7 @@ fn installed_tools_identify_themselves_as_expected() {
             .unwrap_or_else(|| panic!("{program} sent no User-Agent:\n{request}"));
         assert!(ua.starts_with(prefix), "{program} sent User-Agent {ua:?}");
         assert!(
-            iplookup::web::negotiate::is_command_line(Some(&ua)),
+            iplookup::web::serve::negotiate::is_command_line(Some(&ua)),
             "{program}'s real User-Agent {ua:?} is not recognised"
         );
     }

@@ -7,7 +7,7 @@
 use crate::support;
 
 use iplookup::fields::Field;
-use iplookup::web::ratelimit::RateLimit;
+use iplookup::web::serve::ratelimit::RateLimit;
 use reqwest::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE};
 use serde_json::Value;
 

@@ -15,8 +15,8 @@ use std::net::SocketAddr;
 
 use serde_json::Value;
 
-use iplookup::web::client::ClientIpHeader;
-use iplookup::web::ratelimit::RateLimit;
+use iplookup::web::serve::client::ClientIpHeader;
+use iplookup::web::serve::ratelimit::RateLimit;
 use support::TestServer;
 use support::wire::{self, Wire};
 

@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use iplookup::web::origin::{FamilyOrigins, WebOrigin};
+use iplookup::web::serve::origin::{FamilyOrigins, WebOrigin};
 use reqwest::header::{CONTENT_SECURITY_POLICY, USER_AGENT};
 
 const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36";

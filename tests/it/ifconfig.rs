@@ -241,7 +241,7 @@ async fn the_home_page_shows_the_terminal_commands_and_each_answers() {
     }
     // Behind `--public-url`, the commands name it, whatever `Host` says.
     let mut cfg = support::config();
-    cfg.public_url = Some(iplookup::web::origin::PublicUrl::parse(PUBLIC).unwrap());
+    cfg.public_url = Some(iplookup::web::serve::origin::PublicUrl::parse(PUBLIC).unwrap());
     let public = support::start(cfg).await;
     let r = client
         .get(public.url("/"))

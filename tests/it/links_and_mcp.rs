@@ -18,7 +18,7 @@ use crate::support;
 use std::net::SocketAddr;
 
 use iplookup::ServeConfig;
-use iplookup::web::origin::{PublicUrl, WebOrigin};
+use iplookup::web::serve::origin::{PublicUrl, WebOrigin};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 

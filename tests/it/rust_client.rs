@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use futures_util::TryStreamExt;
-use iplookup::web::origin::PublicUrl;
+use iplookup::web::serve::origin::PublicUrl;
 use iplookup_client::Client;
 use iplookup_client::types;
 

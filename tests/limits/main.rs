@@ -29,7 +29,7 @@ use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use iplookup::web::ratelimit::RateLimit;
+use iplookup::web::serve::ratelimit::RateLimit;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::Request;
-use iplookup::web::client::TrustedProxies;
+use iplookup::web::serve::client::TrustedProxies;
 use iplookup::web::{self, AppState, Limits};
 use iplookup::{GeoDb, Lookup};
 use tower::ServiceExt;
@@ -41,7 +41,7 @@ fn app() -> web::hot::Routes {
             mcp_origins: Arc::from([]),
             families: Arc::default(),
             batch_limit: iplookup::web::DEFAULT_BATCH_LIMIT,
-            batch_slots: iplookup::web::admission::batch::BatchSlots::new(
+            batch_slots: iplookup::web::serve::admission::batch::BatchSlots::new(
                 Limits::default().batch_max_in_flight,
                 Limits::default().queue_timeout,
             ),

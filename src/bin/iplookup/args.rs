@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use ipnet::IpNet;
 
 use iplookup::fields::Field;
-use iplookup::web::client::ClientIpHeader;
+use iplookup::web::serve::client::ClientIpHeader;
 
 use crate::bounds;
 
@@ -342,8 +342,8 @@ pub struct ServeArgs {
     #[arg(
         long,
         env = "IPLOOKUP_BATCH_MAX_IN_FLIGHT",
-        default_value_t = iplookup::web::admission::batch::DEFAULT_BATCH_MAX_IN_FLIGHT,
-        value_parser = bounds::count::<usize>(iplookup::web::admission::batch::BATCH_MAX_IN_FLIGHT_RANGE),
+        default_value_t = iplookup::web::serve::admission::batch::DEFAULT_BATCH_MAX_IN_FLIGHT,
+        value_parser = bounds::count::<usize>(iplookup::web::serve::admission::batch::BATCH_MAX_IN_FLIGHT_RANGE),
         value_name = "N"
     )]
     pub batch_max_in_flight: usize,
@@ -357,7 +357,7 @@ pub struct ServeArgs {
     #[arg(
         long,
         env = "IPLOOKUP_BATCH_ANSWER_MIB",
-        value_parser = bounds::count::<u64>(iplookup::web::admission::batch::BATCH_ANSWER_MIB_RANGE),
+        value_parser = bounds::count::<u64>(iplookup::web::serve::admission::batch::BATCH_ANSWER_MIB_RANGE),
         value_name = "MIB"
     )]
     pub batch_answer_mib: Option<u64>,

@@ -12,9 +12,9 @@ use iplookup::config::TlsFiles;
 use iplookup::rdns::RdnsConfig;
 use iplookup::server;
 use iplookup::web::Limits;
-use iplookup::web::client::ClientIpHeader;
-use iplookup::web::origin::{FamilyOrigins, PublicUrl, WebOrigin};
-use iplookup::web::ratelimit::RateLimit;
+use iplookup::web::serve::client::ClientIpHeader;
+use iplookup::web::serve::origin::{FamilyOrigins, PublicUrl, WebOrigin};
+use iplookup::web::serve::ratelimit::RateLimit;
 
 use crate::args::ServeArgs;
 

@@ -49,7 +49,7 @@ impl Output {
         if let Some(output) = Output::ALL.into_iter().find(|o| o.query_name() == value) {
             return Ok(Some(output));
         }
-        match super::super::negotiate::Format::from_query(&value) {
+        match crate::web::serve::negotiate::Format::from_query(&value) {
             Some(_) => Ok(None),
             None => Err(()),
         }

@@ -126,7 +126,7 @@ pub(super) fn jsonrpc_error(status: StatusCode, code: i32, id: Value, message: &
     let message = Value::String(message.to_owned());
     let body =
         format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{message}}}}}"#);
-    let mut response = super::super::policy::typed("application/json", body);
+    let mut response = crate::web::serve::policy::typed("application/json", body);
     *response.status_mut() = status;
     response
 }

@@ -12,15 +12,15 @@
 use serde_json::{Value, json};
 
 use super::super::batch;
-use super::super::field::field_text;
-use super::super::ifconfig;
-use super::super::negotiate::Format;
-use super::super::render::country_view::CountryAnswer;
-use super::super::render::prefix_view::PrefixAnswer;
 use super::super::render::{AsnPage, Example, LookupKind, LookupPage, Page, View};
 use crate::fields::Field;
 use crate::lookup::Lookup;
 use crate::lookup::asn::Prefixes;
+use crate::web::address::field::field_text;
+use crate::web::address::ifconfig;
+use crate::web::network::country_view::CountryAnswer;
+use crate::web::network::prefix_view::PrefixAnswer;
+use crate::web::serve::negotiate::Format;
 
 /// Where the base URL goes in an example's command.
 pub(crate) const BASE: &str = "{base}";

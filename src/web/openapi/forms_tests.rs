@@ -3,7 +3,7 @@
 
 use super::super::params;
 use super::try_it::{TryQuery, target};
-use super::*;
+use crate::web::openapi::*;
 
 fn q(op: &str, ip: &str) -> TryQuery {
     let values = [("ip", ip), ("field", "asn"), ("asn", " AS15169 ")]

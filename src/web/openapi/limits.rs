@@ -13,9 +13,9 @@ use utoipa::openapi::{
     Content, HeaderBuilder, OpenApi, Ref, Response, ResponseBuilder, response::ResponseBuilder as B,
 };
 
-use super::super::negotiate::{ClientKind, Format};
 use super::super::routes::{self, Route};
-use super::super::state::Limits;
+use crate::web::serve::negotiate::{ClientKind, Format};
+use crate::web::serve::state::Limits;
 
 /// Adds the limit answers to every operation of `doc`.
 pub(crate) fn add(doc: &mut OpenApi) {

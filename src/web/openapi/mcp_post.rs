@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::web::discovery;
 use crate::web::mcp;
 use crate::web::routes;
-use crate::web::served::{Served, describe};
+use crate::web::serve::served::{Served, describe};
 
 /// `/mcp`: rmcp's `POST` (described here) and the server card on `GET`.
 pub(crate) const SERVED: &[Served] = &[Served::new(

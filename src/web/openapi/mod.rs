@@ -7,6 +7,7 @@
 //! `/llms.txt` (its text is [`discovery::llms`]'s).
 
 mod clients;
+pub(crate) mod docs;
 pub(crate) mod examples;
 mod flatten;
 mod limits;
@@ -23,18 +24,20 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use utoipa::OpenApi;
 use utoipa::openapi::{RefOr, Server};
 
-use super::base::{BaseUrl, document};
 use super::render::{ATTRIBUTION_TEXT, ATTRIBUTION_URL, DocsPage, Page};
-use super::respond::{Reply, Wants, bad_request, error_on, respond};
 use super::schema::{
     AsnParam, AsnPathParam, BatchFormatName, CountryParam, DocsJson, FieldParam, FormatName,
     IpFormParam, IpParam, LengthOrFieldParam, PrefixLengthParam,
 };
-use super::served::{Served, describe};
-use super::state::AppState;
-use super::{asn, assets, batch, discovery, field, ifconfig, metrics, network, pages, routes};
 use crate::lookup::Lookup;
 use crate::model::{self, ErrorCode};
+use crate::web::address::{self, field, ifconfig};
+use crate::web::serve::base::{BaseUrl, document};
+use crate::web::serve::metrics;
+use crate::web::serve::respond::{Reply, Wants, bad_request, error_on, respond};
+use crate::web::serve::served::{Served, describe};
+use crate::web::serve::state::AppState;
+use super::{asn, assets, batch, discovery, network, routes};
 use axum::routing::get;
 
 const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names in English and Bangla, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key, no sign-up, no external lookup while answering: the data is a local copy of the DB-IP Lite databases.";
@@ -49,9 +52,9 @@ const TAG_TITLES: [(&str, &str); 4] = [
 
 /// Every route of the table with its handler and its operations, module by
 /// module: what the router serves and this document describes
-/// ([`super::served`]).
+/// ([`crate::web::serve::served`]).
 pub(crate) const ALL_SERVED: &[&[Served]] = &[
-    pages::SERVED,
+    address::SERVED,
     field::SERVED,
     ifconfig::SERVED,
     batch::SERVED,
@@ -336,7 +339,7 @@ pub(crate) async fn openapi_30_json(State(state): State<AppState>, base: BaseUrl
 
 /// `GET /openapi.json`: 308 to `/api/v1/openapi.json`.
 pub(crate) async fn openapi_alias() -> Response {
-    super::policy::moved_to(routes::OPENAPI.template)
+    crate::web::serve::policy::moved_to(routes::OPENAPI.template)
 }
 
 /// The docs page for `base`: the document, flattened, its examples naming `base`.
@@ -387,7 +390,7 @@ pub(crate) async fn docs_try(
     let route = &routes::DOCS_TRY;
     let page = docs(&state.lookup, "");
     match query.ok().and_then(|Query(q)| try_it::target(&page, &q)) {
-        Some(to) => super::policy::see_other(&to),
+        Some(to) => crate::web::serve::policy::see_other(&to),
         None => error_on(
             bad_request(
                 ErrorCode::BadQuery,

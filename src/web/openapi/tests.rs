@@ -1,6 +1,6 @@
 //! The OpenAPI document's and the docs page's unit tests.
 
-use super::*;
+use crate::web::openapi::*;
 
 /// The embedded data, looked up once for every test.
 fn lookup() -> &'static Lookup {

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use sha2::Digest;
 
-use crate::web::encoding::{self, Coding};
+use crate::web::serve::encoding::{self, Coding};
 
 /// One asset: its bytes, the name it is served under and its `ETag`.
 #[derive(Debug)]

@@ -2,14 +2,14 @@
 //! `Error` body's own message (the JSON's). In Bangla the JSON stays English
 //! and the page says it in Bangla: for what the lookup form or an address
 //! path could not use (the page holds that input), the reason and the
-//! suggestion of [`crate::web::search`]; for every other error a sentence
+//! suggestion of [`crate::web::serve::search`]; for every other error a sentence
 //! per code. The words of each code are declared with the code
 //! ([`crate::model::ErrorCode`]'s one declaration).
 
 use super::i18n::Lang;
 use super::page::ErrorPage;
 use crate::model::ErrorCode;
-use crate::web::search::{self, Unusable, Why};
+use crate::web::serve::search::{self, Unusable, Why};
 
 /// The message of `e` in `lang`.
 pub(crate) fn message(e: &ErrorPage, lang: Lang) -> String {

@@ -53,7 +53,7 @@ footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3re
 "#;
 
 /// What the frame of a page needs besides its body.
-pub(super) struct Frame<'a> {
+pub(crate) struct Frame<'a> {
     pub title: &'a str,
     /// The page's own path (and query), for the language link and the
     /// Markdown alternate.
@@ -102,13 +102,13 @@ pub(super) fn lookup_form(value: &str, view: &View) -> String {
 }
 
 /// A flag image for the country `code`, empty when the set has none.
-pub(super) fn flag_img(code: Option<&str>) -> String {
+pub(crate) fn flag_img(code: Option<&str>) -> String {
     flag_tag(code, "")
 }
 
 /// [`flag_img`] for a list of countries, most of them below the first
 /// screen: loaded only when scrolled near (`loading="lazy"`).
-pub(super) fn flag_img_lazy(code: Option<&str>) -> String {
+pub(crate) fn flag_img_lazy(code: Option<&str>) -> String {
     flag_tag(code, " loading=\"lazy\" decoding=\"async\"")
 }
 
@@ -124,7 +124,7 @@ fn flag_tag(code: Option<&str>, attributes: &str) -> String {
 
 /// The whole document: the bar (home, docs, the other language), the body,
 /// and the footer (attribution, data releases, flags credit, docs links).
-pub(super) fn document(frame: &Frame, body: &str, view: &View) -> String {
+pub(crate) fn document(frame: &Frame, body: &str, view: &View) -> String {
     let lang = view.lang;
     let other = if lang == Lang::En { Lang::Bn } else { Lang::En };
     let switch = View {

@@ -1,48 +1,44 @@
 //! Every page is one value rendered four ways: JSON, plain text, Markdown and
 //! HTML. Handlers build a [`Page`]; only this module turns it into bytes.
 //! JSON is the serde model; the other three are one view of the page
-//! ([`doc::Doc`], built by the resource: `lookup_view`, `asn_view`,
-//! `health_view`, `error_view`, or a [`Resource`]'s own) written by one
-//! writer per format (`text`, `markdown`, `html`).
+//! ([`doc::Doc`], built by the resource: [`crate::web::address::view`],
+//! [`crate::web::asn::view`], `health_view`, `error_view`, or a
+//! [`Resource`]'s own) written by one writer per format (`text`, `markdown`,
+//! `html`). The docs page has writers of its own
+//! ([`crate::web::openapi::docs`]).
 
-mod asn_countries;
-mod asn_view;
 mod asset;
 pub(crate) mod assets;
-pub(crate) mod country_view;
 pub(crate) mod doc;
-mod docs;
-mod error_view;
+pub(crate) mod error_view;
 mod error_words;
 pub(crate) mod flags;
 mod health_view;
-mod html;
-mod html_frame;
+pub(crate) mod html;
+pub(crate) mod html_frame;
 pub(crate) mod i18n;
 mod json;
-mod lookup_view;
 pub(crate) mod map;
-mod markdown;
-mod page;
-pub(crate) mod prefix_view;
+pub(crate) mod markdown;
+pub(crate) mod page;
 mod special_bn;
-mod terminal_view;
-mod text;
+pub(crate) mod terminal_view;
+pub(crate) mod text;
 pub(crate) mod values;
-mod view;
+pub(crate) mod view;
 
-pub(crate) use self::docs::{
-    BodyDoc, ClientExample, DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter,
-    ResponseDoc, SchemaDoc, TryInput, TryIt,
-};
 pub(crate) use self::i18n::Lang;
 pub(crate) use self::page::{
     ATTRIBUTION_TEXT, ATTRIBUTION_URL, AsnPage, ErrorPage, Health, HealthData, HealthRefusal,
     HealthSource, LookupKind, LookupPage, Page, Releases, asn_links, page_link,
 };
 pub(crate) use self::view::View;
-use super::negotiate::Format;
 pub(crate) use crate::fields::sanitize::one_line;
+pub(crate) use crate::web::openapi::docs::{
+    BodyDoc, ClientExample, DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter,
+    ResponseDoc, SchemaDoc, TryInput, TryIt,
+};
+use crate::web::serve::negotiate::Format;
 
 impl Page {
     /// The body of the page in `format` (UTF-8), in `view`'s language (the
@@ -52,9 +48,13 @@ impl Page {
         match (format, self) {
             (Format::Json, _) => self.json(),
             // The docs page has renderers of its own.
-            (Format::Text, Page::Docs(d)) => sanitized(docs::text::page(d)).into_bytes(),
-            (Format::Markdown, Page::Docs(d)) => sanitized(docs::markdown::page(d)).into_bytes(),
-            (Format::Html, Page::Docs(d)) => docs::html::page(d).into_bytes(),
+            (Format::Text, Page::Docs(d)) => {
+                sanitized(crate::web::openapi::docs::text::page(d)).into_bytes()
+            }
+            (Format::Markdown, Page::Docs(d)) => {
+                sanitized(crate::web::openapi::docs::markdown::page(d)).into_bytes()
+            }
+            (Format::Html, Page::Docs(d)) => crate::web::openapi::docs::html::page(d).into_bytes(),
             // What a terminal or a Markdown viewer shows: no control or
             // bidi character from any value, error message or docs text.
             (Format::Text, _) => sanitized(text::write(&self.view(view))).into_bytes(),
@@ -67,8 +67,8 @@ impl Page {
     /// renderers of its own).
     fn view(&self, view: &View) -> doc::Doc {
         match self {
-            Page::Lookup(p) => lookup_view::view(p, view),
-            Page::Asn(p) => asn_view::view(p, view),
+            Page::Lookup(p) => crate::web::address::view::view(p, view),
+            Page::Asn(p) => crate::web::asn::view::view(p, view),
             Page::Error(e) => error_view::view(e, view),
             Page::Resource(r) => r.view(view),
             Page::Docs(_) => doc::Doc::default(),
@@ -115,7 +115,8 @@ pub(crate) fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
         static DOCS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
         return DOCS
             .get_or_init(|| {
-                let digest = sha2::Sha256::digest(docs::html::TRY_SCRIPT.as_bytes());
+                let digest =
+                    sha2::Sha256::digest(crate::web::openapi::docs::html::TRY_SCRIPT.as_bytes());
                 let script = base64::engine::general_purpose::STANDARD.encode(digest);
                 format!(
                     "{}; script-src 'self' 'sha256-{script}'; connect-src 'self'",
@@ -134,7 +135,7 @@ pub(crate) fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
     };
     static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let script = SCRIPT.get_or_init(|| {
-        let digest = sha2::Sha256::digest(lookup_view::FAMILY_SCRIPT.as_bytes());
+        let digest = sha2::Sha256::digest(crate::web::address::view::FAMILY_SCRIPT.as_bytes());
         base64::engine::general_purpose::STANDARD.encode(digest)
     });
     let origins: Vec<String> = families.each().map(|(_, o)| o.to_string()).collect();
@@ -151,7 +152,7 @@ pub(crate) fn csp_for(page: &Page) -> std::borrow::Cow<'static, str> {
 /// asset, [`assets::script`]), and requests only to this origin
 /// (`connect-src 'self'`: Lighthouse and other tools read `/robots.txt`
 /// from within the page, issue 32). The docs page's style
-/// ([`docs::html::DOCS_STYLE`]) is allowed by its hash too.
+/// ([`crate::web::openapi::docs::html::DOCS_STYLE`]) is allowed by its hash too.
 pub(crate) fn csp() -> &'static str {
     static CSP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     CSP.get_or_init(|| format!("{}; script-src 'self'; connect-src 'self'", csp_base()))
@@ -172,7 +173,7 @@ fn csp_base() -> &'static str {
             "default-src 'none'; style-src 'sha256-{}' 'sha256-{}' 'sha256-{}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
             hash(html_frame::STYLE),
             hash(map::MAP_STYLE),
-            hash(docs::html::DOCS_STYLE)
+            hash(crate::web::openapi::docs::html::DOCS_STYLE)
         )
     })
 }

@@ -7,13 +7,13 @@ use std::sync::Arc;
 use axum::http::StatusCode;
 use serde::Serialize;
 
-use super::docs::DocsPage;
 use super::i18n::Lang;
 use crate::fields::Field;
 use crate::geo::special::SpecialBlock;
 use crate::lookup::Answered;
 use crate::model::{self, AsnInfo, IpInfo};
-use crate::web::origin::FamilyOrigins;
+use crate::web::openapi::docs::DocsPage;
+use crate::web::serve::origin::FamilyOrigins;
 
 /// The DB-IP attribution its licence asks for, as a link.
 pub(crate) const ATTRIBUTION_TEXT: &str = "IP Geolocation by DB-IP";

@@ -1,7 +1,7 @@
 //! The route table's tests: the router picks the route the table means,
 //! no route hides another (ifconfig.co's words included), policies.
 
-use super::*;
+use crate::web::routes::*;
 
 /// The template of the route axum's router (the one matcher) picks for
 /// `path` when it holds every route of the table, else the fallback's.
