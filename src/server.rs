@@ -158,7 +158,7 @@ pub async fn run(
     let local = listener.local_addr()?;
     let limits = &config.limits;
     let server = Arc::new(Server {
-        routes: web::app(state, limits),
+        routes: web::router::app(state, limits),
         settings: connection::Settings {
             header_timeout: limits.header_timeout,
             idle_timeout: limits.idle_timeout,

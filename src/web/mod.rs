@@ -37,7 +37,27 @@ pub mod router;
 pub(crate) mod routes;
 pub(crate) mod schema;
 pub mod serve;
+#[cfg(test)]
+mod testing;
 
 pub use batch::DEFAULT_BATCH_LIMIT;
-pub use router::app;
 pub use serve::state::{AppState, Limits};
+
+use serve::served::Served;
+
+/// Every resource's routes, each with its handler and the operations that
+/// describe it ([`serve::served`]): what the router serves and the OpenAPI
+/// document describes, with [`openapi`]'s own. A new resource is a `mod`
+/// line above and its `SERVED` here.
+pub(crate) const SERVED: &[&[Served]] = &[
+    address::SERVED,
+    address::field::SERVED,
+    address::ifconfig::SERVED,
+    batch::SERVED,
+    asn::SERVED,
+    network::SERVED,
+    assets::SERVED,
+    discovery::SERVED,
+    openapi::mcp_post::SERVED,
+    serve::metrics::SERVED,
+];

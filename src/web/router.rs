@@ -1,14 +1,14 @@
 //! The whole service as one tower service: the hot route beside axum's
 //! router, every route of the table ([`super::routes`]) with the handler its
-//! module attached to it ([`crate::web::serve::served`], listed in [`openapi::ALL_SERVED`]),
+//! module attached to it ([`crate::web::serve::served`], listed in [`crate::web::SERVED`]),
 //! all behind the common layer ([`super::common`]).
 
 use axum::Router;
 
 use super::common::CommonLayer;
 use super::routes;
-use crate::web::serve::state::{AppState, Limits};
 use super::{address, hot, openapi};
+use crate::web::serve::state::{AppState, Limits};
 
 /// The whole service: every route, each behind the common layer.
 pub fn app(state: AppState, limits: &Limits) -> hot::Routes {

@@ -1,5 +1,5 @@
 //! The service driven in-process, with no socket: requests go straight into
-//! the app `iplookup::web::app` builds (the service `server::run` serves on
+//! the app `iplookup::web::router::app` builds (the service `server::run` serves on
 //! each connection) through `tower::ServiceExt::oneshot`, with the peer's
 //! address in the request extensions as `ConnectInfo<SocketAddr>`, as the
 //! server puts it there. For what the app alone decides (status, headers,
@@ -46,7 +46,7 @@ fn app() -> web::hot::Routes {
                 Limits::default().queue_timeout,
             ),
         };
-        web::app(state, &Limits::default())
+        web::router::app(state, &Limits::default())
     })
     .clone()
 }

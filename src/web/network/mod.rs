@@ -361,3 +361,6 @@ async fn country_of(
     number.map_err(|page| error_on(page, wants, route))?;
     Ok(found)
 }
+
+#[cfg(test)]
+mod tests;

@@ -9,8 +9,8 @@ use super::super::render::{
     BodyDoc, DocsPage, ErrorDoc, Example, FieldDoc, Group, Operation, Parameter, ResponseDoc,
     SchemaDoc,
 };
-use crate::model;
 use super::{clients, limits, try_it};
+use crate::model;
 
 /// The statuses of the limits' answers, described once on the page.
 const LIMIT_STATUSES: [&str; 4] = ["408", "414", "429", "503"];

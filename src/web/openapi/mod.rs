@@ -11,7 +11,7 @@ pub(crate) mod docs;
 pub(crate) mod examples;
 mod flatten;
 mod limits;
-mod mcp_post;
+pub(crate) mod mcp_post;
 pub(crate) mod try_it;
 pub(crate) mod v30;
 
@@ -29,15 +29,13 @@ use super::schema::{
     AsnParam, AsnPathParam, BatchFormatName, CountryParam, DocsJson, FieldParam, FormatName,
     IpFormParam, IpParam, LengthOrFieldParam, PrefixLengthParam,
 };
+use super::{discovery, routes};
 use crate::lookup::Lookup;
 use crate::model::{self, ErrorCode};
-use crate::web::address::{self, field, ifconfig};
 use crate::web::serve::base::{BaseUrl, document};
-use crate::web::serve::metrics;
 use crate::web::serve::respond::{Reply, Wants, bad_request, error_on, respond};
 use crate::web::serve::served::{Served, describe};
 use crate::web::serve::state::AppState;
-use super::{asn, assets, batch, discovery, network, routes};
 use axum::routing::get;
 
 const DESCRIPTION: &str = "Look up any IPv4 or IPv6 address: country (with names in English and Bangla, flag, continent, centroid, time zone, local time, currency, calling code) and network (ASN, operator, CIDR range, reverse DNS). No API key, no sign-up, no external lookup while answering: the data is a local copy of the DB-IP Lite databases.";
@@ -48,23 +46,6 @@ const TAG_TITLES: [(&str, &str); 4] = [
     ("pages", "Pages"),
     ("discovery", "Agents and discovery"),
     ("operations", "Operations"),
-];
-
-/// Every route of the table with its handler and its operations, module by
-/// module: what the router serves and this document describes
-/// ([`crate::web::serve::served`]).
-pub(crate) const ALL_SERVED: &[&[Served]] = &[
-    address::SERVED,
-    field::SERVED,
-    ifconfig::SERVED,
-    batch::SERVED,
-    asn::SERVED,
-    network::SERVED,
-    assets::SERVED,
-    discovery::SERVED,
-    mcp_post::SERVED,
-    metrics::SERVED,
-    SERVED,
 ];
 
 /// The routes this module answers.
@@ -93,13 +74,17 @@ const SERVED: &[Served] = &[
     ),
 ];
 
-/// Every route served, once each.
+/// Every route served, once each: the resources' ([`crate::web::SERVED`])
+/// and this module's.
 pub(crate) fn all_served() -> impl Iterator<Item = &'static Served> {
-    ALL_SERVED.iter().flat_map(|served| served.iter())
+    crate::web::SERVED
+        .iter()
+        .chain([SERVED].iter())
+        .flat_map(|served| served.iter())
 }
 
 /// The OpenAPI document's frame, derived from its attributes and the wire
-/// types; its paths are added from [`ALL_SERVED`].
+/// types; its paths are added from [`all_served`].
 #[derive(OpenApi)]
 #[openapi(
     info(

@@ -2,7 +2,7 @@
 //! operations the OpenAPI document describes it by. Each handler module
 //! lists its own routes (`SERVED`, beside the handlers); the router and the
 //! OpenAPI document are both built from those lists
-//! ([`crate::web::openapi::ALL_SERVED`]), so a route is added in the table
+//! ([`crate::web::SERVED`]), so a route is added in the table
 //! ([`crate::web::routes`]) and beside its handler, nowhere else.
 
 use axum::routing::MethodRouter;
