@@ -7,8 +7,10 @@ import json
 import httpx
 
 from iplookup_api import Client
-from iplookup_api.api.lookup import api_asn, api_ip, api_ip_batch, api_ip_field, api_me
-from iplookup_api.models import ApiError, AsnInfo, BatchFormatName, FieldParam, IpInfo
+from iplookup_api.api.lookup import (
+    api_asn, api_asn_csv, api_country, api_ip, api_ip_batch, api_ip_field, api_me, api_me_field, api_prefix,
+)
+from iplookup_api.models import ApiError, AsnInfo, BatchFormatName, CountryInfo, FieldParam, IpInfo, PrefixInfo
 
 
 def summary(info: IpInfo) -> str:
@@ -40,6 +42,11 @@ def run(base: str) -> list[str]:
     me = api_me.sync(client=client)
     # end example
     check(isinstance(me, IpInfo) and me.ip == "127.0.0.1", f"GET /api/v1/me -> {getattr(me, 'ip', me)}")
+
+    # example: api_me_field
+    mine = api_me_field.sync(field=FieldParam.COUNTRY_CODE, client=client)
+    # end example
+    check(mine == "\n", f"GET /api/v1/me/country_code (a loopback caller: no country) -> {mine!r}")
 
     # example: api_ip_field
     field = api_ip_field.sync(ip="8.8.8.8", field=FieldParam.COUNTRY_CODE, client=client)
@@ -75,6 +82,24 @@ def run(base: str) -> list[str]:
     # end example
     check(isinstance(asn, AsnInfo) and asn.asn == 15169 and asn.addresses.v4 > 0 and len(asn.prefixes.v4) > 0,
           f"GET /api/v1/asn/AS15169 -> {getattr(asn, 'organization', asn)}")
+
+    # example: api_asn_csv
+    csv = api_asn_csv.sync(asn="AS15169", client=client)
+    # end example
+    check(isinstance(csv, str) and csv.startswith("prefix,version,country_code,addresses\n")
+          and "\n8.8.8.0/24,IPv4,US,256\n" in csv, f"GET /api/v1/asn/AS15169/prefixes.csv -> {str(csv)[:60]!r}")
+
+    # example: api_prefix
+    prefix = api_prefix.sync(network="8.8.8.0", length="24", client=client)
+    # end example
+    check(isinstance(prefix, PrefixInfo) and prefix.prefix == "8.8.8.0/24" and prefix.row_count == 1
+          and prefix.rows[0].asn == 15169, f"GET /api/v1/prefix/8.8.8.0/24 -> {getattr(prefix, 'prefix', prefix)}")
+
+    # example: api_country
+    country = api_country.sync(cc="US", client=client)
+    # end example
+    check(isinstance(country, CountryInfo) and country.country.country == "United States" and country.as_count > 0
+          and len(country.ases) > 0, f"GET /api/v1/country/US -> {getattr(country, 'as_count', country)} ASes")
 
     bad = api_ip.sync_detailed(ip="not-an-ip", client=client)
     check(bad.status_code == 400 and isinstance(bad.parsed, ApiError) and bad.parsed.error == "invalid_ip",

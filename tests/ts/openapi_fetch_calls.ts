@@ -44,6 +44,14 @@ const me = await api.GET("/api/v1/me");
 // end example
 check(me.data?.ip === "127.0.0.1", `GET /api/v1/me -> ${me.data?.ip}`);
 
+// example: api_me_field
+const mine = await api.GET("/api/v1/me/{field}", {
+  params: { path: { field: "country_code" } },
+  parseAs: "text",
+});
+// end example
+check(mine.data === "\n", `GET /api/v1/me/country_code (a loopback caller: no country) -> ${JSON.stringify(mine.data)}`);
+
 // example: api_ip_field
 const field = await api.GET("/api/v1/ip/{ip}/{field}", {
   params: { path: { ip: "8.8.8.8", field: "country_code" } },
@@ -80,6 +88,29 @@ const asn = await api.GET("/api/v1/asn/{asn}", { params: { path: { asn: "AS15169
 // end example
 check(asn.data?.asn === 15169 && asn.data.prefixes.v4.length > 0,
   `GET /api/v1/asn/AS15169 -> ${asn.data?.organization}`);
+
+// example: api_asn_csv
+const csv = await api.GET("/api/v1/asn/{asn}/prefixes.csv", {
+  params: { path: { asn: "AS15169" } },
+  parseAs: "text",
+});
+// end example
+check((csv.data ?? "").startsWith("prefix,version,country_code,addresses\n") && (csv.data ?? "").includes("\n8.8.8.0/24,IPv4,US,256\n"),
+  `GET /api/v1/asn/AS15169/prefixes.csv -> ${JSON.stringify((csv.data ?? "").slice(0, 60))}`);
+
+// example: api_prefix
+const prefix = await api.GET("/api/v1/prefix/{network}/{length}", {
+  params: { path: { network: "8.8.8.0", length: "24" } },
+});
+// end example
+check(prefix.data?.prefix === "8.8.8.0/24" && prefix.data.row_count === 1 && prefix.data.rows[0]?.asn === 15169,
+  `GET /api/v1/prefix/8.8.8.0/24 -> ${prefix.data?.prefix}`);
+
+// example: api_country
+const country = await api.GET("/api/v1/country/{cc}", { params: { path: { cc: "US" } } });
+// end example
+check(country.data?.country.country === "United States" && country.data.as_count > 0 && country.data.ases.length > 0,
+  `GET /api/v1/country/US -> ${country.data?.as_count} ASes`);
 
 const bad = await api.GET("/api/v1/ip/{ip}", { params: { path: { ip: "not-an-ip" } } });
 const typed: ApiError | undefined = bad.error;

@@ -57,6 +57,11 @@ info = api_ip.sync(ip="8.8.8.8", client=client)"#,
     ),
     ("api_me", &PYTHON, "me = api_me.sync(client=client)"),
     (
+        "api_me_field",
+        &PYTHON,
+        r#"mine = api_me_field.sync(field=FieldParam.COUNTRY_CODE, client=client)"#,
+    ),
+    (
         "api_ip_field",
         &PYTHON,
         r#"field = api_ip_field.sync(ip="8.8.8.8", field=FieldParam.COUNTRY_CODE, client=client)"#,
@@ -73,6 +78,21 @@ batch = api_ip_batch.sync(client=client, body=body)"#,
         r#"asn = api_asn.sync(asn="AS15169", client=client)"#,
     ),
     (
+        "api_asn_csv",
+        &PYTHON,
+        r#"csv = api_asn_csv.sync(asn="AS15169", client=client)"#,
+    ),
+    (
+        "api_prefix",
+        &PYTHON,
+        r#"prefix = api_prefix.sync(network="8.8.8.0", length="24", client=client)"#,
+    ),
+    (
+        "api_country",
+        &PYTHON,
+        r#"country = api_country.sync(cc="US", client=client)"#,
+    ),
+    (
         "api_ip",
         &TYPESCRIPT,
         r#"const api = createClient<paths, "application/json">({ baseUrl: base });
@@ -84,6 +104,14 @@ const { data: info, error: ipError } = await api.GET("/api/v1/ip/{ip}", {
         "api_me",
         &TYPESCRIPT,
         r#"const me = await api.GET("/api/v1/me");"#,
+    ),
+    (
+        "api_me_field",
+        &TYPESCRIPT,
+        r#"const mine = await api.GET("/api/v1/me/{field}", {
+  params: { path: { field: "country_code" } },
+  parseAs: "text",
+});"#,
     ),
     (
         "api_ip_field",
@@ -105,6 +133,26 @@ const batch = await api.POST("/api/v1/ip", { body });"#,
         r#"const asn = await api.GET("/api/v1/asn/{asn}", { params: { path: { asn: "AS15169" } } });"#,
     ),
     (
+        "api_asn_csv",
+        &TYPESCRIPT,
+        r#"const csv = await api.GET("/api/v1/asn/{asn}/prefixes.csv", {
+  params: { path: { asn: "AS15169" } },
+  parseAs: "text",
+});"#,
+    ),
+    (
+        "api_prefix",
+        &TYPESCRIPT,
+        r#"const prefix = await api.GET("/api/v1/prefix/{network}/{length}", {
+  params: { path: { network: "8.8.8.0", length: "24" } },
+});"#,
+    ),
+    (
+        "api_country",
+        &TYPESCRIPT,
+        r#"const country = await api.GET("/api/v1/country/{cc}", { params: { path: { cc: "US" } } });"#,
+    ),
+    (
         "api_ip",
         &RUST,
         r#"let client = Client::new(&base);
@@ -113,7 +161,7 @@ let info = client.api_ip(&"8.8.8.8".parse()?, None).await?.into_inner();"#,
     (
         "api_me",
         &RUST,
-        r#"let me = client.api_me(None).await?.into_inner();"#,
+        "let me = client.api_me(None).await?.into_inner();",
     ),
     (
         "api_me_field",
@@ -260,5 +308,18 @@ mod tests {
             .map(|c| c.language)
             .collect();
         assert_eq!(shown, ["python", "typescript", "rust"]);
+    }
+
+    /// Every lookup of the API (`/api/v1/...`, tag `lookup`) has a tested
+    /// call in every language: the ones of the Rust client's file, which
+    /// calls every lookup operation, are the list.
+    #[test]
+    fn every_api_lookup_has_a_call_in_every_language() {
+        let ops: BTreeSet<String> = marked(RUST.file).into_iter().map(|(op, _)| op).collect();
+        assert!(ops.len() >= 9, "{ops:?}");
+        for op in &ops {
+            let shown: Vec<String> = for_operation(op).into_iter().map(|c| c.language).collect();
+            assert_eq!(shown, ["python", "typescript", "rust"], "{op}");
+        }
     }
 }
