@@ -330,3 +330,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod prefix_tests;

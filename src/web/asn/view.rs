@@ -3,7 +3,7 @@
 //! coloured by share), one page of its prefixes (`?page=N`, filterable in
 //! place by the pages' script), the pager, the CSV and the other formats.
 
-use crate::model::AsnInfo;
+use crate::model::{AsPrefix, AsnInfo};
 use crate::web::address::view::{attribution, format_links, para, source};
 use crate::web::asn::countries::{countries, countries_v6, country_name, md_countries, share_map};
 use crate::web::render::doc::{Block, Doc, Inline, Kind, Link, Only, Row};
@@ -507,43 +507,47 @@ fn prefixes(info: &AsnInfo, view: &View, path: &str) -> Kind {
                 )
             })
             .map(Box::new),
-        also: vec![Link {
-            download: true,
-            ..Link::new(Msg::DownloadCsv.text(lang), asn_csv_link(info.asn))
-        }],
+        also: page_numbers(n, pages)
+            .map(|k| Link {
+                class: (k == n).then_some("current"),
+                ..Link::new(lang.count(u128::from(k)), view.href(&page_link(&paged, k)))
+            })
+            .chain([Link {
+                download: true,
+                ..Link::new(Msg::DownloadCsv.text(lang), asn_csv_link(info.asn))
+            }])
+            .collect(),
         label,
     };
     let listed = info.prefixes.v4.len() + info.prefixes.v6.len();
-    let details = &info.prefix_details;
-    let items = if details.v4.len() + details.v6.len() == listed {
-        details
-            .v4
-            .iter()
-            .chain(&details.v6)
-            .map(|p| {
-                let link = range_link(&p.prefix).unwrap_or_default();
-                let size: u128 = p.addresses.parse().unwrap_or(0);
-                vec![
-                    Link::new(&p.prefix, view.href(&link)).into(),
-                    Inline::text(format!(
-                        " {} · {}",
-                        p.country_code.as_deref().unwrap_or("-"),
-                        lang.count(size)
-                    )),
-                ]
-            })
-            .collect()
-    } else {
-        info.prefixes
-            .v4
-            .iter()
-            .chain(&info.prefixes.v6)
-            .map(|prefix| {
-                let link = range_link(prefix).unwrap_or_default();
-                vec![Link::new(prefix, view.href(&link)).into()]
-            })
-            .collect()
-    };
+    let lists = [
+        (Msg::PrefixesV4, &info.prefixes.v4, &info.prefix_details.v4),
+        (Msg::PrefixesV6, &info.prefixes.v6, &info.prefix_details.v6),
+    ]
+    .into_iter()
+    .filter(|(_, list, _)| !list.is_empty())
+    .map(|(title, list, details)| {
+        let items = if details.len() == list.len() {
+            details
+                .iter()
+                .map(|p| prefix_item(&p.prefix, Some(p), view))
+                .collect()
+        } else {
+            list.iter().map(|p| prefix_item(p, None, view)).collect()
+        };
+        let list = Kind::List {
+            id: None,
+            class: Some("prefixes mono"),
+            items,
+        };
+        Block::all(Kind::Section {
+            id: None,
+            class: None,
+            title: Some(title.text(lang).to_owned()),
+            body: vec![Block::all(list)],
+        })
+    })
+    .collect();
     let mut body = vec![
         Block::all(Kind::Raw(search_form(info, view, path))),
         Block::all(pager(None)),
@@ -551,10 +555,11 @@ fn prefixes(info: &AsnInfo, view: &View, path: &str) -> Kind {
             label: Msg::FilterPrefixes.text(lang).to_owned(),
             count: lang.count(listed as u128),
         }),
-        Block::all(Kind::List {
+        Block::all(Kind::Section {
             id: Some("prefixes"),
-            class: Some("prefixes mono"),
-            items,
+            class: None,
+            title: None,
+            body: lists,
         }),
     ];
     if pages > 1 {
@@ -566,4 +571,25 @@ fn prefixes(info: &AsnInfo, view: &View, path: &str) -> Kind {
         title: Some(Msg::Prefixes.text(lang).to_owned()),
         body,
     }
+}
+
+/// One prefix of the list, linked to its page, with its country and size
+/// when the page has them.
+fn prefix_item(prefix: &str, detail: Option<&AsPrefix>, view: &View) -> Vec<Inline> {
+    let link = range_link(prefix).unwrap_or_default();
+    let mut item = vec![Link::new(prefix, view.href(&link)).into()];
+    if let Some(p) = detail {
+        let size: u128 = p.addresses.parse().unwrap_or(0);
+        let cc = p.country_code.as_deref().unwrap_or("-");
+        item.push(Inline::text(format!(" {cc} · {}", view.lang.count(size))));
+    }
+    item
+}
+
+/// The pages a pager numbers: the first two, the two either side of `n`,
+/// the last two (all of them up to 9 pages); none for one page.
+fn page_numbers(n: u32, pages: u32) -> impl Iterator<Item = u32> {
+    (1..=pages).filter(move |&k| {
+        pages > 1 && (pages <= 9 || k <= 2 || k + 1 >= pages || k.abs_diff(n) <= 2)
+    })
 }

@@ -47,7 +47,7 @@ button.copy{flex:none;white-space:nowrap;font-size:.72rem;min-height:24px;min-wi
 .note{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .4rem;border-top:1px solid var(--line);vertical-align:middle}th{color:var(--muted);font-weight:600;font-size:.85rem}td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .bar-cell{width:30%}.share{height:.6rem;background:var(--line);border-radius:.3rem;overflow:hidden}.share svg{display:block;color:var(--hit)}
-ul.prefixes{list-style:none;padding:0;margin:.5rem 0;columns:13rem auto;column-gap:1.2rem;font-size:.9rem}ul.prefixes li{break-inside:avoid}ul.prefixes a{display:inline-block;min-height:24px;line-height:24px}.pager a{display:inline-block;min-height:24px;line-height:24px}
+ul.prefixes{list-style:none;padding:0;margin:.5rem 0;columns:13rem auto;column-gap:1.2rem;font-size:.9rem}ul.prefixes li{break-inside:avoid}ul.prefixes a{display:inline-block;min-height:24px;line-height:24px}.pager a{display:inline-block;min-height:24px;min-width:24px;line-height:24px;text-align:center}.pager a.current{font-weight:700;text-decoration:none;color:var(--fg)}
 .pager{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center;margin:.5rem 0}
 footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3rem 0}
 "#;
