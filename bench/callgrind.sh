@@ -17,7 +17,8 @@
 #    /healthz: a LIST holding the line `healthz` and PREFIX `/`)
 # Environment: DURATION (6), OUT (a new temporary directory), ACCEPT_ENCODING
 # (sent as `Accept-Encoding` on every request when set, e.g. "gzip, br": the
-# hot route must cost the same with it as without, issue 32).
+# hot route must cost the same with it as without, issue 32), HEADER_NAME (send
+# that value under another name instead: the same bytes, no encoding asked).
 # Function names need symbols only; for line numbers build with
 # CARGO_PROFILE_RELEASE_DEBUG=line-tables-only.
 set -euo pipefail
@@ -38,7 +39,7 @@ pid=$!
 pids+=("$pid")
 wait_healthy "$port" 120
 callgrind_control -z "$pid" > /dev/null 2>&1
-requests=$(wrk -t1 -c8 -d"${DURATION:-6}s" -s "$HELPERS/random.lua" "http://127.0.0.1:$port" -- "$list" "$prefix" "${ACCEPT_ENCODING:-}" \
+requests=$(wrk -t1 -c8 -d"${DURATION:-6}s" -s "$HELPERS/random.lua" "http://127.0.0.1:$port" -- "$list" "$prefix" "${ACCEPT_ENCODING:-}" "${HEADER_NAME:-Accept-Encoding}" \
     | sed -nE 's/^WRK requests=([0-9]+).*/\1/p')
 callgrind_control -d "$pid" > /dev/null 2>&1
 kill "$pid"
