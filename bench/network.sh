@@ -4,7 +4,10 @@
 #  1. the largest AS's prefixes CSV (AS4134 in the embedded release): the
 #     first request (the AS index, when not built yet, and the AS's profile)
 #     and five later ones (the shared buffer);
-#  2. the JSON answer of every AS the data names (91,065 in the embedded
+#  2. the time to first byte of the HTML pages of the 20 largest ASes (by
+#     rows of the data; their profiles not built yet) and the 20 largest
+#     countries (by IPv4 addresses), each asked twice;
+#  3. the JSON answer of every AS the data names (91,065 in the embedded
 #     release) and of every country, each fetched once: VmRSS and VmHWM of
 #     the server before and after (the AS profiles are kept within their
 #     bound, 48 MiB; the country space is built once).
@@ -39,6 +42,22 @@ for i in 1 2 3 4 5 6; do
     curl -s -o /dev/null -w "CSV request $i: %{http_code} %{size_download} bytes in %{time_total} s\n" "$csv"
 done
 echo "after the CSV: $(mem)"
+
+# The pages of the 20 largest ASes and countries: time to first byte, twice.
+ttfb() { curl -s -o /dev/null -H 'Accept: text/html' -w '%{time_starttransfer}\n' "$1"; }
+spread() { sort -n | awk '{a[NR]=$1} END {printf "min %.1f ms, median %.1f ms, max %.1f ms", a[1]*1000, a[int((NR+1)/2)]*1000, a[NR]*1000}'; }
+zcat data/asn.csv.gz | cut -d, -f3 | sort | uniq -c | sort -rn | awk 'NR <= 20 {print "/AS" $2}' > "$WORK/top-as"
+for cc in $(cut -f1 data/countries.tsv | tail -n +2); do
+    v4=$(curl -s "$BASE/api/v1/country/$cc" | python3 -c 'import json,sys; print(json.load(sys.stdin)["addresses"]["v4"])' 2>/dev/null || echo 0)
+    echo "$v4 /country/$cc"
+done | sort -rn | awk 'NR <= 20 {print $2}' > "$WORK/top-cc"
+for list in top-as top-cc; do
+    for round in first second; do
+        for p in $(cat "$WORK/$list"); do ttfb "$BASE$p"; done > "$WORK/$list.$round"
+        echo "$list pages ($(tr '\n' ' ' < "$WORK/$list" | cut -c1-60)...), $round request: $(spread < "$WORK/$list.$round")"
+    done
+done
+echo "after the pages: $(mem)"
 
 # Every AS number of the data, then every country code.
 zcat data/asn.csv.gz | cut -d, -f3 | sort -un > "$WORK/asns"
