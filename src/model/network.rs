@@ -44,7 +44,7 @@ pub struct CountryFacts {
     pub calling_code: Option<Text>,
     /// Every IANA time zone of the country: the primary one first, then
     /// the others tzdb's `zone.tab` lists for it.
-    #[schema(examples(json!(["Asia/Thimphu"])))]
+    #[schema(examples("Asia/Thimphu"))]
     pub time_zones: Vec<String>,
     /// Latitude of the country's centroid, decimal degrees.
     #[schema(required = true, examples(27.4))]
@@ -179,7 +179,7 @@ pub struct PrefixRow {
     pub addresses: String,
     /// `first..=last` as CIDR blocks (the more specific prefixes of the
     /// data inside the prefix); empty for a gap in the data.
-    #[schema(examples(json!(["8.8.8.0/24"])))]
+    #[schema(examples("8.8.8.0/24"))]
     pub prefixes: Vec<String>,
 }
 

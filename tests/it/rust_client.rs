@@ -195,29 +195,31 @@ async fn every_lookup_operation_through_the_rust_client() -> Result<(), Box<dyn 
 
     // ifconfig.co's routes: one line of text about `?ip=` (or the caller).
     let google: types::IpParam = "8.8.8.8".parse()?;
+    // example: curl_ip
+    let ip_line = client.curl_ip(Some(&google)).await?;
+    // end example
+    // example: curl_country
+    let country_line = client.curl_country(Some(&google)).await?;
+    // end example
+    // example: curl_country_iso
+    let iso_line = client.curl_country_iso(Some(&google)).await?;
+    // end example
+    // example: curl_asn
+    let asn_line = client.curl_asn(Some(&google)).await?;
+    // end example
+    // example: curl_asn_org
+    let org_line = client.curl_asn_org(Some(&google)).await?;
+    // end example
+    // example: curl_city
+    let city_line = client.curl_city(Some(&google)).await?;
+    // end example
     let lines = [
-        ("curl_ip", client.curl_ip(Some(&google)).await?, "8.8.8.8\n"),
-        (
-            "curl_country",
-            client.curl_country(Some(&google)).await?,
-            "United States\n",
-        ),
-        (
-            "curl_country_iso",
-            client.curl_country_iso(Some(&google)).await?,
-            "US\n",
-        ),
-        (
-            "curl_asn",
-            client.curl_asn(Some(&google)).await?,
-            "AS15169\n",
-        ),
-        (
-            "curl_asn_org",
-            client.curl_asn_org(Some(&google)).await?,
-            "Google LLC\n",
-        ),
-        ("curl_city", client.curl_city(Some(&google)).await?, "\n"),
+        ("curl_ip", ip_line, "8.8.8.8\n"),
+        ("curl_country", country_line, "United States\n"),
+        ("curl_country_iso", iso_line, "US\n"),
+        ("curl_asn", asn_line, "AS15169\n"),
+        ("curl_asn_org", org_line, "Google LLC\n"),
+        ("curl_city", city_line, "\n"),
     ];
     for (op, answer, want) in lines {
         let got = answer
@@ -228,7 +230,9 @@ async fn every_lookup_operation_through_the_rust_client() -> Result<(), Box<dyn 
         assert_eq!(String::from_utf8(got)?, want, "{op}");
         called.insert(op);
     }
+    // example: curl_coordinates
     let answer = client.curl_coordinates(Some(&google)).await?;
+    // end example
     let coordinates = answer
         .into_inner_stream()
         .map_ok(|b| b.to_vec())
@@ -241,7 +245,9 @@ async fn every_lookup_operation_through_the_rust_client() -> Result<(), Box<dyn 
         "{coordinates}"
     );
     called.insert("curl_coordinates");
+    // example: curl_json
     let json = client.curl_json(None).await?.into_inner();
+    // end example
     assert_eq!(json.ip, "127.0.0.1");
     called.insert("curl_json");
 

@@ -9,6 +9,7 @@ import httpx
 from iplookup_api import Client
 from iplookup_api.api.lookup import (
     api_asn, api_asn_csv, api_country, api_ip, api_ip_batch, api_ip_field, api_me, api_me_field, api_prefix,
+    curl_asn, curl_asn_org, curl_city, curl_coordinates, curl_country, curl_country_iso, curl_ip, curl_json,
 )
 from iplookup_api.models import ApiError, AsnInfo, BatchFormatName, CountryInfo, FieldParam, IpInfo, PrefixInfo
 
@@ -100,6 +101,42 @@ def run(base: str) -> list[str]:
     # end example
     check(isinstance(country, CountryInfo) and country.country.country == "United States" and country.as_count > 0
           and len(country.ases) > 0, f"GET /api/v1/country/US -> {getattr(country, 'as_count', country)} ASes")
+
+    # ifconfig.co's one-line routes, about ?ip= (or the caller).
+    # example: curl_ip
+    ip_line = curl_ip.sync(client=client, ip="8.8.8.8")
+    # end example
+    check(ip_line == '8.8.8.8\n', f"GET /ip?ip=8.8.8.8 -> {ip_line!r}")
+    # example: curl_country
+    country_line = curl_country.sync(client=client, ip="8.8.8.8")
+    # end example
+    check(country_line == 'United States\n', f"GET /country?ip=8.8.8.8 -> {country_line!r}")
+    # example: curl_country_iso
+    iso_line = curl_country_iso.sync(client=client, ip="8.8.8.8")
+    # end example
+    check(iso_line == 'US\n', f"GET /country-iso?ip=8.8.8.8 -> {iso_line!r}")
+    # example: curl_asn
+    asn_line = curl_asn.sync(client=client, ip="8.8.8.8")
+    # end example
+    check(asn_line == 'AS15169\n', f"GET /asn?ip=8.8.8.8 -> {asn_line!r}")
+    # example: curl_asn_org
+    org_line = curl_asn_org.sync(client=client, ip="8.8.8.8")
+    # end example
+    check(org_line == 'Google LLC\n', f"GET /asn-org?ip=8.8.8.8 -> {org_line!r}")
+    # example: curl_city
+    city_line = curl_city.sync(client=client, ip="8.8.8.8")
+    # end example
+    check(city_line == '\n', f"GET /city?ip=8.8.8.8 -> {city_line!r}")
+    # example: curl_coordinates
+    coordinates = curl_coordinates.sync(client=client, ip="8.8.8.8")
+    # end example
+    lat, _, lon = str(coordinates).strip().partition(",")
+    check(lat.replace(".", "", 1).lstrip("-").isdigit() and lon.replace(".", "", 1).lstrip("-").isdigit(),
+          f"GET /coordinates?ip=8.8.8.8 -> {coordinates!r}")
+    # example: curl_json
+    whole = curl_json.sync(client=client, ip="8.8.8.8")
+    # end example
+    check(isinstance(whole, IpInfo) and whole.ip == "8.8.8.8", f"GET /json?ip=8.8.8.8 -> {getattr(whole, 'ip', whole)}")
 
     bad = api_ip.sync_detailed(ip="not-an-ip", client=client)
     check(bad.status_code == 400 and isinstance(bad.parsed, ApiError) and bad.parsed.error == "invalid_ip",

@@ -112,6 +112,42 @@ const country = await api.GET("/api/v1/country/{cc}", { params: { path: { cc: "U
 check(country.data?.country.country === "United States" && country.data.as_count > 0 && country.data.ases.length > 0,
   `GET /api/v1/country/US -> ${country.data?.as_count} ASes`);
 
+// ifconfig.co's one-line routes, about ?ip= (or the caller).
+// example: curl_ip
+const ipLine = await api.GET("/ip", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });
+// end example
+check(ipLine.data === "8.8.8.8\n", `GET /ip?ip=8.8.8.8 -> ${JSON.stringify(ipLine.data)}`);
+// example: curl_country
+const countryLine = await api.GET("/country", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });
+// end example
+check(countryLine.data === "United States\n", `GET /country?ip=8.8.8.8 -> ${JSON.stringify(countryLine.data)}`);
+// example: curl_country_iso
+const isoLine = await api.GET("/country-iso", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });
+// end example
+check(isoLine.data === "US\n", `GET /country-iso?ip=8.8.8.8 -> ${JSON.stringify(isoLine.data)}`);
+// example: curl_asn
+const asnLine = await api.GET("/asn", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });
+// end example
+check(asnLine.data === "AS15169\n", `GET /asn?ip=8.8.8.8 -> ${JSON.stringify(asnLine.data)}`);
+// example: curl_asn_org
+const orgLine = await api.GET("/asn-org", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });
+// end example
+check(orgLine.data === "Google LLC\n", `GET /asn-org?ip=8.8.8.8 -> ${JSON.stringify(orgLine.data)}`);
+// example: curl_city
+const cityLine = await api.GET("/city", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });
+// end example
+check(cityLine.data === "\n", `GET /city?ip=8.8.8.8 -> ${JSON.stringify(cityLine.data)}`);
+// example: curl_coordinates
+const coordinates = await api.GET("/coordinates", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });
+// end example
+const [lat, lon] = (coordinates.data ?? "").trim().split(",");
+check(lat !== undefined && lon !== undefined && !Number.isNaN(Number(lat)) && !Number.isNaN(Number(lon)),
+  `GET /coordinates?ip=8.8.8.8 -> ${JSON.stringify(coordinates.data)}`);
+// example: curl_json
+const whole = await api.GET("/json", { params: { query: { ip: "8.8.8.8" } } });
+// end example
+check(whole.data?.ip === "8.8.8.8", `GET /json?ip=8.8.8.8 -> ${whole.data?.ip}`);
+
 const bad = await api.GET("/api/v1/ip/{ip}", { params: { path: { ip: "not-an-ip" } } });
 const typed: ApiError | undefined = bad.error;
 check(bad.response.status === 400 && typed?.error === "invalid_ip",

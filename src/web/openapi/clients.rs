@@ -93,6 +93,46 @@ batch = api_ip_batch.sync(client=client, body=body)"#,
         r#"country = api_country.sync(cc="US", client=client)"#,
     ),
     (
+        "curl_ip",
+        &PYTHON,
+        r#"ip_line = curl_ip.sync(client=client, ip="8.8.8.8")"#,
+    ),
+    (
+        "curl_country",
+        &PYTHON,
+        r#"country_line = curl_country.sync(client=client, ip="8.8.8.8")"#,
+    ),
+    (
+        "curl_country_iso",
+        &PYTHON,
+        r#"iso_line = curl_country_iso.sync(client=client, ip="8.8.8.8")"#,
+    ),
+    (
+        "curl_asn",
+        &PYTHON,
+        r#"asn_line = curl_asn.sync(client=client, ip="8.8.8.8")"#,
+    ),
+    (
+        "curl_asn_org",
+        &PYTHON,
+        r#"org_line = curl_asn_org.sync(client=client, ip="8.8.8.8")"#,
+    ),
+    (
+        "curl_city",
+        &PYTHON,
+        r#"city_line = curl_city.sync(client=client, ip="8.8.8.8")"#,
+    ),
+    (
+        "curl_coordinates",
+        &PYTHON,
+        r#"coordinates = curl_coordinates.sync(client=client, ip="8.8.8.8")"#,
+    ),
+    (
+        "curl_json",
+        &PYTHON,
+        r#"whole = curl_json.sync(client=client, ip="8.8.8.8")"#,
+    ),
+    (
         "api_ip",
         &TYPESCRIPT,
         r#"const api = createClient<paths, "application/json">({ baseUrl: base });
@@ -151,6 +191,46 @@ const batch = await api.POST("/api/v1/ip", { body });"#,
         "api_country",
         &TYPESCRIPT,
         r#"const country = await api.GET("/api/v1/country/{cc}", { params: { path: { cc: "US" } } });"#,
+    ),
+    (
+        "curl_ip",
+        &TYPESCRIPT,
+        r#"const ipLine = await api.GET("/ip", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });"#,
+    ),
+    (
+        "curl_country",
+        &TYPESCRIPT,
+        r#"const countryLine = await api.GET("/country", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });"#,
+    ),
+    (
+        "curl_country_iso",
+        &TYPESCRIPT,
+        r#"const isoLine = await api.GET("/country-iso", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });"#,
+    ),
+    (
+        "curl_asn",
+        &TYPESCRIPT,
+        r#"const asnLine = await api.GET("/asn", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });"#,
+    ),
+    (
+        "curl_asn_org",
+        &TYPESCRIPT,
+        r#"const orgLine = await api.GET("/asn-org", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });"#,
+    ),
+    (
+        "curl_city",
+        &TYPESCRIPT,
+        r#"const cityLine = await api.GET("/city", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });"#,
+    ),
+    (
+        "curl_coordinates",
+        &TYPESCRIPT,
+        r#"const coordinates = await api.GET("/coordinates", { params: { query: { ip: "8.8.8.8" } }, parseAs: "text" });"#,
+    ),
+    (
+        "curl_json",
+        &TYPESCRIPT,
+        r#"const whole = await api.GET("/json", { params: { query: { ip: "8.8.8.8" } } });"#,
     ),
     (
         "api_ip",
@@ -221,6 +301,46 @@ let csv = answer
         "api_country",
         &RUST,
         r#"let country = client.api_country(&"US".parse()?, None).await?.into_inner();"#,
+    ),
+    (
+        "curl_ip",
+        &RUST,
+        "let ip_line = client.curl_ip(Some(&google)).await?;",
+    ),
+    (
+        "curl_country",
+        &RUST,
+        r#"let country_line = client.curl_country(Some(&google)).await?;"#,
+    ),
+    (
+        "curl_country_iso",
+        &RUST,
+        r#"let iso_line = client.curl_country_iso(Some(&google)).await?;"#,
+    ),
+    (
+        "curl_asn",
+        &RUST,
+        "let asn_line = client.curl_asn(Some(&google)).await?;",
+    ),
+    (
+        "curl_asn_org",
+        &RUST,
+        "let org_line = client.curl_asn_org(Some(&google)).await?;",
+    ),
+    (
+        "curl_city",
+        &RUST,
+        "let city_line = client.curl_city(Some(&google)).await?;",
+    ),
+    (
+        "curl_coordinates",
+        &RUST,
+        "let answer = client.curl_coordinates(Some(&google)).await?;",
+    ),
+    (
+        "curl_json",
+        &RUST,
+        "let json = client.curl_json(None).await?.into_inner();",
     ),
 ];
 
@@ -310,13 +430,13 @@ mod tests {
         assert_eq!(shown, ["python", "typescript", "rust"]);
     }
 
-    /// Every lookup of the API (`/api/v1/...`, tag `lookup`) has a tested
-    /// call in every language: the ones of the Rust client's file, which
-    /// calls every lookup operation, are the list.
+    /// Every lookup (tag `lookup`: the API's and ifconfig.co's one-line
+    /// routes) has a tested call in every language: the ones of the Rust
+    /// client's file, which calls every lookup operation, are the list.
     #[test]
     fn every_api_lookup_has_a_call_in_every_language() {
         let ops: BTreeSet<String> = marked(RUST.file).into_iter().map(|(op, _)| op).collect();
-        assert!(ops.len() >= 9, "{ops:?}");
+        assert!(ops.len() >= 17, "{ops:?}");
         for op in &ops {
             let shown: Vec<String> = for_operation(op).into_iter().map(|c| c.language).collect();
             assert_eq!(shown, ["python", "typescript", "rust"], "{op}");
