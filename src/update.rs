@@ -77,6 +77,8 @@ pub enum UpdateError {
     },
     #[error("{0}")]
     Invalid(String),
+    #[error("another `iplookup update` is running on {path}; try again when it ends")]
+    Busy { path: String },
     #[error("cannot write to {path}: {source}")]
     Io {
         path: String,
@@ -137,6 +139,12 @@ pub async fn run(config: &UpdateConfig) -> Result<Outcome, UpdateError> {
     // update leaves the file system as it found it.
     let mut created = temp::CreatedDirs::create(&config.data_dir)
         .map_err(|source| io_error(&config.data_dir, source))?;
+    // One run at a time per data directory, before anything is swept.
+    let _run = temp::lock_run(&config.data_dir)
+        .map_err(|source| io_error(&config.data_dir, source))?
+        .ok_or_else(|| UpdateError::Busy {
+            path: config.data_dir.display().to_string(),
+        })?;
     for (name, bytes) in temp::sweep(&config.data_dir) {
         tracing::info!(file = %name, bytes, "removed a temporary file a stopped update left");
     }

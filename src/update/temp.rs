@@ -125,6 +125,15 @@ pub(crate) fn sweep(dir: &Path) -> Vec<(String, u64)> {
     swept
 }
 
+/// The data directory itself, locked for one update run (held until the
+/// returned file is dropped), or `None` when another run holds it: two runs
+/// at once could each switch `current` and prune the other's release. The
+/// lock is on the directory, so no file appears in it for the loader.
+pub(crate) fn lock_run(dir: &Path) -> std::io::Result<Option<File>> {
+    let file = File::open(dir)?;
+    Ok(try_lock(&file).then_some(file))
+}
+
 /// Takes the exclusive lock of `file`, waiting for it.
 fn lock(file: &File) {
     #[cfg(unix)]

@@ -717,7 +717,8 @@ async fn an_update_stopped_by_sigterm_removes_its_temporary_file() {
 }
 
 /// A killed update (SIGKILL) cannot clean up: the next run sweeps what it
-/// left, and keeps the temporary file of a run still going.
+/// left. A run still going holds the data directory: a second run is refused
+/// (before it sweeps anything), and runs, sweeping, once the first is gone.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_next_update_sweeps_what_a_killed_one_left() {
     let dir = TempDir::new("update-kill");
@@ -735,22 +736,34 @@ async fn the_next_update_sweeps_what_a_killed_one_left() {
     })
     .await
     .unwrap();
-    let running: Vec<String> = temporaries(dir.path())
-        .into_iter()
-        .filter(|n| *n != killed)
-        .collect();
+    // The live run swept the killed one's file and keeps its own.
+    let running = temporaries(dir.path());
     assert_eq!(running.len(), 1, "{running:?}");
+    assert!(!running.contains(&killed), "{running:?}");
 
     let (_m, base) = mirror_with_january().await;
+    let out = update_with(dir.path(), &base, "2026-07", &ANY_ROWS).await;
+    assert!(!out.status.success(), "a second run while one runs");
+    assert!(
+        text(&out.stderr).contains("another `iplookup update` is running on"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        temporaries(dir.path()),
+        running,
+        "the refused run swept nothing"
+    );
+
+    let _ = live.kill();
+    let _ = live.wait();
     let out = update_with(dir.path(), &base, "2026-07", &ANY_ROWS).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         temporaries(dir.path()),
-        running,
-        "the killed run's file is swept, the live run's kept"
+        Vec::<String>::new(),
+        "the killed live run's file is swept"
     );
-    let _ = live.kill();
-    let _ = live.wait();
 }
 
 /// A mirror whose every file redirects to `to` + the same path.
@@ -901,4 +914,35 @@ async fn update_reports_the_release_that_serves_after_it() {
         lookup_8888(dir.path()).await["location"]["country_code"],
         "IT"
     );
+}
+
+/// Two runs at once on one data directory: the second is refused while the
+/// first holds the directory's lock, and nothing of it is written; once the
+/// lock is let go, a run installs as usual.
+#[tokio::test]
+async fn a_second_update_on_the_same_directory_is_refused_while_one_runs() {
+    use std::os::fd::AsRawFd;
+    let tmp = TempDir::new("update-lock");
+    let dir = tmp.path().join("data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (_m, base) = mirror_with_january().await;
+    // What a running `iplookup update` holds: the directory's exclusive lock.
+    let held = std::fs::File::open(&dir).unwrap();
+    // SAFETY: flock on a descriptor `held` owns.
+    assert_eq!(
+        unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let out = update_with(&dir, &base, "2026-07", &ANY_ROWS).await;
+    assert!(!out.status.success(), "stdout: {}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("another `iplookup update` is running on"),
+        "stderr: {}",
+        text(&out.stderr)
+    );
+    assert_eq!(snapshot(&dir), vec![], "the refused run wrote nothing");
+    drop(held);
+    let out = update_with(&dir, &base, "2026-07", &ANY_ROWS).await;
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    assert_eq!(snapshot(&dir).len(), 2);
 }
