@@ -42,7 +42,7 @@ pub(crate) const PER_PAGE: u32 = 500;
 #[utoipa::path(get, path = "/api/v1/asn/{asn}", tag = "lookup",
     summary = "One autonomous system: its prefixes, address counts and countries",
     description = "Every block the ASN data attributes to the AS, as CIDR prefixes per family (adjacent rows merged, then each range cut into its minimal CIDR cover; together they hold exactly the addresses of the AS's rows), the address count per family (IPv6 as a decimal string: it can pass 2^64), the organisation name, and the countries its IPv4 space lies in with their share. `asn` is `15169`, `AS15169` or `as15169`. The prefixes come in pages of 500 (the IPv4 ones, then the IPv6 ones) in every format: `?page=N` (from 1); `prefix_count` gives the totals and `page` the page's number, the number of pages and their size; the `Link` header names the neighbours (`rel=\"prev\"`, `rel=\"next\"`). `/api/v1/asn/{asn}/prefixes.csv` lists them all. `prefix_details` gives the same prefixes with the country of most of their addresses and their size; `countries` and `countries_v6` the countries of its IPv4 and IPv6 space. `?q=` searches all of its prefixes (server-side). A special-purpose AS number (AS0, AS23456, 64496-64511, 64512-65534, AS65535, 65536-65551, 4200000000-4294967294, AS4294967295) is answered with `special_purpose` (its registry name, RFC and a sentence), whether or not a row names it. Large answers are charged to the client's share of answer bytes while they are sent. The answer carries a weak ETag tied to the data release.",
-    params(("asn" = AsnParam, Path, description = "AS number, optionally prefixed with AS", example = "AS15169"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("page" = Option<u32>, Query, description = "The page of the prefixes, from 1", minimum = 1), ("q" = Option<String>, Query, description = "Search every prefix of the AS: those whose text contains it (`2001:550`, `154.`), or, for an address, those that hold it; `prefixes`, `prefix_details` and `page` then list the matches, `search` counts them; empty, no search", pattern = "^[0-9A-Fa-f.:/]{0,64}$"), ("lang" = Option<String>, Query, description = "Language of the text, Markdown and HTML forms: en or bn (else Accept-Language)")),
+    params(("asn" = AsnParam, Path, description = "AS number, optionally prefixed with AS", example = "AS15169"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("page" = Option<u32>, Query, description = "The page of the prefixes, from 1", minimum = 1, maximum = 2147483647), ("q" = Option<String>, Query, description = "Search every prefix of the AS: those whose text contains it (`2001:550`, `154.`), or, for an address, those that hold it; `prefixes`, `prefix_details` and `page` then list the matches, `search` counts them; empty, no search", pattern = "^[0-9A-Fa-f.:/]{0,64}$"), ("lang" = Option<String>, Query, description = "Language of the text, Markdown and HTML forms: en or bn (else Accept-Language)")),
     responses(
         (status = 200, description = "AsnInfo", content((model::AsnInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),
@@ -75,7 +75,7 @@ pub(crate) async fn api_asn_missing(wants: Wants) -> Response {
 #[utoipa::path(get, path = "/AS{asn}", tag = "pages",
     summary = "The page of one autonomous system (HTML for browsers, aligned text for command-line clients)",
     description = "The AS's name, address counts, the countries of its IPv4 space with their share, and its prefixes in pages of 500 (`?page=N`, `Link` rel=\"next\" and rel=\"prev\"). `/as15169` answers alike.",
-    params(("asn" = AsnPathParam, Path, description = "AS number (digits after `/AS`)", example = "15169"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("page" = Option<u32>, Query, description = "The page of the prefixes, from 1", minimum = 1), ("lang" = Option<String>, Query, description = "Language of the text, Markdown and HTML forms: en or bn (else Accept-Language)")),
+    params(("asn" = AsnPathParam, Path, description = "AS number (digits after `/AS`)", example = "15169"), ("format" = Option<FormatName>, Query, description = "Response format; overrides the Accept header"), ("page" = Option<u32>, Query, description = "The page of the prefixes, from 1", minimum = 1, maximum = 2147483647), ("lang" = Option<String>, Query, description = "Language of the text, Markdown and HTML forms: en or bn (else Accept-Language)")),
     responses(
         (status = 200, description = "The AS's data", content((model::AsnInfo = "application/json"), (String = "text/plain"), (String = "text/markdown"), (String = "text/html"))),
         (status = 304, description = "Not modified (If-None-Match matched the data release)"),
@@ -199,16 +199,22 @@ fn search_text(q: Option<&str>) -> Result<Option<String>, ErrorPage> {
     Ok(Some(q.to_owned()))
 }
 
-/// The page a request asks for: `?page=N` with N from 1, else 1.
+/// The largest `?page=N` any route takes: the OpenAPI document declares
+/// `page` an int32 from 1 to this, so a larger number is refused as the
+/// document says, on every route that reads it.
+pub(crate) const MAX_PAGE: u32 = i32::MAX as u32;
+
+/// The page a request asks for: `?page=N` with N from 1 to [`MAX_PAGE`],
+/// else 1.
 pub(crate) fn page_number(page: Option<&str>) -> Result<u32, ErrorPage> {
     let Some(text) = page else {
         return Ok(1);
     };
     match text.parse::<u32>() {
-        Ok(n) if n >= 1 && text.bytes().all(|b| b.is_ascii_digit()) => Ok(n),
+        Ok(n) if (1..=MAX_PAGE).contains(&n) && text.bytes().all(|b| b.is_ascii_digit()) => Ok(n),
         _ => Err(bad_request(
             ErrorCode::BadQuery,
-            "page must be a whole number from 1 (?page=2)".into(),
+            format!("page must be a whole number from 1 to {MAX_PAGE} (?page=2)"),
         )),
     }
 }
@@ -325,7 +331,18 @@ mod tests {
     fn page_numbers_are_whole_numbers_from_one() {
         assert_eq!(page_number(None).unwrap(), 1);
         assert_eq!(page_number(Some("7")).unwrap(), 7);
-        for bad in ["0", "-1", "+2", "x", "", "1.5", "99999999999"] {
+        assert_eq!(page_number(Some("2147483647")).unwrap(), MAX_PAGE);
+        for bad in [
+            "0",
+            "-1",
+            "+2",
+            "x",
+            "",
+            "1.5",
+            "2147483648",
+            "4294967295",
+            "99999999999",
+        ] {
             assert!(page_number(Some(bad)).is_err(), "{bad}");
         }
     }
