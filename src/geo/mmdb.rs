@@ -22,6 +22,7 @@ use iplookup_data::networks::NetworksBuilder;
 use iplookup_data::policy::{Defect, Policy};
 use iplookup_data::ranges::{Pushed, RangeTable, TableBuilder, Value};
 use iplookup_data::rows::{self, RowError};
+use iplookup_data::special;
 
 use super::tree::Tree;
 
@@ -499,14 +500,22 @@ fn walk_reader<T: Copy>(
                 }
             };
             let (start, end) = (net.network(), net.broadcast());
-            match converted.and_then(|v| v.map(|v| add(start, end, v)).transpose()) {
+            // A network wholly in space that is not globally reachable is a
+            // defect (`Defect::Special`), as a CSV row there is.
+            let placed = |v| match special::range_holding(start, end) {
+                Some(held) => Err(RowError::Special(held)),
+                None => add(start, end, v),
+            };
+            match converted.and_then(|v| v.map(placed).transpose()) {
                 Ok(Some(_)) => stats.rows += 1,
                 Ok(None) => stats.skipped += 1,
-                Err(reason) => stats.defect(
-                    Defect::Unreadable,
-                    index + 1,
-                    &format!("network {net} dropped: {reason}"),
-                ),
+                Err(reason) => {
+                    let kind = match reason {
+                        RowError::Special(_) => Defect::Special,
+                        _ => Defect::Unreadable,
+                    };
+                    stats.defect(kind, index + 1, &format!("network {net} dropped: {reason}"));
+                }
             }
         }
     }

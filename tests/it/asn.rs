@@ -744,3 +744,70 @@ async fn a_search_finds_prefixes_on_every_page() {
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("bad_query"));
 }
+
+/// Issue 33: rows wholly in special-purpose space that is not globally
+/// reachable (`10.0.0.0/8`, `127.0.0.0/8`, `2001:db8::/32`, `fd00::/8`) are
+/// dropped at load and counted as `special_dropped`: the AS page lists only
+/// the AS's public prefix and its country, and KP, placed only there, holds
+/// no address. Before, the AS page listed `10.0.0.0/8` with "KP 100%" and the
+/// rows counted toward the coverage floor.
+#[tokio::test]
+async fn rows_in_special_purpose_space_reach_no_page() {
+    use support::data::{TempDir, asn_csv, country_csv, small_release_policy};
+    let mut country: Vec<String> = country_csv(20, "DE").lines().map(str::to_owned).collect();
+    let v6 = country.pop().unwrap();
+    country.insert(1, "10.0.0.0,10.255.255.255,KP".into());
+    country.push("127.0.0.0,127.255.255.255,KP".into());
+    country.push("2001:db8::,2001:db8:ffff:ffff:ffff:ffff:ffff:ffff,KP".into());
+    country.push(v6);
+    let mut asn: Vec<String> = asn_csv(20, 64500, "Example")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    asn.insert(1, "10.0.0.0,10.255.255.255,64500,\"Example\"".into());
+    asn.push("fd00::,fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff,64500,\"Example\"".into());
+    let dir = TempDir::new("asn-special");
+    dir.write(
+        "dbip-country-lite-2026-07.csv",
+        &(country.join("\n") + "\n"),
+    );
+    dir.write("dbip-asn-lite-2026-07.csv", &(asn.join("\n") + "\n"));
+    let server = support::start(iplookup::ServeConfig {
+        data_dir: Some(dir.path().to_owned()),
+        policy: small_release_policy(),
+        watch: false,
+        ..support::config()
+    })
+    .await;
+    let h = server.get_json("/healthz").await;
+    assert_eq!(h["data"]["country"]["release_date"], "2026-07", "{h}");
+    assert_eq!(h["data"]["country"]["defects"]["special_dropped"], 3, "{h}");
+    assert_eq!(h["data"]["asn"]["defects"]["special_dropped"], 2, "{h}");
+
+    let info = server.get_json("/api/v1/asn/AS64500").await;
+    assert_eq!(
+        info["prefixes"]["v4"],
+        serde_json::json!(["8.8.8.0/24"]),
+        "{info}"
+    );
+    assert_eq!(info["prefixes"]["v6"], serde_json::json!([]), "{info}");
+    assert_eq!(info["addresses"]["v4"], 256, "{info}");
+    let codes: Vec<&str> = info["countries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["country_code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["DE"], "{info}");
+    let client = support::client();
+    let (status, _, text) = get(&client, &server.url("/AS64500?format=text")).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(!text.contains("10.0.0.0") && !text.contains("KP"), "{text}");
+    let kp = server.get_json("/api/v1/country/KP").await;
+    assert_eq!(kp["addresses"]["v4"], 0, "{kp}");
+    assert_eq!(kp["as_count"], 0, "{kp}");
+    // The addresses themselves were never placed: not public, no country.
+    let v = server.get_json("/api/v1/ip/10.1.2.3").await;
+    assert_eq!(v["is_public"], false, "{v}");
+    assert!(v["location"]["country_code"].is_null(), "{v}");
+}

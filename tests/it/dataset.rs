@@ -98,6 +98,10 @@ struct Walk {
     /// (line, start, effective start) of rows whose start lay inside the previous row.
     trimmed: Vec<(usize, IpAddr, IpAddr)>,
     dropped: Vec<usize>,
+    /// (line, row text) of rows wholly in space that is not globally
+    /// reachable: dropped at load (`special_dropped`), so their addresses
+    /// are a gap of the table.
+    special: Vec<(usize, String)>,
 }
 
 /// Walks sorted rows of both families: checks every row at start, midpoint and
@@ -123,6 +127,10 @@ fn walk<'a, T>(
         }
     };
     for row in rows {
+        if iplookup_data::special::range_holding(row.start.ip(), row.end.ip()).is_some() {
+            w.special.push((row.line, row.text.to_owned()));
+            continue;
+        }
         w.rows += 1;
         assert!(
             row.start.same_family(row.end),
@@ -323,6 +331,21 @@ fn every_country_row_agrees_with_the_lookup() {
     );
     // DB-IP's country file covers nearly everything; a few gaps remain (3 probes each).
     assert!(w.gaps >= 30, "gaps probed: {w:?}");
+    // The rows DB-IP places in the IETF's 2001::/23 (outside its public
+    // entries: Teredo 2001::/32, 2001:1::/32, ... 2001:30::-2001:1ff::):
+    // dropped at load and counted.
+    assert_eq!(w.special.len(), 13, "{:?}", w.special);
+    for (line, text) in &w.special {
+        let start: Ipv6Addr = text.split(',').next().unwrap().parse().unwrap();
+        assert_eq!(start.segments()[0], 0x2001, "line {line}: {text}");
+        assert!(start.segments()[1] < 0x200, "line {line}: {text}");
+    }
+    let special = db
+        .release()
+        .country
+        .defects
+        .get(iplookup_data::policy::Defect::Special);
+    assert_eq!(special, 13);
 }
 
 #[test]
@@ -361,8 +384,12 @@ fn every_asn_row_agrees_with_the_lookup() {
     // 215.0.0.0-215.1.3.255 AS721 (1-based, the file has no header line).
     assert_eq!(w.trimmed, [(399116, ip("215.0.0.0"), ip("215.1.0.0"))]);
     assert!(w.dropped.is_empty(), "{w:?}");
+    // Teredo's 2001::/32 (Hurricane Electric's row), inside the IETF's
+    // 2001::/23: dropped at load and counted.
+    let teredo = "2001::,2001::ffff:ffff:ffff:ffff:ffff:ffff,6939,Hurricane Electric LLC";
+    assert_eq!(w.special, [(411962, teredo.to_owned())]);
     let asn = &db.release().asn;
-    assert_eq!((asn.trimmed, asn.skipped), (1, 0));
+    assert_eq!((asn.trimmed, asn.skipped), (1, 1));
     assert!(
         asn.notes.iter().any(|n| n.contains("line 399116")),
         "the load notes name the trimmed line: {:?}",

@@ -22,6 +22,7 @@ use iplookup::geo::load::load_database;
 use iplookup::geo::load::{self, Policy, load_dir};
 use iplookup::geo::{GeoDb, GeoError, mmdb};
 use iplookup::{Lookup, ServeConfig};
+use iplookup_data::policy::Defect;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
@@ -160,7 +161,6 @@ fn assert_refused(result: Result<GeoDb, GeoError>, file: &str, reason: &str) -> 
 
 const MOUNTAIN_VIEW: (f64, f64) = (37.386, -122.0838);
 const LONDON: (f64, f64) = (51.5142, -0.0931);
-const BERLIN: (f64, f64) = (52.5244, 13.4105);
 const NUREMBERG: (f64, f64) = (49.4478, 11.0683);
 
 // ---------------------------------------------------------------------------
@@ -180,7 +180,9 @@ fn assert_fixture_countries(db: &GeoDb) {
         ("81.2.69.160", Some("GB")),
         ("81.2.255.255", Some("GB")),
         ("89.160.20.112", Some("SE")),
-        ("2001:db8:1::1", Some("DE")),
+        // The fixture's 2001:db8:1::/48 (DE) lies in the documentation
+        // prefix: dropped at load as a `special_dropped` defect.
+        ("2001:db8:1::1", None),
         ("2001:4860:4860::8888", Some("US")),
         ("2a01:4f8::1", Some("DE")),
         // gaps
@@ -205,7 +207,9 @@ fn country_from_a_geolite2_country_mmdb_plain_and_gzipped() {
         let r = db.release();
         assert_eq!(r.country.source, "MMDB file");
         assert!(r.country.file.ends_with(name), "{}", r.country.file);
-        assert_eq!((r.country.rows, r.country.skipped), (10, 1), "{name}");
+        // Skipped: that network and 2001:db8:1::/48 (a defect).
+        assert_eq!((r.country.rows, r.country.skipped), (9, 2), "{name}");
+        assert_eq!(r.country.defects.get(Defect::Special), 1, "{name}");
         // Ranges come out exactly: a /16, a /24 and the gap between.
         let country_range = |a: &str| db.source_ranges(ip(a)).0;
         assert_eq!(
@@ -248,7 +252,9 @@ fn country_from_a_flat_ip_location_db_mmdb() {
         let r = db.release();
         assert_eq!(r.country.source, "MMDB file");
         assert_eq!(r.country.date, "2026-06", "date from the DB-IP file name");
-        assert_eq!((r.country.rows, r.country.skipped), (10, 0));
+        // Skipped: 2001:db8:1::/48, in the documentation prefix (a defect).
+        assert_eq!((r.country.rows, r.country.skipped), (9, 1));
+        assert_eq!(r.country.defects.get(Defect::Special), 1);
     }
 }
 
@@ -463,13 +469,18 @@ fn assert_fixture_cities(db: &GeoDb) {
     // Gaps: nothing.
     assert_location(&a("9.9.9.9"), None, None, None, None);
     assert_location(&a("2a01:4f9::1"), None, None, None, None);
-    // The documentation prefix is not looked up by the service, but the
-    // database itself answers it.
-    let berlin = db.lookup(ip("2001:db8:1::42")).city.cloned().unwrap();
-    assert_eq!(berlin.name, "Berlin");
-    assert_eq!(
-        (berlin.latitude, berlin.longitude),
-        (Some(BERLIN.0), Some(BERLIN.1))
+    // The fixture's Berlin network, 2001:db8:1::/48, lies in the
+    // documentation prefix: dropped at load (`special_dropped`), so not even
+    // the database answers it.
+    assert!(db.lookup(ip("2001:db8:1::42")).city.is_none());
+    let city = db.release().city.clone().expect("a city source");
+    assert_eq!(city.defects.get(Defect::Special), 1);
+    assert!(
+        city.notes
+            .iter()
+            .any(|n| n.contains("2001:db8::/32 (Documentation)")),
+        "{:?}",
+        city.notes
     );
 }
 
@@ -489,11 +500,13 @@ fn city_mmdb_fills_city_coordinates_and_accuracy() {
         let info = db.release().city.clone().expect("a city source");
         assert_eq!(info.source, "MMDB file");
         assert!(info.file.ends_with(name), "{}", info.file);
-        // 7 networks with a city; skipped: 1.0.0.0/24, 1.0.16.0/20 and the 8
-        // networks the /16 around London splits into.
-        assert_eq!((info.rows, info.skipped), (7, 10), "{name}");
+        // 6 networks with a city; skipped: 1.0.0.0/24, 1.0.16.0/20, the 8
+        // networks the /16 around London splits into and Berlin's
+        // 2001:db8:1::/48 (the documentation prefix: a defect).
+        assert_eq!((info.rows, info.skipped), (6, 11), "{name}");
         // Cities are stored once each: Mountain View (3 networks), London,
-        // Linköping, Berlin, Nuremberg.
+        // Linköping, Nuremberg, and Berlin, whose record is read before its
+        // one network is found to lie in the documentation prefix.
         assert_eq!(db.city_tables().unwrap().cities.len(), 5);
         if name.starts_with("dbip") {
             assert_eq!(info.date, "2026-06");
@@ -979,11 +992,13 @@ async fn server_answers_from_an_mmdb_data_dir() {
             .ends_with("GeoLite2-City.mmdb.gz"),
         "{h}"
     );
-    assert_eq!(city["rows"], 7, "{h}");
-    assert_eq!(city["skipped_rows"], 10, "{h}");
+    assert_eq!(city["rows"], 6, "{h}");
+    assert_eq!(city["skipped_rows"], 11, "{h}");
+    assert_eq!(city["defects"]["special_dropped"], 1, "{h}");
     assert!(!city["release_date"].as_str().unwrap().is_empty(), "{h}");
     assert_eq!(h["data"]["country"]["source"], "MMDB file");
-    assert_eq!(h["data"]["country"]["rows"], 10);
+    assert_eq!(h["data"]["country"]["rows"], 9);
+    assert_eq!(h["data"]["country"]["defects"]["special_dropped"], 1);
     assert_eq!(h["data"]["asn"]["source"], "MMDB file");
     assert_eq!(h["data"]["asn"]["rows"], 7);
 }
@@ -1109,7 +1124,7 @@ fn the_binary_serves_an_mmdb_data_dir() {
         let v = get_json(&client, &format!("{}/api/v1/ip/81.2.69.160", running.base)).await;
         assert_location(&v, Some("GB"), Some("London"), Some(LONDON), Some("city"));
         let h = get_json(&client, &format!("{}/healthz", running.base)).await;
-        assert_eq!(h["data"]["city"]["rows"], 7, "{h}");
+        assert_eq!(h["data"]["city"]["rows"], 6, "{h}");
     });
     // `iplookup lookup` reads the same directory.
     let out = support::proc::command()

@@ -27,7 +27,7 @@ pub fn read_country(
     let mut v6 = TableBuilder::<u128, u16>::default();
     let stats = read_rows(input, file, policy, |line, _| {
         Ok(rows::parse_country(line)
-            .and_then(|row| push_span(&mut v4, &mut v6, row.span, row.code)))
+            .and_then(|row| push_span(&mut v4, &mut v6, row.span.public()?, row.code)))
     })?;
     Ok(CountryArrays {
         v4: v4.finish(),
@@ -46,6 +46,9 @@ pub fn read_asn(input: impl BufRead, file: &str, policy: &Policy) -> Result<AsnA
             Ok(row) => row,
             Err(e) => return Ok(Err(e)),
         };
+        if let Err(e) = row.span.public() {
+            return Ok(Err(e));
+        }
         policy
             .check_string(
                 || format!("line {number}: the organisation of AS{}", row.asn),
@@ -149,6 +152,9 @@ fn read_rows(
                 number,
                 &format!("dropped: {}", RowError::Unsorted),
             ),
+            Err(reason @ RowError::Special(_)) => {
+                stats.defect(Defect::Special, number, &format!("dropped: {reason}"))
+            }
             Err(reason) => stats.defect(Defect::Unreadable, number, &format!("dropped: {reason}")),
         }
     }
@@ -195,8 +201,16 @@ mod tests {
                 .to_string()
                 .contains("line 2: overlaps the previous row")
         );
-        let err = read_country(too_many("0.0.0.0,0.0.0.9,CN").as_bytes(), "c.csv", &p);
+        let unsorted =
+            too_many("1.0.0.0,1.0.0.9,CN").replacen("1.0.0.0,1.0.0.255", "1.0.1.0,1.0.1.255", 1);
+        let err = read_country(unsorted.as_bytes(), "c.csv", &p);
         assert!(err.unwrap_err().to_string().contains("not sorted"));
+        let err = read_country(too_many("10.0.0.0,10.0.0.9,CN").as_bytes(), "c.csv", &p);
+        assert!(
+            err.unwrap_err()
+                .to_string()
+                .contains("line 2: dropped: the range lies inside 10.0.0.0/8 (Private-Use)")
+        );
         // --skip-bad-rows: any number, still repaired and counted.
         let lax = Policy {
             max_defect_share: None,
@@ -205,6 +219,41 @@ mod tests {
         let a = read_country(too_many("1.0.2.0,1.0.1.0,CN").as_bytes(), "c.csv", &lax).unwrap();
         assert_eq!((a.stats.rows, a.stats.skipped), (1, 11));
         assert_eq!(a.stats.defects.get(Defect::Unreadable), 11);
+    }
+
+    /// A row every address of which is not globally reachable is dropped and
+    /// counted as `special_dropped`, in the country and the ASN file, in both
+    /// families; a row reaching public space is kept (issue 33: such rows were
+    /// listed on AS pages as "KP 100%" and counted toward the coverage floor).
+    #[test]
+    fn rows_in_space_that_is_not_public_are_special_defects() {
+        let country = "1.0.0.0,1.0.0.255,AU\n10.0.0.0,10.0.255.255,KP\n127.0.0.0,127.255.255.255,KP\n\
+                       172.16.0.0,172.31.255.255,KP\n192.0.0.0,192.0.0.255,US\n\
+                       2001:db8::,2001:db8:ffff:ffff:ffff:ffff:ffff:ffff,KP\n\
+                       fc00::,fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff,KP\n";
+        let a = read_country(country.as_bytes(), "c.csv", &Policy::default()).unwrap();
+        assert_eq!(a.stats.defects.get(Defect::Special), 5);
+        // 192.0.0.0/24 holds the public 192.0.0.9 and .10: kept.
+        assert_eq!((a.stats.rows, a.stats.skipped), (2, 5));
+        assert_eq!(a.v6.0.len(), 1, "no IPv6 row kept");
+        assert!(
+            a.stats.notes[0].contains("10.0.0.0/8 (Private-Use)"),
+            "{:?}",
+            a.stats.notes
+        );
+        assert!(
+            a.stats.notes[3].contains("2001:db8::/32 (Documentation)"),
+            "{:?}",
+            a.stats.notes
+        );
+        let asn = "1.0.0.0,1.0.0.255,13335,Cloudflare\n100.64.0.0,100.127.255.255,64512,CGN\n";
+        let a = read_asn(asn.as_bytes(), "a.csv", &Policy::default()).unwrap();
+        assert_eq!(a.stats.defects.get(Defect::Special), 1);
+        assert!(
+            a.stats.notes[0].contains("Shared Address Space"),
+            "{:?}",
+            a.stats.notes
+        );
     }
 
     #[test]

@@ -19,6 +19,8 @@
 //! (`scripts/layers` checks it):
 //!
 //! - [`text`]: Unicode's invisible and format characters.
+//! - [`special`]: the IANA special-purpose blocks; rows wholly inside the
+//!   space that is not globally reachable.
 //! - [`prefetch`]: a hint that a value will be read soon.
 //! - [`rows`]: one CSV line into a row (`start,end,CC`, `start,end,asn,"org"`).
 //! - [`policy`]: the one rule for releases: defects repaired and counted, limits.
@@ -45,6 +47,7 @@ pub mod prefetch;
 pub mod ranges;
 pub mod rows;
 pub mod snapshot;
+pub mod special;
 pub mod tables;
 pub mod text;
 

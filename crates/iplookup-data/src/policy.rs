@@ -29,15 +29,21 @@ pub enum Defect {
     /// range, country code not two letters or not in ISO 3166, AS number,
     /// city coordinates not finite or out of range, not UTF-8): dropped.
     Unreadable,
+    /// A row every address of which lies in a special-purpose block that is
+    /// not globally reachable (`10.0.0.0/8`, `127.0.0.0/8`, `2001:db8::/32`):
+    /// no lookup reads it, and AS, country and prefix pages would list it
+    /// (`crate::special`). Dropped.
+    Special,
 }
 
 impl Defect {
     /// Every kind, in report order.
-    pub const ALL: [Defect; 4] = [
+    pub const ALL: [Defect; 5] = [
         Defect::Overlap,
         Defect::Inside,
         Defect::Unsorted,
         Defect::Unreadable,
+        Defect::Special,
     ];
 
     /// The name used in `/healthz` and the logs.
@@ -47,13 +53,14 @@ impl Defect {
             Defect::Inside => "inside_dropped",
             Defect::Unsorted => "unsorted_dropped",
             Defect::Unreadable => "unreadable_dropped",
+            Defect::Special => "special_dropped",
         }
     }
 }
 
 /// Defects counted per kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Defects([u64; 4]);
+pub struct Defects([u64; Defect::ALL.len()]);
 
 impl Defects {
     /// Counts one defect of `kind`.

@@ -6,6 +6,8 @@
 use std::fmt;
 use std::net::IpAddr;
 
+use crate::special::{self, Held};
+
 /// Why a line of a data file was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RowError {
@@ -29,6 +31,9 @@ pub enum RowError {
     BadCoordinates(String),
     /// The AS number is not an integer between 0 and 4294967295.
     BadAsn(String),
+    /// Every address of the row lies in a block that is not globally
+    /// reachable: no lookup reads it ([`crate::special`]).
+    Special(Held),
     /// The row starts before the previous row ended.
     Overlap,
     /// The row starts before the previous row started.
@@ -61,6 +66,10 @@ impl fmt::Display for RowError {
                 "coordinates {s} are not finite or out of range (latitude -90..90, longitude -180..180)"
             ),
             RowError::BadAsn(s) => write!(f, "{s:?} is not an AS number"),
+            RowError::Special(held) => write!(
+                f,
+                "the range lies inside {held}, which is not globally reachable: no lookup reads it"
+            ),
             RowError::Overlap => f.write_str("range overlaps the previous row"),
             RowError::Unsorted => f.write_str("row is not sorted after the previous row"),
         }
@@ -72,6 +81,18 @@ impl fmt::Display for RowError {
 pub enum Span {
     V4(u32, u32),
     V6(u128, u128),
+}
+
+impl Span {
+    /// The span, unless every address of it is not globally reachable
+    /// ([`RowError::Special`]).
+    pub fn public(self) -> Result<Span, RowError> {
+        let held = match self {
+            Span::V4(s, e) => special::v4_holding(s, e),
+            Span::V6(s, e) => special::v6_holding(s, e),
+        };
+        held.map_or(Ok(self), |held| Err(RowError::Special(held)))
+    }
 }
 
 /// One row of a country file.

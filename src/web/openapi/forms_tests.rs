@@ -1,5 +1,6 @@
 //! The try-it forms' unit tests: their targets, and a form on every `GET`
-//! lookup of the document (so of the route table).
+//! lookup of the document (so of the route table); and the query parameters
+//! the forms fill, as the document declares them.
 
 use super::super::params;
 use super::try_it::{TryQuery, target};
@@ -136,4 +137,30 @@ fn no_link_of_llms_txt_or_skill_md_keeps_a_template() {
             "{example}"
         );
     }
+}
+
+/// `?page=` is declared as the server reads it ([`crate::web::asn::MAX_PAGE`]):
+/// an int32 from 1, so no client or fuzzer may send a page the server takes
+/// for another (schemathesis sent 2147483648 to a field answer).
+#[test]
+fn every_page_parameter_is_an_int32_from_1_to_the_largest_page_served() {
+    let doc = openapi_json_value(page_lookup(), "http://x");
+    let max = u64::from(crate::web::asn::MAX_PAGE);
+    let mut pages = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for op in item.as_object().unwrap().values() {
+            let params = op["parameters"].as_array().into_iter().flatten();
+            for p in params.filter(|p| p["name"] == "page") {
+                let s = &p["schema"];
+                assert_eq!(s["format"], "int32", "{path}: {s}");
+                assert_eq!(
+                    (&s["minimum"], s["maximum"].as_u64()),
+                    (&1.into(), Some(max)),
+                    "{path}: {s}"
+                );
+                pages += 1;
+            }
+        }
+    }
+    assert!(pages >= 6, "{pages}");
 }

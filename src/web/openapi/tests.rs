@@ -582,21 +582,3 @@ fn the_3_0_rendition_is_the_document_in_3_0_terms() {
     );
     assert!(!text.contains(examples::BASE));
 }
-
-#[test]
-fn every_page_parameter_is_an_int32_from_1_to_the_largest_page_served() {
-    let doc = openapi_json_value(lookup(), "http://x");
-    let mut seen = 0;
-    for (path, method, op) in operations(&doc) {
-        let params = op["parameters"].as_array().into_iter().flatten();
-        for p in params.filter(|p| p["name"] == "page") {
-            let s = &p["schema"];
-            assert_eq!(s["format"], "int32", "{method} {path}: {s}");
-            assert_eq!(s["minimum"], 1, "{method} {path}: {s}");
-            let max = u64::from(crate::web::asn::MAX_PAGE);
-            assert_eq!(s["maximum"], max, "{method} {path}: {s}");
-            seen += 1;
-        }
-    }
-    assert!(seen >= 6, "{seen} page parameters");
-}

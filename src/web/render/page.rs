@@ -242,7 +242,7 @@ pub(crate) struct HealthSource {
     pub trimmed_rows: u64,
     pub skipped_rows: u64,
     /// Defects repaired, by kind (`overlap_trimmed`, `inside_dropped`,
-    /// `unsorted_dropped`, `unreadable_dropped`).
+    /// `unsorted_dropped`, `unreadable_dropped`, `special_dropped`).
     pub defects: std::collections::BTreeMap<&'static str, u64>,
 }
 
