@@ -7,8 +7,12 @@
 //! tell most of their people the wrong time. The zones of each country come
 //! from tzdata's `zone.tab` (`data/zone.tab`, read by
 //! [`crate::geo::countries::zone_tab`]).
+//!
+//! Every answer at country accuracy asks this, so the zones are kept in a
+//! table indexed by the code's two letters (no hashing), and each thread
+//! keeps, per country, the answer of the last second it was asked.
 
-use std::collections::HashMap;
+use std::cell::Cell;
 use std::sync::LazyLock;
 
 use chrono::{DateTime, Offset, TimeZone, Utc};
@@ -16,18 +20,35 @@ use chrono_tz::Tz;
 
 use crate::geo::countries::zone_tab;
 
-/// Each country's zones, parsed once (a name `chrono-tz` does not know is
-/// left out).
-static BY_COUNTRY: LazyLock<HashMap<&'static str, Box<[Tz]>>> = LazyLock::new(|| {
-    zone_tab()
-        .map(|(code, names)| (code, names.iter().filter_map(|n| n.parse().ok()).collect()))
-        .collect()
+/// One slot per pair of upper-case letters.
+const SLOTS: usize = 26 * 26;
+
+/// The slot of a country code of two upper-case ASCII letters.
+fn slot(code: &str) -> Option<usize> {
+    match *code.as_bytes() {
+        [a @ b'A'..=b'Z', b @ b'A'..=b'Z'] => {
+            Some(usize::from(a - b'A') * 26 + usize::from(b - b'A'))
+        }
+        _ => None,
+    }
+}
+
+/// Each country's zones by [`slot`], parsed once (a name `chrono-tz` does
+/// not know is left out).
+static BY_COUNTRY: LazyLock<Box<[Box<[Tz]>]>> = LazyLock::new(|| {
+    let mut table: Vec<Box<[Tz]>> = vec![Box::default(); SLOTS];
+    for (code, names) in zone_tab() {
+        if let Some(i) = slot(code) {
+            table[i] = names.iter().filter_map(|n| n.parse().ok()).collect();
+        }
+    }
+    table.into_boxed_slice()
 });
 
 /// The zones of the country `code` (ISO 3166 alpha-2; empty when `zone.tab`
 /// does not list it).
 pub fn zones(code: &str) -> &'static [Tz] {
-    BY_COUNTRY.get(code).map_or(&[], |z| &z[..])
+    slot(code).map_or(&[], |i| &BY_COUNTRY[i])
 }
 
 /// `tz`'s offset from UTC at `now`, in seconds.
@@ -43,34 +64,39 @@ fn offset(tz: Tz, now: DateTime<Utc>) -> i32 {
 /// else `None`. A country `zone.tab` does not list keeps `primary`.
 pub fn zone_at(code: &str, primary: Option<Tz>, now: DateTime<Utc>) -> Option<Tz> {
     let primary = primary?;
-    let all = zones(code);
+    let Some(slot) = slot(code) else {
+        return Some(primary);
+    };
+    let all = &BY_COUNTRY[slot];
     if all.len() <= 1 {
         return Some(primary);
     }
-    one_time(code, all, now).then_some(primary)
+    one_time(slot, all, now).then_some(primary)
 }
 
-/// Whether all of `zones` (the country `code`'s) keep one offset at `now`.
-/// Each thread keeps its last answer: the answers of one second about one
-/// country (the common case under load) compare the zones once.
-fn one_time(code: &str, zones: &[Tz], now: DateTime<Utc>) -> bool {
-    use std::cell::Cell;
-    thread_local! {
-        static LAST: Cell<([u8; 2], i64, bool)> = const { Cell::new(([0; 2], i64::MIN, false)) };
-    }
-    let key: [u8; 2] = match code.as_bytes() {
-        [a, b] => [*a, *b],
-        _ => [0; 2],
-    };
+thread_local! {
+    /// Per country [`slot`]: the second of this thread's last answer
+    /// (`i64::MIN`: none yet) and the answer.
+    static LAST: [Cell<(i64, bool)>; SLOTS] =
+        const { [const { Cell::new((i64::MIN, false)) }; SLOTS] };
+}
+
+/// Whether all of `zones` (the country in `slot`) keep one offset at `now`.
+/// The answers of one second about one country compare the zones once per
+/// thread, whatever other countries were asked between.
+fn one_time(slot: usize, zones: &[Tz], now: DateTime<Utc>) -> bool {
     let second = now.timestamp();
-    let (last_key, last_second, last) = LAST.get();
-    if last_key == key && last_second == second && key != [0; 2] {
-        return last;
-    }
-    let first = zones.first().map_or(0, |&tz| offset(tz, now));
-    let same = zones.iter().all(|&tz| offset(tz, now) == first);
-    LAST.set((key, second, same));
-    same
+    LAST.with(|last| {
+        let cell = &last[slot];
+        let (at, same) = cell.get();
+        if at == second {
+            return same;
+        }
+        let first = zones.first().map_or(0, |&tz| offset(tz, now));
+        let same = zones.iter().all(|&tz| offset(tz, now) == first);
+        cell.set((second, same));
+        same
+    })
 }
 
 /// The distinct offsets from UTC (seconds, lowest first) that the zones of

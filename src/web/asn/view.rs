@@ -6,7 +6,7 @@
 use crate::model::{AsPrefix, AsnInfo};
 use crate::web::address::view::{attribution, format_links, para, source};
 use crate::web::asn::countries::{countries, countries_v6, country_name, md_countries, share_map};
-use crate::web::render::doc::{Block, Doc, Inline, Kind, Link, Only, Row};
+use crate::web::render::doc::{Block, Cut, Doc, Inline, Kind, Link, Only, Row};
 use crate::web::render::error_view::text_row;
 use crate::web::render::html_frame::esc;
 use crate::web::render::i18n::{Lang, Msg};
@@ -160,36 +160,17 @@ pub(crate) fn view(p: &AsnPage, view: &View) -> Doc {
 /// the IPv4 space, then the others and those of the IPv6 space behind
 /// "show all" (`<details>`: no script needed).
 fn country_tables(info: &AsnInfo, lang: Lang) -> Vec<Block> {
-    let all = countries(info, lang);
+    let cut = Cut {
+        top: TOP_COUNTRIES,
+        id: "all-countries",
+        rest_id: "countries-rest",
+    };
     let mut out = Vec::new();
-    if let Kind::Table {
-        id,
-        key,
-        head,
-        rows,
-    } = &all
-    {
-        if rows.len() > TOP_COUNTRIES {
-            out.push(Block::all(Kind::Table {
-                id: *id,
-                key: key.clone(),
-                head: head.clone(),
-                rows: rows[..TOP_COUNTRIES].to_vec(),
-            }));
-            out.push(Block::all(Kind::Details {
-                id: Some("all-countries"),
-                summary: Msg::ShowAllCountries
-                    .fill(lang, &[&lang.count((rows.len() - TOP_COUNTRIES) as u128)]),
-                body: vec![Block::all(Kind::Table {
-                    id: Some("countries-rest"),
-                    key: key.clone(),
-                    head: head.clone(),
-                    rows: rows[TOP_COUNTRIES..].to_vec(),
-                })],
-            }));
-        } else if !rows.is_empty() {
-            out.push(Block::all(all.clone()));
-        }
+    if !info.countries.is_empty() {
+        let summary = |n: usize| Msg::ShowAllCountries.fill(lang, &[&lang.count(n as u128)]);
+        let (top, rest) = countries(info, lang).split_table(&cut, summary);
+        out.push(Block::all(top));
+        out.extend(rest.map(Block::all));
     }
     if !info.countries_v6.is_empty() {
         out.push(Block::all(Kind::Details {

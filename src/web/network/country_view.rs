@@ -11,7 +11,7 @@ use crate::geo::countries::CountryTable;
 use crate::model::{AddressCounts, CountryInfo};
 use crate::web::address::view::{attribution, format_links, para, source};
 use crate::web::render::doc::{
-    Block, Cell, Doc, Inline, Kind, Link, Only, Releases, Resource, Row,
+    Block, Cell, Cut, Doc, Inline, Kind, Link, Only, Releases, Resource, Row,
 };
 use crate::web::render::error_view::text_row;
 use crate::web::render::html_frame::flag_img;
@@ -111,7 +111,14 @@ fn country_view(a: &CountryAnswer, view: &View) -> Doc {
         ),
     ];
     let mut body = vec![Block::only(Only::HTML, pager(info, view, &path))];
-    body.push(Block::all(ases_table(info, view)));
+    // In HTML the first ASes of the page, the others behind "show": a phone
+    // lays out 100 rows, not 500 (Markdown keeps the whole table).
+    let table = ases_table(info, view);
+    body.push(Block::only(Only::MARKDOWN, table.clone()));
+    let summary = |n: usize| Msg::ShowMoreAses.fill(lang, &[&lang.count(n as u128)]);
+    let (top, rest) = table.split_table(&TOP_ASES, summary);
+    body.push(Block::only(Only::HTML, top));
+    body.extend(rest.map(|r| Block::only(Only::HTML, r)));
     if info.page.pages > 1 {
         body.push(Block::only(Only::HTML, pager(info, view, &path)));
         body.push(Block::only(
@@ -146,6 +153,13 @@ fn country_view(a: &CountryAnswer, view: &View) -> Doc {
         blocks,
     }
 }
+
+/// How many ASes of a page the HTML shows before "show the others".
+const TOP_ASES: Cut = Cut {
+    top: 100,
+    id: "more-ases",
+    rest_id: "ases-rest",
+};
 
 /// A count and its share of a whole: `1,234 (0.5% of the world's)`.
 fn with_share(n: u128, share: f64, lang: Lang) -> String {

@@ -206,6 +206,56 @@ impl Block {
     }
 }
 
+/// Where a long table is cut ([`Kind::split_table`]): the first `top`
+/// rows stay in view, the others go behind a `<details>` of this `id`, in a
+/// table of `rest_id`.
+pub(crate) struct Cut {
+    pub top: usize,
+    pub id: &'static str,
+    pub rest_id: &'static str,
+}
+
+impl Kind {
+    /// A table of more than `cut.top` rows as its first rows and a
+    /// [`Kind::Details`] holding the others (no script needed; the browser
+    /// lays out none of them until it is opened), else the table alone.
+    /// `summary`: the details' summary, from the number of rows they hold.
+    pub(crate) fn split_table(
+        self,
+        cut: &Cut,
+        summary: impl FnOnce(usize) -> String,
+    ) -> (Kind, Option<Kind>) {
+        match self {
+            Kind::Table {
+                id,
+                key,
+                head,
+                mut rows,
+            } if rows.len() > cut.top => {
+                let rest = rows.split_off(cut.top);
+                let details = Kind::Details {
+                    id: Some(cut.id),
+                    summary: summary(rest.len()),
+                    body: vec![Block::all(Kind::Table {
+                        id: Some(cut.rest_id),
+                        key: key.clone(),
+                        head: head.clone(),
+                        rows: rest,
+                    })],
+                };
+                let top = Kind::Table {
+                    id,
+                    key,
+                    head,
+                    rows,
+                };
+                (top, Some(details))
+            }
+            table => (table, None),
+        }
+    }
+}
+
 impl Inline {
     pub(crate) fn text(s: impl Into<String>) -> Inline {
         Inline::Text(s.into())

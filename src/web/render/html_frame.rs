@@ -36,7 +36,7 @@ h2{font-size:.85rem;margin:.6rem 0 .3rem;text-transform:uppercase;letter-spacing
 dl{margin:0}dl>div{padding:.4rem 0;border-top:1px solid var(--line);display:grid;grid-template-columns:9rem minmax(0,1fr);gap:0 .75rem}dl>div:first-child{border-top:0}
 dt{color:var(--muted);font-size:.9rem}dd{margin:0;overflow-wrap:anywhere}
 dd.cmd{grid-column:2;display:flex;gap:.4rem;align-items:center;font-size:.75rem;min-width:0}code.cmd{color:var(--muted);white-space:nowrap;overflow:hidden;min-width:0;flex:0 1 auto}code.cmd .u{display:inline-block;vertical-align:bottom;max-width:calc(100% - 5ch);overflow:hidden;text-overflow:ellipsis;direction:rtl}
-.num{white-space:nowrap}#addresses-v6{overflow-x:auto}#rows,#ases{display:block;overflow-x:auto}#addresses-v6 .num{font-size:min(1em,3.5vw)}
+.num{white-space:nowrap}#addresses-v6{overflow-x:auto}#rows,#ases,#ases-rest{display:block;overflow-x:auto}#addresses-v6 .num{font-size:min(1em,3.5vw)}
 button.copy{flex:none;white-space:nowrap;font-size:.72rem;min-height:24px;min-width:24px;padding:.1rem .5rem;background:transparent;color:var(--accent);border:1px solid var(--line);border-radius:.35rem}button.copy.done{color:var(--fg)}
 .split{display:grid;gap:.5rem 1.5rem;grid-template-columns:minmax(0,1fr)}@media (min-width:820px){.split{grid-template-columns:minmax(0,1.1fr) minmax(0,1fr);align-items:start}}
 .lead{font-size:1.1rem}
@@ -50,6 +50,7 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .4
 ul.prefixes{list-style:none;padding:0;margin:.5rem 0;columns:13rem auto;column-gap:1.2rem;font-size:.9rem}ul.prefixes li{break-inside:avoid}ul.prefixes a{display:inline-block;min-height:24px;line-height:24px}.pager a{display:inline-block;min-height:24px;min-width:24px;line-height:24px;text-align:center}.pager a.current{font-weight:700;text-decoration:none;color:var(--fg)}
 .pager{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center;margin:.5rem 0}
 footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3rem 0}
+#prefixes,#rows-section{content-visibility:auto;contain-intrinsic-size:auto 100rem}
 "#;
 
 /// What the frame of a page needs besides its body.

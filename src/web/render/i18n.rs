@@ -390,6 +390,7 @@ catalogue! {
     Rank => "Rank", "ক্রম";
     MapScale => "The map's scale: the share of the AS's IPv4 addresses", "মানচিত্রের মাপকাঠি: AS-এর IPv4 ঠিকানার অংশ";
     ShowAllCountries => "Show the other {} countries of its IPv4 space", "এর IPv4 ঠিকানার বাকি {}টি দেশ দেখুন";
+    ShowMoreAses => "Show the other {} ASes of this page", "এই পৃষ্ঠার বাকি {}টি AS দেখুন";
     CountriesV6 => "Countries of its IPv6 space ({})", "এর IPv6 ঠিকানার দেশ ({}টি)";
     ToPrefixes => "Its prefixes ({}) ↓", "এর প্রিফিক্স ({}টি) ↓";
     SearchPrefixes => "Search all its prefixes", "এর সব প্রিফিক্সে খুঁজুন";
