@@ -591,17 +591,11 @@ const HOSTILE: &str = "\u{1b}[31mRed\u{1b}[0m \u{202e}rev\u{202c} \u{9b}2J [x](h
 /// bidi character, and Markdown and HTML no markup from it.
 #[tokio::test]
 async fn a_hostile_organisation_name_is_sanitised_on_every_page() {
-    use support::data::{TempDir, asn_csv, country_csv, small_release_policy};
+    use support::data::{TempDir, asn_csv, country_csv};
     let dir = TempDir::new("asn-hostile");
     dir.write("dbip-country-lite-2026-07.csv", &country_csv(20, "DE"));
     dir.write("dbip-asn-lite-2026-07.csv", &asn_csv(20, 64500, HOSTILE));
-    let server = support::start(iplookup::ServeConfig {
-        data_dir: Some(dir.path().to_owned()),
-        policy: small_release_policy(),
-        watch: false,
-        ..support::config()
-    })
-    .await;
+    let server = support::start(support::small_release(dir.path(), false)).await;
     let client = support::client();
 
     let info = server.get_json("/api/v1/asn/AS64500").await;
@@ -753,7 +747,7 @@ async fn a_search_finds_prefixes_on_every_page() {
 /// rows counted toward the coverage floor.
 #[tokio::test]
 async fn rows_in_special_purpose_space_reach_no_page() {
-    use support::data::{TempDir, asn_csv, country_csv, small_release_policy};
+    use support::data::{TempDir, asn_csv, country_csv};
     let mut country: Vec<String> = country_csv(20, "DE").lines().map(str::to_owned).collect();
     let v6 = country.pop().unwrap();
     country.insert(1, "10.0.0.0,10.255.255.255,KP".into());
@@ -772,13 +766,7 @@ async fn rows_in_special_purpose_space_reach_no_page() {
         &(country.join("\n") + "\n"),
     );
     dir.write("dbip-asn-lite-2026-07.csv", &(asn.join("\n") + "\n"));
-    let server = support::start(iplookup::ServeConfig {
-        data_dir: Some(dir.path().to_owned()),
-        policy: small_release_policy(),
-        watch: false,
-        ..support::config()
-    })
-    .await;
+    let server = support::start(support::small_release(dir.path(), false)).await;
     let h = server.get_json("/healthz").await;
     assert_eq!(h["data"]["country"]["release_date"], "2026-07", "{h}");
     assert_eq!(h["data"]["country"]["defects"]["special_dropped"], 3, "{h}");

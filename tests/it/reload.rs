@@ -10,12 +10,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use iplookup::ServeConfig;
 use serde_json::Value;
 
 use support::data::{
     ANY_ROWS, TempDir, asn_csv, country_csv, drop_in, gzip, reversed_country_csv,
-    reversed_rows_refusal, small_release_policy,
+    reversed_rows_refusal,
 };
 use support::http::{eventually, get_json, metric};
 
@@ -130,13 +129,7 @@ fn assert_clean(outcomes: &[Vec<Result<String, String>>], from: &str, to: &str) 
 async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
-    let server = support::start(ServeConfig {
-        data_dir: Some(dir.path().to_owned()),
-        watch: true,
-        policy: small_release_policy(),
-        ..support::config()
-    })
-    .await;
+    let server = support::start(support::small_release(dir.path(), true)).await;
     let client = support::client();
     let h = health(&client, &server.base).await;
     assert_eq!(h["data"]["country"]["release_date"], "2026-07", "{h}");
@@ -210,13 +203,7 @@ async fn reload_under_load_loses_no_request_and_refuses_a_bad_release() {
 async fn a_gzipped_asn_release_is_picked_up_next_to_the_country_file() {
     let dir = TempDir::new("reload");
     std::fs::write(dir.path().join(C01), country_csv(20, "FR")).unwrap();
-    let server = support::start(ServeConfig {
-        data_dir: Some(dir.path().to_owned()),
-        watch: true,
-        policy: small_release_policy(),
-        ..support::config()
-    })
-    .await;
+    let server = support::start(support::small_release(dir.path(), true)).await;
     let client = support::client();
     let url = format!("{}/api/v1/ip/8.8.8.8", server.base);
     // The ASN table comes from the embedded data until a file arrives.
@@ -544,13 +531,7 @@ async fn the_real_asn_release_reloads_with_its_overlap_counted() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_half_written_gzip_is_not_loaded_until_it_is_complete() {
     let dir = january_dir();
-    let server = support::start(ServeConfig {
-        data_dir: Some(dir.path().to_owned()),
-        watch: true,
-        policy: small_release_policy(),
-        ..support::config()
-    })
-    .await;
+    let server = support::start(support::small_release(dir.path(), true)).await;
     let client = support::client();
     // Served means the data is loaded and the directory watched: writes
     // made before that were missed now and then (no event, no reload).

@@ -52,6 +52,17 @@ pub fn config() -> ServeConfig {
     }
 }
 
+/// The configuration serving the small fixture release in `dir` under
+/// [`data::small_release_policy`]; `watch`: reload when its files change.
+pub fn small_release(dir: &std::path::Path, watch: bool) -> ServeConfig {
+    ServeConfig {
+        data_dir: Some(dir.to_owned()),
+        watch,
+        policy: data::small_release_policy(),
+        ..config()
+    }
+}
+
 /// Starts a server on the configured address (port 0) with the data the
 /// configuration names (`data_dir`, `policy`; the embedded data by default).
 /// It runs as long as the test.
