@@ -65,6 +65,14 @@ def check(cond, what):
         print(f"FAIL: {what}", flush=True)
 
 
+def render_all(page):
+    """The operation and schema sections are `content-visibility: auto`: the
+    browser renders a section only near the screen, and the text of one it
+    has not rendered reads as empty (`innerText`). A reader scrolling sees
+    each; these checks read them all at once, so render them all first."""
+    page.evaluate("document.querySelectorAll('section').forEach(s => s.style.contentVisibility = 'visible')")
+
+
 def run(base, out):
     exe = os.environ.get("IPLOOKUP_CHROMIUM", "/usr/bin/chromium")
     if not os.path.exists(exe):
@@ -109,6 +117,7 @@ def run(base, out):
                     resp.headers.get("content-type", "").startswith("text/html"),
                     f"{label}: /docs content-type {resp.headers.get('content-type')}",
                 )
+                render_all(page)
                 text = page.locator("body").inner_text()
                 ticks = text.count("`")
                 check(ticks == 0, f"{label}: {ticks} literal backticks in the visible text")
@@ -288,6 +297,7 @@ def run(base, out):
                         f"{label}: the answer: {body[:200]!r}",
                     )
                     page.goto(base + "/docs")
+                    render_all(page)
 
                 if name == "phone":
                     width = page.evaluate("document.documentElement.scrollWidth")

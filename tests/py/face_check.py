@@ -427,7 +427,7 @@ def run_as174(browser, base):
         seen, pages = [], 0
         while True:
             pages += 1
-            seen.extend(page.locator("#prefixes li a").all_inner_texts())
+            seen.extend(page.locator("#prefixes li a").all_text_contents())
             nxt = page.locator('a[rel="next"]')
             if nxt.count() == 0:
                 break

@@ -11,8 +11,8 @@ Checks, each at 1280 x 800 and 390 x 844, in English and Bangla:
     only AS174's prefixes that contain 2001:550, as many as the JSON's
     `search.matches` says on this page;
   * the address page's range link opens the prefix page of that range;
-  * /country/BD lists its ASes (as many rows as the JSON's page) and each
-    links its AS page;
+  * /country/BD lists its ASes (as many rows as the JSON's page: the first
+    100 in view, the others behind "show") and each links its AS page;
   * no request leaves the origin.
 Saves the screenshots {as174,prefix,country}-{en,bn}-{desktop,phone}.png
 (the first screen) into --out.
@@ -107,11 +107,20 @@ def run(browser, base, out):
             page.screenshot(path=os.path.join(out, f"prefix-{lang}-{name}.png"))
 
             page.goto(f"{base}/country/BD{q}")
+            page.screenshot(path=os.path.join(out, f"country-{lang}-{name}.png"))
+            # The first 100 of the page's ASes in view, the others behind
+            # "show the other N" (a closed <details>): as many as the JSON's page.
+            total = len(country["ases"])
             rows = page.locator("#ases tbody tr")
-            check(rows.count() == len(country["ases"]), f"{label}: /country/BD lists {rows.count()} ASes, the JSON {len(country['ases'])}")
+            check(rows.count() == min(total, 100), f"{label}: /country/BD shows {rows.count()} ASes first, of the JSON's {total}")
+            rest = page.locator("#ases-rest tbody tr")
+            check(total <= 100 or not rest.first.is_visible(), f"{label}: the other ASes wait behind 'show'")
+            if total > 100:
+                page.click("#more-ases summary")
+                check(rest.first.is_visible(), f"{label}: 'show' opens the other ASes")
+            check(rows.count() + rest.count() == total, f"{label}: /country/BD lists {rows.count()} + {rest.count()} ASes, the JSON {total}")
             top = country["ases"][0]["asn"]
             check(page.locator(f"#ases a[href^='/AS{top}']").count() >= 1, f"{label}: its first AS links /AS{top}")
-            page.screenshot(path=os.path.join(out, f"country-{lang}-{name}.png"))
 
             check(not foreign, f"{label}: requests left the origin: {foreign[:3]}")
             context.close()
