@@ -799,3 +799,47 @@ async fn rows_in_special_purpose_space_reach_no_page() {
     assert_eq!(v["is_public"], false, "{v}");
     assert!(v["location"]["country_code"].is_null(), "{v}");
 }
+
+/// A country's share too small for the digits shown is said to be small
+/// (issue 32: "0.0%" for Antarctica's 48 of AS15169's addresses), in every
+/// format, and the page says "0.0%" nowhere.
+#[tokio::test]
+async fn a_share_too_small_for_its_digits_says_so() {
+    let server = support::start(support::config()).await;
+    let client = support::client();
+    let api = server.get_json("/api/v1/asn/15169").await;
+    let tiny: Vec<&str> = api["countries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["share"].as_f64().unwrap() < 0.000_05)
+        .map(|c| c["country_code"].as_str().unwrap())
+        .collect();
+    assert!(!tiny.is_empty(), "AS15169 has no share under 0.005%");
+    let url = |f: &str| server.url(&format!("/AS15169?format={f}"));
+    let (_, _, html) = get(&client, &url("html")).await;
+    let (_, _, md) = get(&client, &url("md")).await;
+    let (_, _, text) = get(&client, &url("text")).await;
+    let (_, _, bn) = get(&client, &server.url("/AS15169?format=html&lang=bn")).await;
+    for code in tiny {
+        let cell = format!("/country/{code}\"");
+        let row = html.split("<tr>").find(|r| r.contains(&cell)).unwrap();
+        assert!(row.contains(">&lt;0.1%<"), "{code}: {row}");
+        let line = md
+            .lines()
+            .find(|l| l.contains(&format!("({code})")))
+            .unwrap();
+        // Markdown escapes the `<`, so no renderer reads it as a tag.
+        assert!(line.ends_with(r"| \<0.01% |"), "{code}: {line}");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("country:") && l.contains(&format!(" {code} ")))
+            .unwrap();
+        assert!(line.contains(" <0.01% ("), "{code}: {line}");
+        let row = bn.split("<tr>").find(|r| r.contains(&cell)).unwrap();
+        assert!(row.contains(">&lt;০.১%<"), "{code}: {row}");
+    }
+    assert!(!html.contains(">0.0%<"), "the page shows 0.0%");
+    assert!(!md.contains("| 0.00% |"), "the Markdown shows 0.00%");
+    assert!(!text.contains(" 0.00% ("), "the text shows 0.00%");
+}

@@ -104,7 +104,7 @@ pub(super) fn md_countries(info: &AsnInfo, lang: Lang) -> Kind {
             let (count, share) = if bn {
                 (lang.count(u128::from(c.addresses)), lang.percent(c.share))
             } else {
-                (c.addresses.to_string(), format!("{:.2}%", c.share * 100.0))
+                (c.addresses.to_string(), plain_percent(c.share))
             };
             vec![
                 Cell {
@@ -150,6 +150,17 @@ pub(super) fn md_countries(info: &AsnInfo, lang: Lang) -> Kind {
     }
 }
 
+/// A share as the English text and Markdown answers write it, with two
+/// decimals (`0.05%`); a share those would round to nothing is `<0.01%`.
+pub(super) fn plain_percent(share: f64) -> String {
+    let percent = share * 100.0;
+    if percent > 0.0 && percent < 0.005 {
+        "<0.01%".to_owned()
+    } else {
+        format!("{percent:.2}%")
+    }
+}
+
 /// A country's name in `lang` (CLDR's Bangla name from the country table).
 pub(super) fn country_name(c: &crate::model::AsnCountry, lang: Lang) -> String {
     match lang {
@@ -182,7 +193,7 @@ pub(super) fn share_map(info: &AsnInfo, lang: Lang) -> String {
             esc(&c.country_code),
             esc(d),
             esc(&country_name(c, lang)),
-            lang.percent(c.share)
+            esc(&lang.percent(c.share))
         );
     }
     svg.push_str("</svg>");

@@ -284,9 +284,9 @@ fn text_form(info: &AsnInfo, lang: Lang) -> Kind {
             )
         } else {
             format!(
-                "{} {name} {:.2}% ({} addresses)",
+                "{} {name} {} ({} addresses)",
                 c.country_code,
-                c.share * 100.0,
+                super::countries::plain_percent(c.share),
                 c.addresses
             )
         };

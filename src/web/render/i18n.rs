@@ -119,9 +119,20 @@ impl Lang {
         self.digits(&format!("{value:.places$}"))
     }
 
-    /// A share of 0 to 1 as a percentage with one decimal (`45.7%`).
+    /// A share of 0 to 1 as a percentage with one decimal (`45.7%`). A share
+    /// that one decimal would round to nothing or to the whole says so
+    /// (`<0.1%`, `>99.9%`: one word, for the text answers' columns) instead of
+    /// showing `0.0%` or `100.0%`.
     pub(crate) fn percent(self, share: f64) -> String {
-        self.digits(&format!("{:.1}%", share * 100.0))
+        let percent = share * 100.0;
+        let text = if percent > 0.0 && percent < 0.05 {
+            "<0.1%".to_owned()
+        } else if (99.95..100.0).contains(&percent) {
+            ">99.9%".to_owned()
+        } else {
+            format!("{percent:.1}%")
+        };
+        self.digits(&text)
     }
 
     /// A `YYYY-MM-DD` (or `YYYY-MM`) date as the language writes it in
@@ -444,6 +455,18 @@ mod tests {
         assert_eq!(Lang::Bn.clock(19, 1), "সন্ধ্যা ৭:০১");
         assert_eq!(Lang::Bn.clock(4, 30), "ভোর ৪:৩০");
         assert_eq!(Lang::Bn.percent(0.4567), "৪৫.৭%");
+    }
+
+    #[test]
+    fn a_share_that_rounds_to_nothing_or_to_the_whole_says_so() {
+        assert_eq!(Lang::En.percent(0.0), "0.0%");
+        assert_eq!(Lang::En.percent(1.0), "100.0%");
+        assert_eq!(Lang::En.percent(0.000_001), "<0.1%");
+        assert_eq!(Lang::En.percent(0.000_49), "<0.1%");
+        assert_eq!(Lang::En.percent(0.000_6), "0.1%");
+        assert_eq!(Lang::En.percent(0.999_4), "99.9%");
+        assert_eq!(Lang::En.percent(0.999_6), ">99.9%");
+        assert_eq!(Lang::Bn.percent(0.000_001), "<০.১%");
     }
 
     #[test]
