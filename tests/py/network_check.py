@@ -65,6 +65,28 @@ def in_first_screen(page, selector, height):
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
 
 
+ROOM_HELD = """() => [...document.querySelectorAll('section')]
+  .filter(s => getComputedStyle(s).contentVisibility === 'auto')
+  .map(s => {
+    const m = /([0-9.]+)px/.exec(getComputedStyle(s).containIntrinsicHeight);
+    const held = m ? parseFloat(m[1]) : 0;
+    s.style.contentVisibility = 'visible';
+    const real = s.getBoundingClientRect().height;
+    s.style.contentVisibility = '';
+    return [s.id, held, real];
+  })"""
+
+
+def room_held(page, label, path):
+    """A section laid out only when scrolled near (`content-visibility:
+    auto`) holds at least its real height while skipped; taller content is
+    drawn over what follows when a tool measures the skipped section."""
+    rows = page.evaluate(ROOM_HELD)
+    check(len(rows) == 1, f"{label}: {path} has {len(rows)} sections laid out when near, not 1")
+    short = [f"#{i}: {h:.0f} px held, {r:.0f} px real" for i, h, r in rows if r > h]
+    check(not short, f"{label}: {path}: sections taller than the room held: {short}")
+
+
 def run(browser, base, out):
     origin = urlsplit(base).netloc
     as174 = get_json(f"{base}/api/v1/asn/174?q=2001:550")
@@ -82,6 +104,9 @@ def run(browser, base, out):
             foreign = []
             page.on("request", lambda r: urlsplit(r.url).netloc not in (origin, "") and not r.url.startswith("data:") and foreign.append(r.url))
 
+            for path in ["/AS174", "/AS6939", "/country/US"]:
+                page.goto(f"{base}{path}{q}")
+                room_held(page, label, path)
             page.goto(f"{base}/AS174{q}")
             check(in_first_screen(page, "#to-prefixes-link", viewport["height"]), f"{label}: /AS174 way to the prefixes on the first screen")
             page.screenshot(path=os.path.join(out, f"as174-{lang}-{name}.png"))

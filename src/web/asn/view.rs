@@ -548,11 +548,19 @@ fn prefixes(info: &AsnInfo, view: &View, path: &str) -> Kind {
     }
     Kind::Section {
         id: Some("prefix-section"),
-        class: None,
+        // A long list is laid out only when scrolled near (the style's
+        // `#prefix-section.long`).
+        class: (listed > LONG_LIST).then_some("long"),
         title: Some(Msg::Prefixes.text(lang).to_owned()),
         body,
     }
 }
+
+/// More prefixes than this on a page make the list "long": laid out only
+/// when scrolled near, holding room for 500 of them in one column on a
+/// phone (1000rem, in the style), so no part of it is drawn outside the room
+/// held while it is skipped (`tests/py/network_check.py` measures it).
+const LONG_LIST: usize = 100;
 
 /// One prefix of the list, linked to its page, with its country and size
 /// when the page has them.

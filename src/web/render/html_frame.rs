@@ -50,7 +50,7 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .4
 ul.prefixes{list-style:none;padding:0;margin:.5rem 0;columns:13rem auto;column-gap:1.2rem;font-size:.9rem}ul.prefixes li{break-inside:avoid}ul.prefixes a{display:inline-block;min-height:24px;line-height:24px}.pager a{display:inline-block;min-height:24px;min-width:24px;line-height:24px;text-align:center}.pager a.current{font-weight:700;text-decoration:none;color:var(--fg)}
 .pager{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center;margin:.5rem 0}
 footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3rem 0}
-#prefix-section,#ases-section{content-visibility:auto;contain-intrinsic-size:auto 100rem}
+#prefix-section.long{content-visibility:auto;contain-intrinsic-size:auto 1000rem}#ases-section{content-visibility:auto;contain-intrinsic-size:auto 560rem}
 "#;
 
 /// What the frame of a page needs besides its body.

@@ -15,12 +15,19 @@ use crate::web::render::html_frame::{Frame, document, esc};
 use crate::web::render::view::View;
 
 /// The docs page's own style, allowed by its hash ([`crate::web::render::csp`]).
+///
+/// The operation and schema sections are `content-visibility: auto`: laid
+/// out only when scrolled near. The room held for one not yet laid out is at
+/// least its real height on a phone (240rem; the assets route's long list,
+/// 800rem), so its content never reaches into the next section while the
+/// browser has it skipped (an accessibility checker measuring a skipped
+/// section saw one button over another). `tests/py/docs_check.py` measures it.
 pub(crate) const DOCS_STYLE: &str = r#"
 main{max-width:1100px}nav#toc ol{margin:.2rem 0;padding-left:1.3rem}nav#toc>ol>li{margin:.35rem 0}
 nav#toc{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.6rem 1rem;margin:1rem 0}
 h2{margin-top:2.2rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}h3{margin:0 0 .3rem;font-size:1.15rem;overflow-wrap:anywhere}
 section.op{background:var(--card);border:1px solid var(--line);border-radius:.75rem;padding:.8rem 1rem;margin:1rem 0}
-section.op,section[id^=schema-]{content-visibility:auto;contain-intrinsic-size:auto 40rem}
+section.op,section[id^=schema-]{content-visibility:auto;contain-intrinsic-size:auto 240rem}#asset{contain-intrinsic-size:auto 800rem}
 .method{display:inline-block;font:600 .8rem ui-monospace,Menlo,Consolas,monospace;padding:.1rem .4rem;border-radius:.3rem;background:#0b5cc0;color:#fff;vertical-align:.15rem;margin-right:.3rem}
 .method.post{background:#1d7a3a}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em}
