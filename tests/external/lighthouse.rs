@@ -4,7 +4,7 @@
 //! `scripts/test`) drives Debian's Chromium against the real server over
 //! loopback; performance depends on the machine and is a benchmark figure
 //! (`scripts/lighthouse`, BENCHMARKS.md), not a test. The three categories
-//! alone take about 10 s a page (about 4 minutes in all on the shared 2-core machine).
+//! alone take about 10 s a page (a few minutes in all on the shared 2-core machine).
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -13,9 +13,18 @@ use serde_json::Value;
 
 use crate::support;
 
-/// One page of each kind, and the address page in Bangla (an error page
-/// is left out: SEO counts its 4xx status against it, as it should).
-const PAGES: [&str; 5] = ["/", "/8.8.8.8", "/8.8.8.8?lang=bn", "/AS15169", "/docs"];
+/// One page of each kind (home, address, AS, prefix, country, docs), and
+/// the address page in Bangla (an error page is left out: SEO counts its
+/// 4xx status against it, as it should).
+const PAGES: [&str; 7] = [
+    "/",
+    "/8.8.8.8",
+    "/8.8.8.8?lang=bn",
+    "/AS15169",
+    "/8.8.8.0/24",
+    "/country/BD",
+    "/docs",
+];
 
 fn lighthouse() -> PathBuf {
     let exe = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
