@@ -40,6 +40,8 @@ import sys
 
 from playwright.sync_api import sync_playwright
 
+import lazy_sections
+
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -73,29 +75,11 @@ def render_all(page):
     page.evaluate("document.querySelectorAll('section').forEach(s => s.style.contentVisibility = 'visible')")
 
 
-ROOM_HELD = """() => {
-  const rem = parseFloat(getComputedStyle(document.documentElement).fontSize);
-  const lazy = [...document.querySelectorAll('section')]
-    .filter(s => getComputedStyle(s).contentVisibility === 'auto');
-  const held = lazy.map(s => {
-    const m = /([0-9.]+)px/.exec(getComputedStyle(s).containIntrinsicHeight);
-    return m ? parseFloat(m[1]) : 0;
-  });
-  lazy.forEach(s => s.style.contentVisibility = 'visible');
-  const out = lazy.map((s, i) => [s.id, held[i], s.getBoundingClientRect().height]);
-  lazy.forEach(s => s.style.contentVisibility = '');
-  return out;
-}"""
-
-
 def room_held(page, label):
     """Each `content-visibility: auto` section holds at least its real height
-    while skipped: content taller than the room held is drawn over the next
-    section when the browser lays a skipped section out for a measurement
-    (Lighthouse's tap-target audit saw one copy button over another)."""
-    rows = page.evaluate(ROOM_HELD)
+    while skipped ([`lazy_sections`])."""
+    rows, short = lazy_sections.room_held(page)
     check(len(rows) > 30, f"{label}: {len(rows)} sections laid out when near")
-    short = [f"#{i}: {h:.0f} px held, {r:.0f} px real" for i, h, r in rows if r > h]
     check(not short, f"{label}: sections taller than the room held for them: {short}")
 
 

@@ -29,6 +29,8 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import sync_playwright
 
+import lazy_sections
+
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -65,25 +67,12 @@ def in_first_screen(page, selector, height):
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
 
 
-ROOM_HELD = """() => [...document.querySelectorAll('section')]
-  .filter(s => getComputedStyle(s).contentVisibility === 'auto')
-  .map(s => {
-    const m = /([0-9.]+)px/.exec(getComputedStyle(s).containIntrinsicHeight);
-    const held = m ? parseFloat(m[1]) : 0;
-    s.style.contentVisibility = 'visible';
-    const real = s.getBoundingClientRect().height;
-    s.style.contentVisibility = '';
-    return [s.id, held, real];
-  })"""
-
-
 def room_held(page, label, path):
     """A section laid out only when scrolled near (`content-visibility:
     auto`) holds at least its real height while skipped; taller content is
     drawn over what follows when a tool measures the skipped section."""
-    rows = page.evaluate(ROOM_HELD)
+    rows, short = lazy_sections.room_held(page)
     check(len(rows) == 1, f"{label}: {path} has {len(rows)} sections laid out when near, not 1")
-    short = [f"#{i}: {h:.0f} px held, {r:.0f} px real" for i, h, r in rows if r > h]
     check(not short, f"{label}: {path}: sections taller than the room held: {short}")
 
 

@@ -151,14 +151,9 @@ pub(super) fn md_countries(info: &AsnInfo, lang: Lang) -> Kind {
 }
 
 /// A share as the English text and Markdown answers write it, with two
-/// decimals (`0.05%`); a share those would round to nothing is `<0.01%`.
+/// decimals (`0.05%`, `<0.01%`).
 pub(super) fn plain_percent(share: f64) -> String {
-    let percent = share * 100.0;
-    if percent > 0.0 && percent < 0.005 {
-        "<0.01%".to_owned()
-    } else {
-        format!("{percent:.2}%")
-    }
+    Lang::En.percent_to(share, 2)
 }
 
 /// A country's name in `lang` (CLDR's Bangla name from the country table).

@@ -124,13 +124,19 @@ impl Lang {
     /// (`<0.1%`, `>99.9%`: one word, for the text answers' columns) instead of
     /// showing `0.0%` or `100.0%`.
     pub(crate) fn percent(self, share: f64) -> String {
+        self.percent_to(share, 1)
+    }
+
+    /// [`Self::percent`] with `places` decimals (`<0.01%` at two).
+    pub(crate) fn percent_to(self, share: f64, places: usize) -> String {
         let percent = share * 100.0;
-        let text = if percent > 0.0 && percent < 0.05 {
-            "<0.1%".to_owned()
-        } else if (99.95..100.0).contains(&percent) {
-            ">99.9%".to_owned()
+        let step = 10f64.powi(-(places as i32));
+        let text = if percent > 0.0 && percent < step / 2.0 {
+            format!("<{step:.places$}%")
+        } else if percent >= 100.0 - step / 2.0 && percent < 100.0 {
+            format!(">{:.places$}%", 100.0 - step)
         } else {
-            format!("{percent:.1}%")
+            format!("{percent:.places$}%")
         };
         self.digits(&text)
     }
@@ -467,6 +473,8 @@ mod tests {
         assert_eq!(Lang::En.percent(0.999_4), "99.9%");
         assert_eq!(Lang::En.percent(0.999_6), ">99.9%");
         assert_eq!(Lang::Bn.percent(0.000_001), "<০.১%");
+        assert_eq!(Lang::En.percent_to(0.000_01, 2), "<0.01%");
+        assert_eq!(Lang::En.percent_to(0.000_5, 2), "0.05%");
     }
 
     #[test]
