@@ -35,14 +35,22 @@ impl Answer {
 }
 
 /// `GET path` with `headers`, from a loopback client.
+///
+/// Each call has a client of its own. A client kept for the whole binary
+/// would pool connections whose dispatch task lives on the runtime of the
+/// test that opened them; every `#[tokio::test]` has its own runtime, and
+/// once that test ends the next one to take the connection fails with
+/// "runtime dropped the dispatch task" (hyperium/hyper#2112,
+/// seanmonstar/reqwest#1148). That flake failed CI once.
 pub(crate) async fn get(path: &str, headers: &[(&str, &str)]) -> Answer {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    let client = CLIENT.get_or_init(|| {
+    static PROVIDER: OnceLock<()> = OnceLock::new();
+    PROVIDER.get_or_init(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
-        reqwest::Client::builder()
-            .build()
-            .expect("a plain HTTP client")
     });
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("a plain HTTP client");
     let mut request = client.get(format!("http://{}{path}", server()));
     for (name, value) in headers {
         request = request.header(*name, *value);
