@@ -192,3 +192,55 @@ async fn as_flags_are_lazy_the_docs_linked_once_and_the_flags_credited_where_sho
         "{rule}"
     );
 }
+
+/// Every page is laid out and painted once, whole: its head blocks
+/// rendering until the parser reaches the footer (`<link rel="expect"
+/// blocking="render">`), and that footer is there, once, as the last
+/// element of the page, so rendering waits for the page and no longer. A
+/// long list's chunks are laid out only when scrolled near.
+#[tokio::test]
+async fn every_page_renders_once_when_its_footer_is_parsed() {
+    let server = support::start(support::config()).await;
+    let expect = "<link rel=\"expect\" href=\"#page-end\" blocking=\"render\">";
+    for path in [
+        "/",
+        "/8.8.8.8",
+        "/10.1.2.3?lang=bn",
+        "/AS174",
+        "/AS15169?lang=bn",
+        "/8.8.8.0/24",
+        "/country/BD?lang=bn",
+        "/docs",
+    ] {
+        let (html, _) = page(&server, path).await;
+        let head = &html[..html.find("</head>").expect("a head")];
+        assert_eq!(head.matches(expect).count(), 1, "{path}: {head:.300}");
+        assert_eq!(html.matches("id=\"page-end\"").count(), 1, "{path}");
+        let footer = html.find("<footer id=\"page-end\">").expect("the footer");
+        assert!(
+            !html[footer..].contains("<section") && !html[footer..].contains("<table"),
+            "{path}: nothing of the page's own after its footer"
+        );
+    }
+    // A long list comes in chunks of at most 50 items, each laid out only
+    // when scrolled near: /AS174's first page lists 500 prefixes in 10.
+    let (as174, _) = page(&server, "/AS174").await;
+    let chunks: Vec<usize> = as174
+        .split("<ul class=\"prefixes mono chunk\">")
+        .skip(1)
+        .map(|c| c[..c.find("</ul>").unwrap()].matches("<li>").count())
+        .collect();
+    assert_eq!(chunks, vec![50; 10], "/AS174's prefix chunks");
+    let style = &as174[as174.find("<style>").unwrap()..as174.find("</style>").unwrap()];
+    assert!(style.contains("ul.chunk{margin:0;content-visibility:auto;"));
+    // An error page has the frame too.
+    let response = support::client()
+        .get(server.url("/AS99999999999"))
+        .header("User-Agent", CHROME)
+        .send()
+        .await
+        .unwrap();
+    assert!(response.status().is_client_error());
+    let html = response.text().await.unwrap();
+    assert!(html.contains(expect) && html.contains("<footer id=\"page-end\">"));
+}

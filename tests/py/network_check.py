@@ -68,12 +68,33 @@ def in_first_screen(page, selector, height):
 
 
 def room_held(page, label, path):
-    """A section laid out only when scrolled near (`content-visibility:
-    auto`) holds at least its real height while skipped; taller content is
-    drawn over what follows when a tool measures the skipped section."""
+    """A part laid out only when scrolled near (`content-visibility: auto`:
+    a section, or a chunk of a long list) holds at least its real height
+    while skipped; taller content is drawn over what follows when a tool
+    measures the skipped part. Returns how many list chunks there are."""
     rows, short = lazy_sections.room_held(page)
-    check(len(rows) == 1, f"{label}: {path} has {len(rows)} sections laid out when near, not 1")
-    check(not short, f"{label}: {path}: sections taller than the room held: {short}")
+    check(rows, f"{label}: {path} has no part laid out only when near")
+    check(not short, f"{label}: {path}: parts taller than the room held: {short}")
+    return sum(1 for r in rows if r[0].startswith("ul.chunk"))
+
+
+def filter_keeps_matches_together(page, label):
+    """The script's filter over the 500 prefixes of /AS174's first page (GB's
+    are in its first, second and ninth chunks):
+    the count says how many match, only matching items show, and they stand
+    together (a chunk without a match is hidden, the others laid out), so
+    the last match is not pushed down by the room skipped chunks hold."""
+    every = page.evaluate("[...document.querySelectorAll('#prefixes li')].map(li => li.textContent)")
+    want = [t for t in every if "gb" in t.lower()]
+    page.fill("#filter input", "GB")
+    page.wait_for_timeout(300)
+    shown = page.locator("#prefixes li:visible").all_inner_texts()
+    check(len(shown) == len(want) > 0, f"{label}: the filter shows {len(shown)} of the page's {len(want)} prefixes in GB")
+    lead = page.evaluate("document.querySelector('#prefixes').getBoundingClientRect().height")
+    check(lead < 24 * len(want) + 400, f"{label}: the {len(want)} matches stand together ({lead:.0f} px)")
+    page.fill("#filter input", "")
+    page.wait_for_timeout(300)
+    check(page.locator("#prefixes li:visible").count() == len(every), f"{label}: clearing the filter shows every prefix again")
 
 
 def run(browser, base, out):
@@ -95,7 +116,9 @@ def run(browser, base, out):
 
             for path in ["/AS174", "/AS6939", "/country/US"]:
                 page.goto(f"{base}{path}{q}")
-                room_held(page, label, path)
+                chunks = room_held(page, label, path)
+                if path == "/AS174":
+                    check(chunks == 10, f"{label}: /AS174's 500 prefixes in 10 chunks laid out when near, not {chunks}")
             page.goto(f"{base}/AS174{q}")
             check(in_first_screen(page, "#to-prefixes-link", viewport["height"]), f"{label}: /AS174 way to the prefixes on the first screen")
             page.screenshot(path=os.path.join(out, f"as174-{lang}-{name}.png"))
@@ -105,10 +128,14 @@ def run(browser, base, out):
             top = page.evaluate("document.querySelector('#prefix-section h2').getBoundingClientRect().top")
             check(-2 <= top < viewport["height"] / 2, f"{label}: the link brings the prefixes into view (heading at {top:.0f} px)")
 
+            page.goto(f"{base}/AS174{q}")
+            filter_keeps_matches_together(page, label)
             page.fill("#prefix-search input[name=q]", "2001:550")
             page.click("#prefix-search button")
             page.wait_for_load_state()
-            items = page.locator("#prefixes li").all_inner_texts()
+            # textContent: the items of a chunk not yet scrolled near have no
+            # innerText until it is laid out.
+            items = page.evaluate("[...document.querySelectorAll('#prefixes li')].map(li => li.textContent)")
             check(len(items) == want_matches, f"{label}: ?q=2001:550 lists {len(items)}, the JSON {want_matches}")
             check(all("2001:550" in i for i in items), f"{label}: every match contains 2001:550")
             check("q=2001" in page.url, f"{label}: the search is in the URL ({page.url})")

@@ -546,21 +546,15 @@ fn prefixes(info: &AsnInfo, view: &View, path: &str) -> Kind {
     if pages > 1 {
         body.push(Block::all(pager(Some("pages"))));
     }
+    // A long list is written in chunks, each laid out only when scrolled
+    // near (the HTML writer's `LIST_CHUNK`).
     Kind::Section {
         id: Some("prefix-section"),
-        // A long list is laid out only when scrolled near (the style's
-        // `#prefix-section.long`).
-        class: (listed > LONG_LIST).then_some("long"),
+        class: None,
         title: Some(Msg::Prefixes.text(lang).to_owned()),
         body,
     }
 }
-
-/// More prefixes than this on a page make the list "long": laid out only
-/// when scrolled near, holding room for 500 of them in one column on a
-/// phone (1000rem, in the style), so no part of it is drawn outside the room
-/// held while it is skipped (`tests/py/network_check.py` measures it).
-const LONG_LIST: usize = 100;
 
 /// One prefix of the list, linked to its page, with its country and size
 /// when the page has them.

@@ -10,7 +10,10 @@ pub(crate) use super::asset::Asset;
 /// The pages' script, progressive: the page works without it. It shows the
 /// copy buttons beside the `curl` commands (and writes the command with
 /// `https://` when the page came over HTTPS), and the filter box of an AS's
-/// prefixes. Only `textContent` and `hidden` change: never markup.
+/// prefixes. While a filter is typed, the prefix list's chunks are all laid
+/// out (class `filtering`) and a chunk with no match is hidden, so the
+/// matches stand together instead of behind the room a skipped chunk holds.
+/// Only `textContent`, `hidden` and that class change: never markup.
 const SCRIPT: &str = r#""use strict";
 (function(){
 const https=location.protocol==="https:";
@@ -36,10 +39,13 @@ if(filter&&list){
   const input=filter.querySelector("input");
   const count=document.getElementById("shown");
   const items=[...list.querySelectorAll("li")];
+  const chunks=[...list.querySelectorAll("ul.chunk")];
   input.addEventListener("input",()=>{
     const q=input.value.trim().toLowerCase();
     let n=0;
     for(const li of items){const hit=!q||li.textContent.toLowerCase().includes(q);li.hidden=!hit;if(hit)n++}
+    list.classList.toggle("filtering",q!=="");
+    for(const ul of chunks)ul.hidden=!!q&&!ul.querySelector("li:not([hidden])");
     if(count)count.textContent=n.toLocaleString(document.documentElement.lang);
   });
 }

@@ -64,13 +64,7 @@ fn blocks(list: &[Block], view: &View, out: &mut String) {
                 }
                 out.push_str("</tbody></table>");
             }
-            Kind::List { id, class, items } => {
-                let _ = write!(out, "<ul{}{}>", attr("class", *class), attr("id", *id));
-                for item in items {
-                    let _ = write!(out, "<li>{}</li>", inlines(item));
-                }
-                out.push_str("</ul>");
-            }
+            Kind::List { id, class, items } => item_list(*id, *class, items, out),
             Kind::Section {
                 id,
                 class,
@@ -131,6 +125,38 @@ fn blocks(list: &[Block], view: &View, out: &mut String) {
 }
 
 /// ` name="value"`, or nothing.
+/// Items of a list written as one `<ul>`; a longer list is written as
+/// several, [`LIST_CHUNK`] items each (class `chunk`), which the browser
+/// lays out and paints only when scrolled near (`content-visibility: auto`
+/// in the frame's style). An AS page's 500 prefixes then cost the first
+/// layout one chunk, not 500 items (BENCHMARKS.md, "Seventeenth session").
+pub(crate) const LIST_CHUNK: usize = 50;
+
+fn item_list(id: Option<&str>, class: Option<&str>, items: &[Vec<Inline>], out: &mut String) {
+    if items.len() <= LIST_CHUNK {
+        let _ = write!(out, "<ul{}{}>", attr("class", class), attr("id", id));
+        items_of(items, out);
+        return;
+    }
+    let class = match class {
+        Some(c) => format!("{c} chunk"),
+        None => "chunk".to_owned(),
+    };
+    for (i, chunk) in items.chunks(LIST_CHUNK).enumerate() {
+        let id = if i == 0 { id } else { None };
+        let _ = write!(out, "<ul{}{}>", attr("class", Some(&class)), attr("id", id));
+        items_of(chunk, out);
+    }
+}
+
+/// `<li>` of each item, and the list's end.
+fn items_of(items: &[Vec<Inline>], out: &mut String) {
+    for item in items {
+        let _ = write!(out, "<li>{}</li>", inlines(item));
+    }
+    out.push_str("</ul>");
+}
+
 fn attr(name: &str, value: Option<&str>) -> String {
     value
         .map(|v| format!(" {name}=\"{}\"", esc(v)))

@@ -47,10 +47,10 @@ button.copy{flex:none;white-space:nowrap;font-size:.72rem;min-height:24px;min-wi
 .note{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--accent);border-radius:.5rem;padding:.5rem .8rem;margin:.5rem 0}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .4rem;border-top:1px solid var(--line);vertical-align:middle}th{color:var(--muted);font-weight:600;font-size:.85rem}td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .bar-cell{width:30%}.share{height:.6rem;background:var(--line);border-radius:.3rem;overflow:hidden}.share svg{display:block;color:var(--hit)}
-ul.prefixes{list-style:none;padding:0;margin:.5rem 0;columns:13rem auto;column-gap:1.2rem;font-size:.9rem}ul.prefixes li{break-inside:avoid}ul.prefixes a{display:inline-block;min-height:24px;line-height:24px}.pager a{display:inline-block;min-height:24px;min-width:24px;line-height:24px;text-align:center}.pager a.current{font-weight:700;text-decoration:none;color:var(--fg)}
+ul.prefixes{list-style:none;padding:0;margin:.5rem 0;columns:13rem auto;column-gap:1.2rem;font-size:.9rem}ul.prefixes li{break-inside:avoid}ul.chunk{margin:0;content-visibility:auto;contain-intrinsic-block-size:auto 150rem}.filtering ul.chunk{content-visibility:visible}ul.prefixes a{display:inline-block;min-height:24px;line-height:24px}.pager a{display:inline-block;min-height:24px;min-width:24px;line-height:24px;text-align:center}.pager a.current{font-weight:700;text-decoration:none;color:var(--fg)}
 .pager{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center;margin:.5rem 0}
 footer{margin-top:1.5rem;font-size:.9rem;color:var(--muted)}footer p{margin:.3rem 0}
-#prefix-section.long{content-visibility:auto;contain-intrinsic-size:auto 1000rem}#ases-section{content-visibility:auto;contain-intrinsic-size:auto 560rem}
+#ases-section{content-visibility:auto;contain-intrinsic-size:auto 560rem}
 "#;
 
 /// What the frame of a page needs besides its body.
@@ -123,6 +123,15 @@ fn flag_tag(code: Option<&str>, attributes: &str) -> String {
     }
 }
 
+/// The id of the footer. The head asks the browser not to render before
+/// the parser has reached it (`<link rel="expect" blocking="render">`,
+/// HTML's render-blocking; browsers without it render as before), so the
+/// page is laid out and painted once, whole. Without it Chromium lays out
+/// the first chunk of a large page, paints, then lays out the rest in a
+/// second long task after the first paint, which Lighthouse counts as
+/// blocking time (issue 32; BENCHMARKS.md, "Seventeenth session").
+pub(crate) const PAGE_END: &str = "page-end";
+
 /// The whole document: the bar (home, docs, the other language), the body,
 /// and the footer (attribution, data releases, flags credit, docs links).
 pub(crate) fn document(frame: &Frame, body: &str, view: &View) -> String {
@@ -176,7 +185,7 @@ pub(crate) fn document(frame: &Frame, body: &str, view: &View) -> String {
         String::new()
     };
     format!(
-        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\"><style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"/docs\" hreflang=\"en\">{api_docs}</a>{lang_link}</nav></div><main>{body}<footer><p><a href=\"{ATTRIBUTION_URL}\"{en}>{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags_credit}<a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
+        "<!doctype html><html lang=\"{code}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\"><link rel=\"expect\" href=\"#{PAGE_END}\" blocking=\"render\"><title>{t} · iplookup</title><meta name=\"description\" content=\"IP address lookup: country, network, ASN, range.\"><link rel=\"alternate\" type=\"text/markdown\" href=\"{c}{md_sep}format=md\"><style>{STYLE}</style>{script}{head}</head><body><div class=\"bar\"><a class=\"brand\" href=\"{home}\">iplookup</a><nav><a href=\"/docs\" hreflang=\"en\">{api_docs}</a>{lang_link}</nav></div><main>{body}<footer id=\"{PAGE_END}\"><p><a href=\"{ATTRIBUTION_URL}\"{en}>{ATTRIBUTION_TEXT}</a> (CC BY 4.0) · {asn_also} · {centroids}</p>{releases}<p>{flags_credit}<a href=\"/api/v1/openapi.json\">OpenAPI</a> · <a href=\"/llms.txt\">llms.txt</a></p></footer></main></body></html>\n",
         code = lang.code(),
         t = esc(frame.title),
         c = esc(&canonical),
