@@ -124,13 +124,12 @@ fn blocks(list: &[Block], view: &View, out: &mut String) {
     }
 }
 
-/// ` name="value"`, or nothing.
 /// Items of a list written as one `<ul>`; a longer list is written as
 /// several, [`LIST_CHUNK`] items each (class `chunk`), which the browser
 /// lays out and paints only when scrolled near (`content-visibility: auto`
 /// in the frame's style). An AS page's 500 prefixes then cost the first
 /// layout one chunk, not 500 items (BENCHMARKS.md, "Seventeenth session").
-pub(crate) const LIST_CHUNK: usize = 50;
+const LIST_CHUNK: usize = 50;
 
 fn item_list(id: Option<&str>, class: Option<&str>, items: &[Vec<Inline>], out: &mut String) {
     if items.len() <= LIST_CHUNK {
@@ -157,6 +156,7 @@ fn items_of(items: &[Vec<Inline>], out: &mut String) {
     out.push_str("</ul>");
 }
 
+/// ` name="value"`, or nothing.
 fn attr(name: &str, value: Option<&str>) -> String {
     value
         .map(|v| format!(" {name}=\"{}\"", esc(v)))
